@@ -1,0 +1,34 @@
+# One target per task; CI runs the same targets (.ci/run calls `make test`).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint typecheck unit bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)  ## serve on 127.0.0.1:8400 with the default merchant seeded from fixtures/
+	$(BIN)/payments-emulator serve $(ARGS)
+
+test: lint typecheck unit  ## lint, type check and the whole suite
+
+lint: $(STAMP)
+	$(BIN)/ruff check emulator tests bench
+	$(BIN)/ruff format --check emulator tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)  ## benchmark harness: prints throughput, latency and timing figures
+	$(BIN)/python -m bench $(ARGS)
+
+clean:
+	rm -rf $(VENV) .emulator .pytest_cache .mypy_cache .ruff_cache

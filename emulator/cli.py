@@ -1,0 +1,112 @@
+"""``payments-emulator``: the command line."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from emulator import __version__
+from emulator.kernel.clock import MODES, parse_iso
+from emulator.kernel.ids import Ids
+from emulator.settings import DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT, Settings, from_env
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="payments-emulator",
+        description="Sandbox emulator of the payments gateway (/api/v1) and bank collections (/v2).",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="serve both interfaces and the control plane")
+    serve.add_argument("--host", help=f"address to bind (env EMULATOR_HOST, default {DEFAULT_HOST})")
+    serve.add_argument("--port", type=int, help=f"port (env EMULATOR_PORT, default {DEFAULT_PORT})")
+    serve.add_argument("--db", type=Path, help=f"SQLite file (env EMULATOR_DB, default {DEFAULT_DB})")
+    serve.add_argument("--clock", choices=MODES, help="real or frozen (env EMULATOR_CLOCK, default real)")
+    serve.add_argument("--start", help="start the clock at this ISO-8601 instant (env EMULATOR_START)")
+    serve.add_argument("--seed", type=int, help="seed for ids and tokens (env EMULATOR_SEED)")
+    serve.add_argument(
+        "--admin-token",
+        help="control-plane token, needed when not bound to loopback (env EMULATOR_ADMIN_TOKEN)",
+    )
+    serve.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
+    return parser
+
+
+def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -> Settings:
+    values = from_env(env)
+    for flag, key in (("host", "host"), ("port", "port"), ("db", "db_path"), ("seed", "seed")):
+        if getattr(args, flag) is not None:
+            values[key] = getattr(args, flag)
+    if args.clock is not None:
+        values["clock"] = args.clock
+    if args.start is not None:
+        values["start"] = parse_iso(args.start)
+    if args.admin_token is not None:
+        values["admin_token"] = args.admin_token
+    values["clock_explicit"] = "clock" in values or "start" in values
+    if values.get("clock") not in (None, *MODES):
+        raise SystemExit(f"payments-emulator: --clock must be one of {', '.join(MODES)}")
+    settings = Settings(**values)  # type: ignore[arg-type]
+    if not settings.loopback and settings.admin_token is None:
+        settings = dataclasses.replace(settings, admin_token=Ids().token(32))
+    return settings
+
+
+def banner(settings: Settings) -> str:
+    from emulator.resources import default_merchant
+
+    seed = default_merchant()
+    url = settings.base_url
+    lines = [
+        f"payments-emulator {__version__} on {url}",
+        f"  gateway       {url}/api/v1/",
+        f"  bank (v2)     {url}/v2/",
+        f"  oauth2 token  {url}/oauth2/token",
+        f"  control plane {url}/_emulator/",
+        f"  database      {settings.db_path}",
+        "default merchant:",
+        f"  company_id     {seed.company_id}",
+        f"  brand_id       {seed.brands[0].id}",
+        f"  api_key        {seed.api_key}",
+        f"  client_id      {seed.client_id}",
+        f"  client_secret  {seed.client_secret}",
+        f"  profiles       {', '.join(p.profileCode for p in seed.profiles)}",
+    ]
+    if not settings.loopback:
+        lines.append(f"admin token (control plane): {settings.admin_token}")
+    return "\n".join(lines)
+
+
+def serve(settings: Settings, log_level: str = "info") -> None:
+    import uvicorn
+
+    from emulator.app import create_app
+    from emulator.runtime import Runtime
+
+    print(banner(settings), flush=True)
+    app = create_app(Runtime(settings))
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=log_level,
+        loop="auto",
+        http="auto",
+        lifespan="on",
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        try:
+            settings = settings_from(args)
+        except ValueError as exc:
+            print(f"payments-emulator: {exc}", file=sys.stderr)
+            return 2
+        serve(settings, args.log_level)
+    return 0

@@ -1,0 +1,72 @@
+"""Tenancy: merchants (companies), their brands, keys, OAuth clients and merchant profiles."""
+
+from __future__ import annotations
+
+import msgspec
+
+# Instruments a merchant profile can offer on the bank interface.
+INSTRUMENTS = ("EFTONEDAY", "EFTTWODAY", "EFTSAMEDAY", "DEBICHECK")
+
+# An OAuth access token lives this long on the emulator clock (spec: Limits).
+ACCESS_TOKEN_SECONDS = 86_400
+
+
+class Brand(msgspec.Struct, frozen=True):
+    id: str
+    name: str
+
+
+class MerchantProfile(msgspec.Struct, frozen=True, kw_only=True):
+    """A creditor profile of the bank interface, as GET /v2/merchantprofile returns it."""
+
+    id: int
+    profileCode: str
+    abbreviatedName: str
+    name: str
+    accountNumber: str
+    branchCode: str
+    bank: str = "STANDARDBANK_SA"
+    currency: str = "ZAR"
+    instruments: list[str] = msgspec.field(default_factory=lambda: list(INSTRUMENTS))
+    entryClass: str = "35"
+    createdByClient: int
+    contactName: str = ""
+    contactEmail: str = ""
+    contactPhone: str = ""
+
+
+class ProfileSeed(msgspec.Struct, frozen=True, kw_only=True):
+    """What a profile is made from (fixtures or defaults for a fresh merchant)."""
+
+    profileCode: str
+    abbreviatedName: str
+    name: str
+    accountNumber: str
+    branchCode: str
+    bank: str = "STANDARDBANK_SA"
+    instruments: list[str] = msgspec.field(default_factory=lambda: list(INSTRUMENTS))
+    entryClass: str = "35"
+    contactName: str = ""
+    contactEmail: str = ""
+    contactPhone: str = ""
+
+
+class MerchantSeed(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything that makes a merchant; the default one comes from fixtures/."""
+
+    company_id: str
+    name: str
+    brands: list[Brand]
+    api_key: str
+    production_api_key: str
+    client_id: str
+    client_secret: str
+    client_number: int
+    profiles: list[ProfileSeed]
+
+
+class Merchant(msgspec.Struct, frozen=True, kw_only=True):
+    company_id: str
+    name: str
+    created_on: int
+    default_brand_id: str

@@ -1,0 +1,79 @@
+"""Field rules shared by the gateway's resources; each returns a FieldError or None."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from emulator.domain.errors import FieldError
+from emulator.domain.iso import COUNTRIES, CURRENCIES
+
+# A pragmatic address check in the spirit of Django's EmailValidator: one @, a dotted domain,
+# no spaces; the local part allows the usual atext characters.
+_EMAIL = re.compile(
+    r"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+    r"@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$"
+)
+# Provider quirk: the platform documents phones as "<country_code> <number>" (e.g.
+# "+44 45643564564"), so single spaces between digit groups are accepted; the digits
+# themselves must still form an E.164 number (a leading +, 2 to 15 digits, no leading 0).
+_PHONE = re.compile(r"^\+[1-9]\d{0,3}( ?\d+)*$")
+
+
+def required(field: str) -> FieldError:
+    return FieldError(field, "required", "This field is required.")
+
+
+def invalid(field: str, message: str) -> FieldError:
+    return FieldError(field, "invalid", message)
+
+
+def max_length(field: str, value: str, limit: int) -> FieldError | None:
+    if len(value) > limit:
+        return FieldError(
+            field, "max_length", f"Ensure this field has no more than {limit} characters."
+        )
+    return None
+
+
+def email(field: str, value: str) -> FieldError | None:
+    if len(value) > 254:
+        return max_length(field, value, 254)
+    if not _EMAIL.match(value):
+        return invalid(field, "Enter a valid email address.")
+    return None
+
+
+def phone(field: str, value: str) -> FieldError | None:
+    if value == "":
+        return None
+    digits = value.replace(" ", "")[1:]
+    if not _PHONE.match(value) or not 2 <= len(digits) <= 15:
+        return invalid(field, "Enter a valid phone number in E.164 format, e.g. +27821234567.")
+    return max_length(field, value, 32)
+
+
+def country(field: str, value: str) -> FieldError | None:
+    if value == "" or value in COUNTRIES:
+        return None
+    return invalid(field, f"'{value}' is not a valid ISO 3166-1 alpha-2 country code.")
+
+
+def currency(field: str, value: str) -> FieldError | None:
+    if value in CURRENCIES:
+        return None
+    return invalid(field, f"'{value}' is not a valid ISO 4217 currency code.")
+
+
+def is_uuid(value: str) -> bool:
+    try:
+        parsed = uuid.UUID(value)
+    except ValueError:
+        return False
+    return str(parsed) == value.lower()
+
+
+def uuid_field(field: str, value: str) -> FieldError | None:
+    if is_uuid(value):
+        return None
+    return FieldError(field, "invalid_uuid", f"'{value}' is not a valid UUID.")

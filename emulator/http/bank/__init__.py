@@ -1,0 +1,1 @@
+"""The bank collections interface: /v2/."""

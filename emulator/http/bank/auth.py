@@ -1,0 +1,19 @@
+"""v2 authentication: ``Authorization: Bearer <access token>`` from /oauth2/token."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+
+from emulator.domain.errors import InvalidToken
+from emulator.http.common import runtime
+from emulator.http.gateway.auth import CALLER_KEY, bearer
+from emulator.services.auth import Caller
+
+
+async def bank_caller(request: Request) -> Caller:
+    token = bearer(request)
+    if token is None:
+        raise InvalidToken()
+    caller = await runtime(request).credentials.bank_caller(token)
+    request.scope[CALLER_KEY] = caller
+    return caller

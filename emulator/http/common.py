@@ -1,0 +1,92 @@
+"""Pieces every interface uses: JSON responses, bounded body reading and decoding."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+
+from emulator.domain.errors import BodyTooLarge, FieldError, MalformedBody, ValidationFailed
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+T = TypeVar("T")
+
+BODY_LIMIT = 1024 * 1024  # bytes of a JSON or form body; more is a 400 in the interface's dialect
+
+_encoder = msgspec.json.Encoder()
+
+
+class JSON(Response):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return _encoder.encode(content)
+
+
+class RawJSON(Response):
+    """A body that is already JSON bytes (objects are stored as JSON: no re-encoding)."""
+
+    media_type = "application/json"
+
+
+def runtime(request: Request) -> Runtime:
+    rt: Runtime = request.app.state.runtime
+    return rt
+
+
+async def read_body(request: Request, limit: int = BODY_LIMIT) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge(f"Request body is too large (limit {limit} bytes).")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge(f"Request body is too large (limit {limit} bytes).")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+_PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
+
+
+def json_path_to_field(path: str) -> str:
+    """msgspec's ``$.cc[1]`` becomes the gateway's dotted ``cc.1``."""
+    parts = [m.group(1) or m.group(2) for m in _PATH_PART.finditer(path.removeprefix("$"))]
+    return ".".join(parts) or "__all__"
+
+
+_AT = re.compile(r" - at `(\$[^`]*)`$")
+_MISSING = re.compile(r"^Object missing required field `([^`]+)`")
+
+
+def decode_json(body: bytes, model: type[T]) -> T:
+    """Decode a JSON body into ``model``: malformed JSON and wrong types become 400s."""
+    if not body.strip():
+        raise MalformedBody("Request body is empty; a JSON object is expected.")
+    try:
+        return msgspec.json.decode(body, type=model)
+    except msgspec.ValidationError as exc:
+        raise _validation_failed(str(exc)) from exc
+    except msgspec.DecodeError as exc:
+        raise MalformedBody(f"JSON parse error - {exc}") from exc
+
+
+def _validation_failed(text: str) -> ValidationFailed:
+    at = _AT.search(text)
+    path = at.group(1) if at else "$"
+    message = _AT.sub("", text)
+    missing = _MISSING.match(message)
+    if missing:
+        prefix = json_path_to_field(path)
+        field = missing.group(1) if prefix == "__all__" else f"{prefix}.{missing.group(1)}"
+        return ValidationFailed([FieldError(field, "required", "This field is required.")])
+    if path == "$":
+        return ValidationFailed([FieldError("__all__", "invalid", message)])
+    return ValidationFailed([FieldError(json_path_to_field(path), "invalid", message + ".")])

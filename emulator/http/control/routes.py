@@ -1,0 +1,277 @@
+"""The control plane (/_emulator/): a stable, documented JSON contract (DESIGN.md).
+
+Errors are ``{"error": {"code": ..., "message": ...}}``. Open on loopback; when the emulator
+is bound to another address, every call but a sink delivery needs the admin token.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from emulator import __version__
+from emulator.domain.errors import ApiError
+from emulator.http.common import JSON, read_body, runtime
+from emulator.kernel.clock import parse_iso
+from emulator.services import control, merchants
+from emulator.services.control import ControlError
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+
+def error(status: int, code: str, message: str) -> Response:
+    return JSON({"error": {"code": code, "message": message}}, status_code=status)
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    """An optional JSON object body; empty means {}."""
+    raw = await read_body(request)
+    if not raw.strip():
+        return {}
+    try:
+        body = msgspec.json.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise ControlError(400, "malformed_json", f"JSON parse error - {exc}") from exc
+    if not isinstance(body, dict):
+        raise ControlError(400, "invalid", "the body must be a JSON object")
+    return body
+
+
+def _instant(body: dict[str, Any], name: str) -> datetime | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ControlError(400, "invalid", f"'{name}' must be an ISO-8601 string")
+    try:
+        return parse_iso(value)
+    except ValueError:
+        raise ControlError(400, "invalid", f"'{name}' is not an ISO-8601 instant: {value!r}") from None
+
+
+def _number(body: dict[str, Any], name: str) -> float | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ControlError(400, "invalid", f"'{name}' must be a non-negative number")
+    return float(value)
+
+
+# -- endpoints -------------------------------------------------------------------------------
+
+
+async def health(request: Request) -> Response:
+    return JSON({"status": "ok", "version": __version__})
+
+
+async def reset(request: Request) -> Response:
+    await control.reset(runtime(request))
+    return JSON({"reset": True, **control.clock_view(runtime(request))})
+
+
+async def create_merchant(request: Request) -> Response:
+    body = await _json_body(request)
+    name = body.get("name")
+    if name is not None and (not isinstance(name, str) or not 0 < len(name) <= 128):
+        raise ControlError(400, "invalid", "'name' must be a string of 1 to 128 characters")
+    return JSON(await merchants.create(runtime(request), name), status_code=201)
+
+
+async def list_merchants(request: Request) -> Response:
+    return JSON({"merchants": await merchants.list_all(runtime(request))})
+
+
+async def clock(request: Request) -> Response:
+    return JSON(control.clock_view(runtime(request)))
+
+
+async def advance(request: Request) -> Response:
+    body = await _json_body(request)
+    return JSON(await control.advance(runtime(request), _number(body, "seconds"), _instant(body, "to")))
+
+
+async def freeze(request: Request) -> Response:
+    body = await _json_body(request)
+    return JSON(await control.freeze(runtime(request), _instant(body, "at")))
+
+
+async def resume(request: Request) -> Response:
+    body = await _json_body(request)
+    return JSON(await control.resume(runtime(request), _instant(body, "at")))
+
+
+async def save_snapshot(request: Request) -> Response:
+    saved = await control.save_snapshot(runtime(request), request.path_params["name"])
+    return JSON(saved, status_code=201)
+
+
+async def restore_snapshot(request: Request) -> Response:
+    return JSON(await control.restore_snapshot(runtime(request), request.path_params["name"]))
+
+
+async def list_snapshots(request: Request) -> Response:
+    return JSON({"snapshots": control.list_snapshots(runtime(request))})
+
+
+async def requests(request: Request) -> Response:
+    query = request.query_params
+    limit_raw = query.get("limit", "100")
+    before_raw = query.get("before")
+    if not limit_raw.isdigit() or not 1 <= int(limit_raw) <= 1000:
+        raise ControlError(400, "invalid", "'limit' must be an integer from 1 to 1000")
+    if before_raw is not None and not before_raw.isdigit():
+        raise ControlError(400, "invalid", "'before' must be a request id")
+    entries = await runtime(request).journal.list(
+        merchant_id=query.get("merchant"),
+        limit=int(limit_raw),
+        before_id=int(before_raw) if before_raw is not None else None,
+    )
+    return JSON({"requests": entries})
+
+
+async def sink_post(request: Request) -> Response:
+    name = request.path_params["name"]
+    raw = await read_body(request)
+    headers = {k: v for k, v in request.headers.items()}
+    message_id = await control.sink_receive(
+        runtime(request), name, request.method, request.url.path, headers, raw.decode("utf-8", "replace")
+    )
+    return JSON({"received": True, "id": message_id})
+
+
+async def sink_get(request: Request) -> Response:
+    name = request.path_params["name"]
+    return JSON({"name": name, "messages": await control.sink_messages(runtime(request), name)})
+
+
+async def sink_delete(request: Request) -> Response:
+    name = request.path_params["name"]
+    return JSON({"name": name, "deleted": await control.sink_clear(runtime(request), name)})
+
+
+async def test_values(request: Request) -> Response:
+    return JSON(runtime(request).test_values)
+
+
+async def not_yet(request: Request) -> Response:
+    """Parts of the contract whose domain has not landed yet."""
+    return error(
+        404, "not_implemented", f"{request.url.path} is part of the control plane contract but not available yet"
+    )
+
+
+ROUTES = [
+    Route("/health", health, methods=["GET"]),
+    Route("/reset", reset, methods=["POST"]),
+    Route("/merchants", create_merchant, methods=["POST"]),
+    Route("/merchants", list_merchants, methods=["GET"]),
+    Route("/clock", clock, methods=["GET"]),
+    Route("/clock/advance", advance, methods=["POST"]),
+    Route("/clock/freeze", freeze, methods=["POST"]),
+    Route("/clock/resume", resume, methods=["POST"]),
+    Route("/snapshots", list_snapshots, methods=["GET"]),
+    Route("/snapshots/{name}", save_snapshot, methods=["POST"]),
+    Route("/snapshots/{name}/restore", restore_snapshot, methods=["POST"]),
+    Route("/requests", requests, methods=["GET"]),
+    Route("/sink/{name}", sink_post, methods=["POST"]),
+    Route("/sink/{name}", sink_get, methods=["GET"]),
+    Route("/sink/{name}", sink_delete, methods=["DELETE"]),
+    Route("/test-values", test_values, methods=["GET"]),
+]
+
+
+# -- errors and the admin guard -----------------------------------------------------------------
+
+
+async def _control_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ControlError)
+    return error(exc.status, exc.code, exc.message)
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return error(exc.status, exc.code, exc.detail)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 405:
+        return error(405, "method_not_allowed", f"{request.method} is not allowed on {request.url.path}")
+    return error(exc.status_code, "not_found", f"no control-plane endpoint at {request.url.path}")
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    log.error("unhandled control-plane error on %s", request.url.path, exc_info=exc)
+    return error(500, "server_error", "internal error")
+
+
+class AdminGuard:
+    """Requires ``Authorization: Bearer <admin token>`` when a token is configured."""
+
+    def __init__(self, app: ASGIApp, token: str | None) -> None:
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.token is None or scope["type"] != "http" or self._exempt(scope):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        given = headers.get(b"authorization", b"").decode("latin-1")
+        if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+            response = error(401, "admin_token_required", "this control plane needs the admin token")
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    def _exempt(scope: Scope) -> bool:
+        # The built-in receiver takes deliveries from anyone (webhooks carry no admin token).
+        path: str = scope.get("path", "")
+        return scope["method"] == "POST" and "/sink/" in path
+
+
+def control_app(rt: Runtime) -> Starlette:
+    token = rt.settings.admin_token if not rt.settings.loopback else None
+    app = Starlette(
+        routes=ROUTES,
+        middleware=[Middleware(AdminGuard, token=token)],
+        exception_handlers={  # type: ignore[dict-item]
+            ControlError: _control_error,
+            ApiError: _api_error,
+            HTTPException: _http_error,
+            Exception: _server_error,
+        },
+    )
+    app.state.runtime = rt
+    return app
+
+
+NOT_YET = [
+    "/scenarios",
+    "/scenarios/{name}/activate",
+    "/scenarios/{name}/deactivate",
+    "/deliveries",
+    "/purchases/{id}/pay",
+    "/mandates/{id}/authorise",
+    "/mandates/{id}/reject",
+    "/collections/{id}/settle",
+    "/payments/{id}/settle",
+    "/payouts/{id}/settle",
+]
+ROUTES.extend(Route(path, not_yet, methods=["GET", "POST"]) for path in NOT_YET)

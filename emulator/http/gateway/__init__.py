@@ -1,0 +1,1 @@
+"""The card and billing gateway: /api/v1/."""

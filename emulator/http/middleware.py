@@ -1,0 +1,79 @@
+"""ASGI middleware around the whole emulator: run due jobs first, then journal the request."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from emulator.http.gateway.auth import CALLER_KEY
+from emulator.kernel.journal import Entry, body_text
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+# Path prefix → interface name, for requests that are journaled and see due work first.
+INTERFACES = (("/api/v1/", "gateway"), ("/v2/", "bank"), ("/oauth2/", "auth"))
+
+
+def interface_of(path: str) -> str | None:
+    for prefix, name in INTERFACES:
+        if path.startswith(prefix):
+            return name
+    return None
+
+
+class EmulatorMiddleware:
+    def __init__(self, app: ASGIApp, runtime: Runtime) -> None:
+        self.app = app
+        self.rt = runtime
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        interface = interface_of(scope["path"])
+        if interface is None:
+            await self.app(scope, receive, send)
+            return
+        # Any request first runs what is already due, so observed state is never stale.
+        await self.rt.scheduler.run_due()
+        started = time.perf_counter_ns()
+        at_us = self.rt.clock.now_us()
+        request_chunks: list[bytes] = []
+        response_chunks: list[bytes] = []
+        status = 500
+
+        async def journal_receive() -> Message:
+            message = await receive()
+            if message["type"] == "http.request":
+                request_chunks.append(message.get("body", b""))
+            return message
+
+        async def journal_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body":
+                response_chunks.append(message.get("body", b""))
+            await send(message)
+
+        try:
+            await self.app(scope, journal_receive, journal_send)
+        finally:
+            caller = scope.get(CALLER_KEY)
+            self.rt.journal.record(
+                Entry(
+                    at_us=at_us,
+                    merchant_id=getattr(caller, "merchant_id", None),
+                    interface=interface,
+                    method=scope["method"],
+                    path=scope["path"],
+                    query=scope.get("query_string", b"").decode("latin-1"),
+                    status=status,
+                    request_body=body_text(b"".join(request_chunks)),
+                    response_body=body_text(b"".join(response_chunks)),
+                    duration_us=(time.perf_counter_ns() - started) // 1000,
+                )
+            )

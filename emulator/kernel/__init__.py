@@ -1,0 +1,1 @@
+"""The kernel: clock, ids, storage, scheduler, outbox, request journal and snapshots."""

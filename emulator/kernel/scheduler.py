@@ -1,0 +1,204 @@
+"""Durable jobs on the emulator clock.
+
+A job is a row: kind, due time, JSON payload. Domains schedule jobs inside their own unit of
+work (``schedule``), so a state change and the work it sets up for later commit together.
+
+``advance`` runs every job that falls due, one at a time in (due time, id) order, with the
+clock set to each job's due time while it runs, then leaves the clock at the target. Its cost
+grows with the number of jobs, not with the span. ``run_due`` does the same up to "now"; the
+ticker calls it in real mode and every request calls it first, so observed state is never stale.
+
+Handlers:
+
+- *atomic* handlers are synchronous ``fn(tx, job)``; the job's removal commits in the same
+  transaction as whatever the handler changed.
+- *async* handlers ``await fn(job)`` for work with I/O (deliveries); the job is removed when
+  the handler returns. An exception marks the job failed (kept for inspection), never lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+
+from emulator.kernel.clock import Clock
+from emulator.kernel.storage import Database, Tx
+
+log = logging.getLogger(__name__)
+
+
+class Job(msgspec.Struct, frozen=True):
+    id: int
+    kind: str
+    due_us: int
+    merchant_id: str | None
+    payload: dict[str, Any]
+
+
+AtomicHandler = Callable[[Tx, Job], None]
+AsyncHandler = Callable[[Job], Awaitable[None]]
+
+_decode_payload = msgspec.json.Decoder(dict[str, Any])
+
+
+class Scheduler:
+    def __init__(self, db: Database, clock: Clock) -> None:
+        self._db = db
+        self._clock = clock
+        self._atomic: dict[str, AtomicHandler] = {}
+        self._async: dict[str, AsyncHandler] = {}
+        self._lock = asyncio.Lock()
+        self._next_due_us: int | None = None
+        self._changed = asyncio.Event()
+
+    # -- registry ----------------------------------------------------------------------------
+
+    def handle(self, kind: str, handler: AtomicHandler) -> None:
+        self._atomic[kind] = handler
+
+    def handle_async(self, kind: str, handler: AsyncHandler) -> None:
+        self._async[kind] = handler
+
+    # -- scheduling (inside a unit of work) ----------------------------------------------------
+
+    def schedule(
+        self, tx: Tx, kind: str, due_us: int, payload: dict[str, Any], merchant_id: str | None = None
+    ) -> int:
+        if kind not in self._atomic and kind not in self._async:
+            raise KeyError(f"no handler for job kind {kind!r}")
+        cursor = tx.execute(
+            "INSERT INTO jobs (merchant_id, kind, due_us, payload) VALUES (?, ?, ?, ?)",
+            (merchant_id, kind, due_us, msgspec.json.encode(payload)),
+        )
+        tx.after_commit(lambda: self._note_due(due_us))
+        job_id = cursor.lastrowid
+        assert job_id is not None
+        return job_id
+
+    def _note_due(self, due_us: int) -> None:
+        if self._next_due_us is None or due_us < self._next_due_us:
+            self._next_due_us = due_us
+        self._changed.set()
+
+    async def refresh(self) -> None:
+        """Re-read the earliest due time (after a start, reset or restore)."""
+        self._next_due_us = await self._db.read(_earliest_due)
+        self._changed.set()
+
+    # -- running -------------------------------------------------------------------------------
+
+    def has_due(self) -> bool:
+        return self._next_due_us is not None and self._next_due_us <= self._clock.now_us()
+
+    async def run_due(self) -> int:
+        """Run what is due now; cheap when nothing is."""
+        if not self.has_due():
+            return 0
+        async with self._lock:
+            return await self._run_until(self._clock.now_us(), move_clock=False)
+
+    async def advance(self, target_us: int) -> int:
+        """Move the clock to ``target_us``, running due jobs in order on the way."""
+        async with self._lock:
+            if target_us < self._clock.now_us():
+                raise ValueError("the clock only moves forward")
+            count = await self._run_until(target_us, move_clock=True)
+            self._clock.set_us(target_us)
+            return count
+
+    async def _run_until(self, target_us: int, *, move_clock: bool) -> int:
+        count = 0
+        while True:
+            job = await self._db.read(lambda tx: _next_job(tx, target_us))
+            if job is None:
+                self._next_due_us = await self._db.read(_earliest_due)
+                return count
+            if move_clock and job.due_us > self._clock.now_us():
+                self._clock.set_us(job.due_us)
+            await self._run(job)
+            count += 1
+
+    async def _run(self, job: Job) -> None:
+        atomic = self._atomic.get(job.kind)
+        try:
+            if atomic is not None:
+
+                def unit(tx: Tx) -> None:
+                    atomic(tx, job)
+                    tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
+
+                await self._db.write(unit)
+                return
+            handler = self._async.get(job.kind)
+            if handler is None:
+                raise LookupError(f"no handler for job kind {job.kind!r}")
+            await handler(job)
+            await self._db.write(lambda tx: tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,)))
+        except Exception as exc:
+            log.exception("job %s (%s) failed", job.id, job.kind)
+            message = f"{type(exc).__name__}: {exc}"
+            await self._db.write(
+                lambda tx: tx.execute(
+                    "UPDATE jobs SET state = 'failed', error = ? WHERE id = ?", (message, job.id)
+                )
+            )
+
+    async def tick_forever(self, interval: float = 1.0) -> None:
+        """The real-mode ticker: run jobs as they fall due (owned by the runtime)."""
+        while True:
+            try:
+                if self._clock.mode == "real":
+                    await self.run_due()
+            except Exception:
+                log.exception("scheduler tick failed")
+            wait = interval
+            if self._next_due_us is not None and self._clock.mode == "real":
+                wait = max(0.0, min(interval, (self._next_due_us - self._clock.now_us()) / 1e6))
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), timeout=wait)
+            except TimeoutError:
+                pass
+
+
+def _row_to_job(row: Any) -> Job:
+    return Job(
+        id=row["id"],
+        kind=row["kind"],
+        due_us=row["due_us"],
+        merchant_id=row["merchant_id"],
+        payload=_decode_payload.decode(row["payload"]),
+    )
+
+
+def _next_job(tx: Tx, target_us: int) -> Job | None:
+    row = tx.one(
+        "SELECT id, kind, due_us, merchant_id, payload FROM jobs "
+        "WHERE state = 'pending' AND due_us <= ? ORDER BY due_us, id LIMIT 1",
+        (target_us,),
+    )
+    return _row_to_job(row) if row is not None else None
+
+
+def _earliest_due(tx: Tx) -> int | None:
+    row = tx.one("SELECT MIN(due_us) FROM jobs WHERE state = 'pending'")
+    return row[0] if row is not None else None
+
+
+def pending_jobs(tx: Tx, merchant_id: str | None = None) -> list[Job]:
+    if merchant_id is None:
+        rows = tx.all(
+            "SELECT id, kind, due_us, merchant_id, payload FROM jobs "
+            "WHERE state = 'pending' ORDER BY due_us, id"
+        )
+    else:
+        rows = tx.all(
+            "SELECT id, kind, due_us, merchant_id, payload FROM jobs "
+            "WHERE state = 'pending' AND merchant_id = ? ORDER BY due_us, id",
+            (merchant_id,),
+        )
+    return [_row_to_job(row) for row in rows]

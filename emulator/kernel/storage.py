@@ -1,0 +1,296 @@
+"""The SQLite database: one file, WAL, one write connection, one read connection.
+
+A unit of work is a plain synchronous function ``fn(tx) -> T`` that runs on the connection's
+own thread (aiosqlite's worker), so a whole transaction costs one hop between threads instead
+of one per statement. Units never await and never do network I/O.
+
+Writes are *group-committed*: the writer takes every unit waiting in its queue, opens one
+``BEGIN IMMEDIATE`` transaction, runs each unit inside its own ``SAVEPOINT`` (so a failing unit
+rolls back alone and its caller gets the exception) and commits once. With one unit waiting,
+that is exactly one ``BEGIN IMMEDIATE`` per unit of work; under load, many units share one
+commit. A caller's future resolves only after its commit, so a 201 is always durable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+Hook = Callable[[], None]
+
+
+@dataclass
+class Tx:
+    """The connection a unit of work runs on, plus what to do once it has committed."""
+
+    conn: sqlite3.Connection
+    hooks: list[Hook] = field(default_factory=list)
+
+    def execute(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        return self.conn.execute(sql, params)
+
+    def one(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
+        return row
+
+    def all(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def after_commit(self, hook: Hook) -> None:
+        """Run ``hook`` on the event loop once this unit's transaction has committed."""
+        self.hooks.append(hook)
+
+
+Unit = Callable[[Tx], T]
+
+
+@dataclass
+class _Pending:
+    unit: Callable[[Tx], Any]
+    future: asyncio.Future[Any]
+    exclusive: bool  # runs alone, outside any transaction (backup, restore)
+
+
+async def _on_thread(conn: aiosqlite.Connection, fn: Callable[[], T]) -> T:
+    # aiosqlite exposes no public "run this callable on the connection thread"; its private
+    # _execute does exactly that. It is the only private API we use, behind this one function.
+    result: T = await conn._execute(fn)
+    return result
+
+
+def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
+    conn.row_factory = sqlite3.Row
+    if not readonly:
+        conn.execute("PRAGMA journal_mode=WAL")
+    # NORMAL in WAL mode: a commit survives a crash of the process (not of the machine).
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=5000")
+    if readonly:
+        conn.execute("PRAGMA query_only=ON")
+
+
+class Database:
+    """Owns the write connection, its writer task and the read connection."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._writer_conn: aiosqlite.Connection | None = None
+        self._reader_conn: aiosqlite.Connection | None = None
+        self._queue: list[_Pending] = []
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._closing = False
+
+    # -- life cycle ------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer_conn = await aiosqlite.connect(
+            self.path, isolation_level=None, check_same_thread=False
+        )
+        writer = self._writer_conn
+        await _on_thread(writer, lambda: _configure(writer._conn, readonly=False))
+        await _on_thread(writer, lambda: apply_migrations(writer._conn))
+        self._reader_conn = await aiosqlite.connect(
+            self.path, isolation_level=None, check_same_thread=False
+        )
+        reader = self._reader_conn
+        await _on_thread(reader, lambda: _configure(reader._conn, readonly=True))
+        self._closing = False
+        self._task = asyncio.get_running_loop().create_task(self._write_loop(), name="db-writer")
+
+    async def close(self) -> None:
+        self._closing = True
+        self._wake.set()
+        if self._task is not None:
+            await self._task
+            self._task = None
+        for conn in (self._reader_conn, self._writer_conn):
+            if conn is not None:
+                await conn.close()
+        self._reader_conn = self._writer_conn = None
+
+    # -- units of work ---------------------------------------------------------------------
+
+    async def write(self, unit: Callable[[Tx], T]) -> T:
+        """Run ``unit`` in a write transaction; returns once it has committed."""
+        return await self._submit(unit, exclusive=False)
+
+    def write_later(self, unit: Callable[[Tx], Any]) -> asyncio.Future[Any]:
+        """Queue ``unit`` without waiting for it (the request journal uses this)."""
+        future = self._enqueue(unit, exclusive=False)
+        future.add_done_callback(_consume_exception)
+        return future
+
+    async def exclusive(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` on the write connection alone, outside any transaction."""
+        return await self._submit(lambda tx: fn(tx.conn), exclusive=True)
+
+    async def read(self, unit: Callable[[Tx], T]) -> T:
+        """Run ``unit`` against one consistent snapshot on the read connection."""
+        reader = self._reader_conn
+        if reader is None:
+            raise RuntimeError("database is not open")
+
+        def run() -> T:
+            conn = reader._conn
+            conn.execute("BEGIN")
+            try:
+                return unit(Tx(conn))
+            finally:
+                conn.execute("COMMIT")
+
+        return await _on_thread(reader, run)
+
+    async def barrier(self) -> None:
+        """Wait until every write queued so far has committed."""
+        await self._submit(lambda tx: None, exclusive=False)
+
+    # -- the writer ------------------------------------------------------------------------
+
+    async def _submit(self, unit: Callable[[Tx], T], *, exclusive: bool) -> T:
+        result: T = await self._enqueue(unit, exclusive=exclusive)
+        return result
+
+    def _enqueue(self, unit: Callable[[Tx], Any], *, exclusive: bool) -> asyncio.Future[Any]:
+        if self._task is None or self._closing:
+            raise RuntimeError("database is not open")
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Pending(unit, future, exclusive))
+        self._wake.set()
+        return future
+
+    async def _write_loop(self) -> None:
+        writer = self._writer_conn
+        assert writer is not None
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._queue:
+                batch = self._take_batch()
+                try:
+                    if batch[0].exclusive:
+                        results = await _on_thread(writer, lambda: _run_exclusive(writer._conn, batch[0]))
+                    else:
+                        results = await _on_thread(writer, lambda: _run_batch(writer._conn, batch))
+                except BaseException as exc:  # the commit itself failed: every unit failed
+                    for pending in batch:
+                        if not pending.future.done():
+                            pending.future.set_exception(exc)
+                    if isinstance(exc, asyncio.CancelledError):
+                        raise
+                    continue
+                for pending, (ok, value, hooks) in zip(batch, results, strict=True):
+                    for hook in hooks:
+                        try:
+                            hook()
+                        except Exception:  # a hook must never stop the writer
+                            log.exception("after-commit hook failed")
+                    if pending.future.done():
+                        continue
+                    if ok:
+                        pending.future.set_result(value)
+                    else:
+                        pending.future.set_exception(value)
+            if self._closing and not self._queue:
+                return
+
+    def _take_batch(self) -> list[_Pending]:
+        if self._queue[0].exclusive:
+            return [self._queue.pop(0)]
+        batch: list[_Pending] = []
+        while self._queue and not self._queue[0].exclusive:
+            batch.append(self._queue.pop(0))
+        return batch
+
+
+_Result = tuple[bool, Any, list[Hook]]
+
+
+def _run_batch(conn: sqlite3.Connection, batch: list[_Pending]) -> list[_Result]:
+    results: list[_Result] = []
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for pending in batch:
+            tx = Tx(conn)
+            conn.execute("SAVEPOINT unit")
+            try:
+                value = pending.unit(tx)
+            except Exception as exc:
+                conn.execute("ROLLBACK TO unit")
+                conn.execute("RELEASE unit")
+                results.append((False, exc, []))
+            else:
+                conn.execute("RELEASE unit")
+                results.append((True, value, tx.hooks))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return results
+
+
+def _run_exclusive(conn: sqlite3.Connection, pending: _Pending) -> list[_Result]:
+    tx = Tx(conn)
+    try:
+        value = pending.unit(tx)
+    except Exception as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        return [(False, exc, [])]
+    return [(True, value, tx.hooks)]
+
+
+def _consume_exception(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+# -- migrations ----------------------------------------------------------------------------
+
+
+def migration_files() -> list[tuple[int, str, str]]:
+    """(version, name, sql) of every numbered migration shipped with the package."""
+    found: list[tuple[int, str, str]] = []
+    folder = resources.files("emulator.kernel") / "migrations"
+    for entry in folder.iterdir():
+        name = entry.name
+        if name.endswith(".sql") and name[:4].isdigit():
+            found.append((int(name[:4]), name, entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def apply_migrations(conn: sqlite3.Connection) -> list[int]:
+    """Apply every migration not yet recorded; each one and its record commit together."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations "
+        "(version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
+    )
+    done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+    applied: list[int] = []
+    for version, name, sql in migration_files():
+        if version in done:
+            continue
+        script = f"BEGIN IMMEDIATE;\n{sql}\n;INSERT INTO schema_migrations VALUES ({version}, '{name}');\nCOMMIT;"
+        try:
+            conn.executescript(script)
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        applied.append(version)
+    return applied

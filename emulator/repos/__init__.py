@@ -1,0 +1,1 @@
+"""Storage of each resource: synchronous functions over a unit of work's ``Tx``."""

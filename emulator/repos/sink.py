@@ -1,0 +1,46 @@
+"""The built-in receiver's messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from emulator.kernel.clock import from_us, iso
+from emulator.kernel.storage import Tx
+
+
+def insert(tx: Tx, name: str, at_us: int, method: str, path: str, headers: dict[str, str], body: str) -> int:
+    cursor = tx.execute(
+        "INSERT INTO sink_messages (name, received_us, method, path, headers, body)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (name, at_us, method, path, msgspec.json.encode(headers).decode(), body),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def messages(tx: Tx, name: str) -> list[dict[str, Any]]:
+    """Oldest first; ``json`` holds the parsed body when it is JSON."""
+    out = []
+    for r in tx.all("SELECT * FROM sink_messages WHERE name = ? ORDER BY id", (name,)):
+        try:
+            parsed: Any = msgspec.json.decode(r["body"])
+        except msgspec.DecodeError:
+            parsed = None
+        out.append(
+            {
+                "id": r["id"],
+                "received_at": iso(from_us(r["received_us"])),
+                "method": r["method"],
+                "path": r["path"],
+                "headers": msgspec.json.decode(r["headers"]),
+                "body": r["body"],
+                "json": parsed,
+            }
+        )
+    return out
+
+
+def clear(tx: Tx, name: str) -> int:
+    return tx.execute("DELETE FROM sink_messages WHERE name = ?", (name,)).rowcount

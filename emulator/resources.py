@@ -1,0 +1,32 @@
+"""Where the data folders shipped with the emulator are (fixtures/, scenarios/).
+
+In a wheel they sit inside the package (``emulator/_data/``); in a source checkout or an
+editable install they are beside the package, at the repository root.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from emulator.domain.merchants import MerchantSeed
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def data_dir(name: str) -> Path:
+    for candidate in (_PACKAGE / "_data" / name, _PACKAGE.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"the emulator's {name}/ folder is missing (looked beside {_PACKAGE})")
+
+
+def default_merchant() -> MerchantSeed:
+    raw = (data_dir("fixtures") / "default_merchant.yaml").read_bytes()
+    return msgspec.yaml.decode(raw, type=MerchantSeed)
+
+
+def test_values() -> dict[str, object]:
+    raw = (data_dir("fixtures") / "test_values.yaml").read_bytes()
+    return msgspec.yaml.decode(raw, type=dict[str, object])

@@ -1,0 +1,102 @@
+"""The composition root: one object that builds and owns everything a running emulator has."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from emulator import resources
+from emulator.kernel.clock import Clock
+from emulator.kernel.ids import Ids
+from emulator.kernel.journal import Journal
+from emulator.kernel.outbox import Outbox
+from emulator.kernel.scheduler import Scheduler
+from emulator.kernel.storage import Database
+from emulator.services import auth, control, merchants
+from emulator.settings import Settings
+
+
+class Runtime:
+    """Database, clock, ids, scheduler, outbox, journal, credentials and the HTTP client.
+
+    ``start`` opens the database (applying migrations), restores or sets the clock, seeds the
+    default merchant and starts the ticker; ``stop`` undoes all of it. Nothing here is global:
+    two runtimes in one process are two independent emulators.
+    """
+
+    def __init__(self, settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.settings = settings
+        self.clock = Clock(settings.clock, settings.start)
+        self.ids = Ids(settings.seed)
+        self.db = Database(settings.db_path)
+        self.scheduler = Scheduler(self.db, self.clock)
+        self.outbox = Outbox(self.ids)
+        self.journal = Journal(self.db)
+        self.credentials = auth.Credentials(self)
+        self.default_merchant = resources.default_merchant()
+        self.test_values: dict[str, Any] = resources.test_values()
+        self._transport = transport
+        self.http: httpx.AsyncClient | None = None
+        self._ticker: asyncio.Task[None] | None = None
+        self.started = False
+        self.scheduler.handle(auth.TOKEN_EXPIRY_JOB, auth.expire_token)
+
+    @property
+    def snapshot_dir(self) -> Path:
+        path = self.settings.db_path
+        return path.parent / f"{path.name}.snapshots"
+
+    async def start(self) -> None:
+        if self.started:
+            return
+        await self.db.open()
+        stored = await control.load_clock(self)
+        if stored is not None and not self.settings.clock_explicit:
+            self.clock.restore(stored)
+        await control.save_clock(self)
+        await merchants.seed_default(self)
+        await self.scheduler.refresh()
+        self.http = httpx.AsyncClient(transport=self._transport, timeout=5.0)
+        self._ticker = asyncio.get_running_loop().create_task(
+            self.scheduler.tick_forever(self.settings.ticker_interval), name="scheduler-ticker"
+        )
+        self.started = True
+
+    async def stop(self) -> None:
+        if not self.started:
+            return
+        self.started = False
+        if self._ticker is not None:
+            self._ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+            self._ticker = None
+        if self.http is not None:
+            await self.http.aclose()
+            self.http = None
+        await control.save_clock(self)
+        await self.db.close()
+
+    async def reload_state(self) -> None:
+        """After the whole state changed at once (reset, restore): drop caches, reseed."""
+        self.credentials.forget()
+        await control.save_clock(self)
+        await merchants.seed_default(self)
+        await self.scheduler.refresh()
+
+    async def __aenter__(self) -> Runtime:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()

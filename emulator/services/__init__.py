@@ -1,0 +1,1 @@
+"""Use cases: one async function each; transaction → load → domain → save → outbox/jobs."""

@@ -1,0 +1,120 @@
+"""Credentials: API keys (gateway), OAuth client credentials and access tokens (both).
+
+Lookups are cached in memory (the rows stay in SQLite); the cache is dropped whenever the
+whole state changes at once (reset, snapshot restore). Expiry is always checked against the
+emulator clock, so an advanced clock expires a cached token too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from emulator.domain.errors import Forbidden, InvalidToken
+from emulator.domain.merchants import ACCESS_TOKEN_SECONDS
+from emulator.kernel.scheduler import Job
+from emulator.kernel.storage import Tx
+from emulator.repos import merchants as repo
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+TOKEN_EXPIRY_JOB = "oauth.token_expiry"
+
+
+class InvalidClient(Exception):
+    """Wrong client credentials at the token endpoint."""
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who made a request: the merchant, and the OAuth client when a token was used."""
+
+    merchant_id: str
+    oauth_client_id: str | None
+
+
+@dataclass(frozen=True)
+class _Token:
+    merchant_id: str
+    client_id: str
+    expires_us: int
+
+
+class Credentials:
+    def __init__(self, rt: Runtime) -> None:
+        self._rt = rt
+        self._keys: dict[str, tuple[str, str]] = {}
+        self._tokens: dict[str, _Token] = {}
+
+    def forget(self) -> None:
+        self._keys.clear()
+        self._tokens.clear()
+
+    async def _api_key(self, key: str) -> tuple[str, str] | None:
+        found = self._keys.get(key)
+        if found is None:
+            found = await self._rt.db.read(lambda tx: repo.api_key(tx, key))
+            if found is not None:
+                self._keys[key] = found
+        return found
+
+    async def _token(self, value: str) -> _Token | None:
+        found = self._tokens.get(value)
+        if found is None:
+            row = await self._rt.db.read(lambda tx: repo.token(tx, value))
+            if row is None:
+                return None
+            found = _Token(merchant_id=row[0], client_id=row[1], expires_us=row[2])
+            self._tokens[value] = found
+        if found.expires_us <= self._rt.clock.now_us():
+            self._tokens.pop(value, None)
+            return None
+        return found
+
+    async def gateway_caller(self, bearer: str) -> Caller:
+        """The gateway takes a sandbox API key, or an access token of the merchant."""
+        key = await self._api_key(bearer)
+        if key is not None:
+            merchant_id, environment = key
+            # The emulator is a sandbox: a production key is "from the other environment".
+            if environment != "sandbox":
+                raise InvalidToken()
+            return Caller(merchant_id, None)
+        token = await self._token(bearer)
+        if token is None:
+            raise InvalidToken()
+        return Caller(token.merchant_id, token.client_id)
+
+    async def bank_caller(self, bearer: str) -> Caller:
+        """The bank interface takes access tokens; an API key is known but not allowed (403)."""
+        token = await self._token(bearer)
+        if token is not None:
+            return Caller(token.merchant_id, token.client_id)
+        if await self._api_key(bearer) is not None:
+            raise Forbidden()
+        raise InvalidToken()
+
+    async def issue_token(self, client_id: str, secret: str) -> dict[str, Any]:
+        rt = self._rt
+        now_us = rt.clock.now_us()
+        value = rt.ids.token(48)
+        expires_us = now_us + ACCESS_TOKEN_SECONDS * 1_000_000
+
+        def unit(tx: Tx) -> str:
+            found = repo.oauth_client(tx, client_id)
+            if found is None or found[1] != secret:
+                raise InvalidClient()
+            merchant_id = found[0]
+            repo.insert_token(tx, value, client_id, merchant_id, expires_us)
+            rt.scheduler.schedule(tx, TOKEN_EXPIRY_JOB, expires_us, {"token": value}, merchant_id)
+            return merchant_id
+
+        merchant_id = await rt.db.write(unit)
+        self._tokens[value] = _Token(merchant_id, client_id, expires_us)
+        return {"access_token": value, "expires_in": ACCESS_TOKEN_SECONDS, "token_type": "Bearer"}
+
+
+def expire_token(tx: Tx, job: Job) -> None:
+    """Job: an access token reached the end of its 24 hours; remove it."""
+    repo.delete_token(tx, str(job.payload["token"]))

@@ -1,0 +1,192 @@
+"""Control-plane use cases: the clock, reset, snapshots and the built-in sink."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from emulator.kernel.clock import ClockState, iso, to_us
+from emulator.kernel.storage import Tx
+from emulator.repos import sink as sink_repo
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+CLOCK_KEY = "clock"
+SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+SINK_NAME = SNAPSHOT_NAME
+
+# Tables wiped by a reset; schema_migrations stays, settings are rewritten.
+STATE_TABLES = (
+    "access_tokens",
+    "merchant_profiles",
+    "oauth_clients",
+    "api_keys",
+    "brands",
+    "clients",
+    "merchants",
+    "outbox",
+    "jobs",
+    "requests",
+    "sink_messages",
+    "settings",
+)
+
+
+class ControlError(Exception):
+    """A control-plane request that cannot be done; ``status`` is its HTTP status."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+# -- clock -----------------------------------------------------------------------------------
+
+
+def clock_view(rt: Runtime) -> dict[str, Any]:
+    return {"now": iso(rt.clock.now()), "mode": rt.clock.mode}
+
+
+def _persist_clock(tx: Tx, state: ClockState) -> None:
+    tx.execute(
+        "INSERT INTO settings (key, value) VALUES (?, ?)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (CLOCK_KEY, msgspec.json.encode(state).decode()),
+    )
+
+
+async def save_clock(rt: Runtime) -> None:
+    state = rt.clock.state()
+    await rt.db.write(lambda tx: _persist_clock(tx, state))
+
+
+async def load_clock(rt: Runtime) -> ClockState | None:
+    row = await rt.db.read(lambda tx: tx.one("SELECT value FROM settings WHERE key = ?", (CLOCK_KEY,)))
+    return msgspec.json.decode(row[0], type=ClockState) if row is not None else None
+
+
+async def advance(rt: Runtime, seconds: float | None, to: datetime | None) -> dict[str, Any]:
+    if (seconds is None) == (to is None):
+        raise ControlError(400, "invalid", "give exactly one of 'seconds' or 'to'")
+    now_us = rt.clock.now_us()
+    target_us = now_us + round(seconds * 1_000_000) if seconds is not None else to_us(to)  # type: ignore[arg-type]
+    if target_us < now_us:
+        raise ControlError(400, "invalid", "the clock only moves forward; use freeze with 'at' to jump")
+    jobs_run = await rt.scheduler.advance(target_us)
+    await save_clock(rt)
+    return {**clock_view(rt), "jobs_run": jobs_run}
+
+
+async def freeze(rt: Runtime, at: datetime | None) -> dict[str, Any]:
+    rt.clock.freeze(to_us(at) if at is not None else None)
+    await save_clock(rt)
+    await rt.scheduler.run_due()
+    return clock_view(rt)
+
+
+async def resume(rt: Runtime, at: datetime | None) -> dict[str, Any]:
+    rt.clock.resume(to_us(at) if at is not None else None)
+    await save_clock(rt)
+    await rt.scheduler.run_due()
+    return clock_view(rt)
+
+
+# -- reset and snapshots -----------------------------------------------------------------------
+
+
+async def reset(rt: Runtime) -> None:
+    """Wipe all state, put the clock back to how the emulator was started, reseed fixtures."""
+
+    def wipe(tx: Tx) -> None:
+        for table in STATE_TABLES:
+            tx.execute(f"DELETE FROM {table}")
+
+    await rt.db.write(wipe)
+    rt.clock.configure(rt.settings.clock, rt.settings.start)
+    await rt.reload_state()
+
+
+def _snapshot_path(rt: Runtime, name: str) -> Any:
+    if not SNAPSHOT_NAME.match(name):
+        raise ControlError(
+            400, "invalid", "snapshot names are 1-64 letters, digits, '.', '_' or '-'"
+        )
+    return rt.snapshot_dir / f"{name}.sqlite"
+
+
+async def save_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
+    path = _snapshot_path(rt, name)
+    await save_clock(rt)
+    rt.snapshot_dir.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+
+    def copy(conn: sqlite3.Connection) -> None:
+        target = sqlite3.connect(partial)
+        try:
+            conn.backup(target)
+        finally:
+            target.close()
+        partial.replace(path)
+
+    await rt.db.exclusive(copy)
+    return {"name": name, "saved_at": iso(rt.clock.now())}
+
+
+async def restore_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
+    path = _snapshot_path(rt, name)
+    if not path.is_file():
+        raise ControlError(404, "snapshot_not_found", f"no snapshot named {name!r}")
+
+    def copy(conn: sqlite3.Connection) -> None:
+        source = sqlite3.connect(path)
+        try:
+            source.backup(conn)
+        finally:
+            source.close()
+
+    await rt.db.exclusive(copy)
+    state = await load_clock(rt)
+    if state is not None:
+        rt.clock.restore(state)
+    await rt.reload_state()
+    return {"name": name, "restored": True, **clock_view(rt)}
+
+
+def list_snapshots(rt: Runtime) -> list[str]:
+    if not rt.snapshot_dir.is_dir():
+        return []
+    return sorted(p.stem for p in rt.snapshot_dir.glob("*.sqlite"))
+
+
+# -- sink ----------------------------------------------------------------------------------------
+
+
+def _check_sink(name: str) -> None:
+    if not SINK_NAME.match(name):
+        raise ControlError(400, "invalid", "sink names are 1-64 letters, digits, '.', '_' or '-'")
+
+
+async def sink_receive(
+    rt: Runtime, name: str, method: str, path: str, headers: dict[str, str], body: str
+) -> int:
+    _check_sink(name)
+    at = rt.clock.now_us()
+    return await rt.db.write(lambda tx: sink_repo.insert(tx, name, at, method, path, headers, body))
+
+
+async def sink_messages(rt: Runtime, name: str) -> list[dict[str, Any]]:
+    _check_sink(name)
+    await rt.db.barrier()
+    return await rt.db.read(lambda tx: sink_repo.messages(tx, name))
+
+
+async def sink_clear(rt: Runtime, name: str) -> int:
+    _check_sink(name)
+    return await rt.db.write(lambda tx: sink_repo.clear(tx, name))

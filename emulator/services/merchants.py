@@ -1,0 +1,102 @@
+"""Creating merchants: the seeded default one and fresh isolated ones."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emulator.domain.merchants import Brand, MerchantProfile, MerchantSeed, ProfileSeed
+from emulator.kernel.storage import Tx
+from emulator.repos import merchants as repo
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+
+async def seed_default(rt: Runtime) -> None:
+    """Insert the fixtures' default merchant unless it is already there."""
+    seed = rt.default_merchant
+
+    def unit(tx: Tx) -> None:
+        if repo.get(tx, seed.company_id) is None:
+            repo.insert(tx, seed, rt.clock.now_us() // 1_000_000)
+
+    await rt.db.write(unit)
+
+
+def fresh_seed(rt: Runtime, name: str | None, client_number: int) -> MerchantSeed:
+    ids = rt.ids
+    company_id = ids.uuid()
+    short = company_id[:8].upper()
+    return MerchantSeed(
+        company_id=company_id,
+        name=name or f"Test Merchant {short}",
+        brands=[Brand(id=ids.uuid(), name=f"Brand {short}")],
+        api_key="sk_test_" + ids.token(32),
+        production_api_key="sk_live_" + ids.token(32),
+        client_id="client_" + ids.token(16),
+        client_secret=ids.token(40),
+        client_number=client_number,
+        profiles=[
+            ProfileSeed(
+                profileCode=ids.code("P", 9),
+                abbreviatedName=f"TM{short}"[:10],
+                name=name or f"Test Merchant {short} (Pty) Ltd",
+                accountNumber="40" + ids.digits(8),
+                branchCode="051001",
+            )
+        ],
+    )
+
+
+async def create(rt: Runtime, name: str | None = None) -> dict[str, Any]:
+    """A new isolated merchant with its credentials, in one unit of work."""
+
+    def unit(tx: Tx) -> tuple[MerchantSeed, list[MerchantProfile]]:
+        seed = fresh_seed(rt, name, repo.next_client_number(tx))
+        _, profiles = repo.insert(tx, seed, rt.clock.now_us() // 1_000_000)
+        return seed, profiles
+
+    seed, profiles = await rt.db.write(unit)
+    return describe(seed, profiles)
+
+
+def describe(seed: MerchantSeed, profiles: list[MerchantProfile]) -> dict[str, Any]:
+    return {
+        "company_id": seed.company_id,
+        "name": seed.name,
+        "brand_id": seed.brands[0].id,
+        "api_key": seed.api_key,
+        "production_api_key": seed.production_api_key,
+        "client_id": seed.client_id,
+        "client_secret": seed.client_secret,
+        "profiles": [
+            {"profileCode": p.profileCode, "id": p.id, "createdByClient": p.createdByClient}
+            for p in profiles
+        ],
+    }
+
+
+async def list_all(rt: Runtime) -> list[dict[str, Any]]:
+    def unit(tx: Tx) -> list[dict[str, Any]]:
+        out = []
+        for m in repo.all_merchants(tx):
+            keys = repo.api_keys(tx, m.company_id)
+            clients = repo.oauth_clients(tx, m.company_id)
+            out.append(
+                {
+                    "company_id": m.company_id,
+                    "name": m.name,
+                    "brand_ids": repo.brand_ids(tx, m.company_id),
+                    "api_key": keys.get("sandbox"),
+                    "production_api_key": keys.get("production"),
+                    "client_id": clients[0][0] if clients else None,
+                    "client_secret": clients[0][1] if clients else None,
+                    "profiles": [
+                        {"profileCode": p.profileCode, "id": p.id, "createdByClient": p.createdByClient}
+                        for p in repo.profiles(tx, m.company_id, {}, 0, 1_000_000)
+                    ],
+                }
+            )
+        return out
+
+    return await rt.db.read(unit)
