@@ -17,16 +17,24 @@ from emulator.settings import DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT, Settings, 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="payments-emulator",
-        description="Sandbox emulator of the payments gateway (/api/v1) and bank collections (/v2).",
+        description="Sandbox emulator of a payments gateway (/api/v1) and bank collections (/v2).",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve both interfaces and the control plane")
-    serve.add_argument("--host", help=f"address to bind (env EMULATOR_HOST, default {DEFAULT_HOST})")
+    serve.add_argument(
+        "--host", help=f"address to bind (env EMULATOR_HOST, default {DEFAULT_HOST})"
+    )
     serve.add_argument("--port", type=int, help=f"port (env EMULATOR_PORT, default {DEFAULT_PORT})")
-    serve.add_argument("--db", type=Path, help=f"SQLite file (env EMULATOR_DB, default {DEFAULT_DB})")
-    serve.add_argument("--clock", choices=MODES, help="real or frozen (env EMULATOR_CLOCK, default real)")
-    serve.add_argument("--start", help="start the clock at this ISO-8601 instant (env EMULATOR_START)")
+    serve.add_argument(
+        "--db", type=Path, help=f"SQLite file (env EMULATOR_DB, default {DEFAULT_DB})"
+    )
+    serve.add_argument(
+        "--clock", choices=MODES, help="real or frozen (env EMULATOR_CLOCK, default real)"
+    )
+    serve.add_argument(
+        "--start", help="start the clock at this ISO-8601 instant (env EMULATOR_START)"
+    )
     serve.add_argument("--seed", type=int, help="seed for ids and tokens (env EMULATOR_SEED)")
     serve.add_argument(
         "--admin-token",

@@ -29,7 +29,9 @@ class Runtime:
     two runtimes in one process are two independent emulators.
     """
 
-    def __init__(self, settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self, settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None
+    ) -> None:
         self.settings = settings
         self.clock = Clock(settings.clock, settings.start)
         self.ids = Ids(settings.seed)

@@ -39,7 +39,9 @@ class ValidationFailed(ApiError):
     message = "Invalid input."
 
     def __init__(self, errors: list[FieldError]) -> None:
-        super().__init__(errors[0].detail if errors else self.message, errors[0].field if errors else ALL_FIELDS)
+        super().__init__(
+            errors[0].detail if errors else self.message, errors[0].field if errors else ALL_FIELDS
+        )
         self.errors = errors
 
 
@@ -53,7 +55,7 @@ class BodyTooLarge(ApiError):
     message = "Request body is too large."
 
 
-# -- authentication ----------------------------------------------------------------------------
+# -- authentication --
 
 
 class MissingAuthorization(ApiError):
@@ -74,7 +76,7 @@ class Forbidden(ApiError):
     status = 403
 
 
-# -- generic HTTP --------------------------------------------------------------------------------
+# -- generic HTTP --
 
 
 class NotFound(ApiError):
@@ -95,7 +97,7 @@ class RateLimited(ApiError):
     status = 429
 
 
-# -- gateway objects -------------------------------------------------------------------------------
+# -- gateway objects --
 
 
 class ObjectNotFound(NotFound):
@@ -112,7 +114,7 @@ class DuplicateClient(ApiError):
     status = 409
 
 
-# -- bank (v2) ---------------------------------------------------------------------------------------
+# -- bank (v2) --
 
 
 class BankBadRequest(ApiError):

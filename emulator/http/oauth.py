@@ -20,7 +20,9 @@ NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 
 def _error(code: str, description: str, status: int = 400) -> Response:
-    return JSON({"error": code, "error_description": description}, status_code=status, headers=NO_STORE)
+    return JSON(
+        {"error": code, "error_description": description}, status_code=status, headers=NO_STORE
+    )
 
 
 def _basic(request: Request) -> tuple[str, str] | None:

@@ -107,7 +107,9 @@ class Clock:
         self._offset_us = at - _system_us()
 
     def state(self) -> ClockState:
-        return ClockState(mode=self._mode, frozen_at_us=self._frozen_at_us, offset_us=self._offset_us)
+        return ClockState(
+            mode=self._mode, frozen_at_us=self._frozen_at_us, offset_us=self._offset_us
+        )
 
     def restore(self, state: ClockState) -> None:
         self._mode = state.mode

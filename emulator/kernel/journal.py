@@ -74,8 +74,11 @@ def _insert(tx: Tx, e: Entry, prune: bool) -> None:
         tx.execute("DELETE FROM requests WHERE id <= (SELECT MAX(id) FROM requests) - ?", (KEEP,))
 
 
-def _select(tx: Tx, merchant_id: str | None, limit: int, before_id: int | None) -> list[dict[str, Any]]:
-    clauses, params = [], []
+def _select(
+    tx: Tx, merchant_id: str | None, limit: int, before_id: int | None
+) -> list[dict[str, Any]]:
+    clauses: list[str] = []
+    params: list[object] = []
     if merchant_id is not None:
         clauses.append("merchant_id = ?")
         params.append(merchant_id)

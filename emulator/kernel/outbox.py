@@ -68,7 +68,9 @@ def _row(row: Any) -> StoredEvent:
     )
 
 
-_COLUMNS = "seq, id, merchant_id, event_type, object_type, object_id, client_id, created_us, payload"
+_COLUMNS = (
+    "seq, id, merchant_id, event_type, object_type, object_id, client_id, created_us, payload"
+)
 
 
 def events_of_client(

@@ -19,6 +19,7 @@ Handlers:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -66,7 +67,12 @@ class Scheduler:
     # -- scheduling (inside a unit of work) ----------------------------------------------------
 
     def schedule(
-        self, tx: Tx, kind: str, due_us: int, payload: dict[str, Any], merchant_id: str | None = None
+        self,
+        tx: Tx,
+        kind: str,
+        due_us: int,
+        payload: dict[str, Any],
+        merchant_id: str | None = None,
     ) -> int:
         if kind not in self._atomic and kind not in self._async:
             raise KeyError(f"no handler for job kind {kind!r}")
@@ -159,10 +165,11 @@ class Scheduler:
             if self._next_due_us is not None and self._clock.mode == "real":
                 wait = max(0.0, min(interval, (self._next_due_us - self._clock.now_us()) / 1e6))
             self._changed.clear()
-            try:
-                await asyncio.wait_for(self._changed.wait(), timeout=wait)
-            except TimeoutError:
-                pass
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation that
+            # arrives as the event is set, and the ticker would then never stop.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await self._changed.wait()
 
 
 def _row_to_job(row: Any) -> Job:

@@ -14,9 +14,10 @@ commit. A caller's future resolves only after its commit, so a 201 is always dur
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -38,14 +39,14 @@ class Tx:
     conn: sqlite3.Connection
     hooks: list[Hook] = field(default_factory=list)
 
-    def execute(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, params)
 
-    def one(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
+    def one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
         row: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
         return row
 
-    def all(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+    def all(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
         return self.conn.execute(sql, params).fetchall()
 
     def after_commit(self, hook: Hook) -> None:
@@ -66,7 +67,7 @@ class _Pending:
 async def _on_thread(conn: aiosqlite.Connection, fn: Callable[[], T]) -> T:
     # aiosqlite exposes no public "run this callable on the connection thread"; its private
     # _execute does exactly that. It is the only private API we use, behind this one function.
-    result: T = await conn._execute(fn)
+    result: T = await conn._execute(fn)  # type: ignore[no-untyped-call]
     return result
 
 
@@ -182,10 +183,7 @@ class Database:
             while self._queue:
                 batch = self._take_batch()
                 try:
-                    if batch[0].exclusive:
-                        results = await _on_thread(writer, lambda: _run_exclusive(writer._conn, batch[0]))
-                    else:
-                        results = await _on_thread(writer, lambda: _run_batch(writer._conn, batch))
+                    results = await _on_thread(writer, functools.partial(_run, writer, batch))
                 except BaseException as exc:  # the commit itself failed: every unit failed
                     for pending in batch:
                         if not pending.future.done():
@@ -218,6 +216,13 @@ class Database:
 
 
 _Result = tuple[bool, Any, list[Hook]]
+
+
+def _run(writer: aiosqlite.Connection, batch: list[_Pending]) -> list[_Result]:
+    conn = writer._conn
+    if batch[0].exclusive:
+        return _run_exclusive(conn, batch[0])
+    return _run_batch(conn, batch)
 
 
 def _run_batch(conn: sqlite3.Connection, batch: list[_Pending]) -> list[_Result]:
@@ -285,7 +290,8 @@ def apply_migrations(conn: sqlite3.Connection) -> list[int]:
     for version, name, sql in migration_files():
         if version in done:
             continue
-        script = f"BEGIN IMMEDIATE;\n{sql}\n;INSERT INTO schema_migrations VALUES ({version}, '{name}');\nCOMMIT;"
+        record = f"INSERT INTO schema_migrations VALUES ({version}, '{name}');"
+        script = f"BEGIN IMMEDIATE;\n{sql}\n;{record}\nCOMMIT;"
         try:
             conn.executescript(script)
         except BaseException:

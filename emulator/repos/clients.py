@@ -39,19 +39,21 @@ def delete(tx: Tx, merchant_id: str, client_id: str) -> None:
 
 
 def get(tx: Tx, merchant_id: str, client_id: str) -> Client | None:
-    row = tx.one("SELECT data FROM clients WHERE id = ? AND merchant_id = ?", (client_id, merchant_id))
+    row = tx.one(
+        "SELECT data FROM clients WHERE id = ? AND merchant_id = ?", (client_id, merchant_id)
+    )
     return _decode.decode(row[0]) if row is not None else None
 
 
 def get_raw(tx: Tx, merchant_id: str, client_id: str) -> bytes | None:
     """The stored JSON as is: a read that returns it needs no decode and re-encode."""
-    row = tx.one("SELECT data FROM clients WHERE id = ? AND merchant_id = ?", (client_id, merchant_id))
+    row = tx.one(
+        "SELECT data FROM clients WHERE id = ? AND merchant_id = ?", (client_id, merchant_id)
+    )
     return bytes(row[0]) if row is not None else None
 
 
-def page_raw(
-    tx: Tx, merchant_id: str, email: str | None, limit: int, offset: int
-) -> list[bytes]:
+def page_raw(tx: Tx, merchant_id: str, email: str | None, limit: int, offset: int) -> list[bytes]:
     """Newest first."""
     if email is None:
         rows = tx.all(

@@ -49,9 +49,12 @@ def insert(tx: Tx, seed: MerchantSeed, created_on: int) -> tuple[Merchant, list[
         )
         profile_id = cursor.lastrowid
         assert profile_id is not None
-        profile = MerchantProfile(id=profile_id, createdByClient=seed.client_number, **msgspec.structs.asdict(p))
+        profile = MerchantProfile(
+            id=profile_id, createdByClient=seed.client_number, **msgspec.structs.asdict(p)
+        )
         tx.execute(
-            "UPDATE merchant_profiles SET data = ? WHERE id = ?", (_encode.encode(profile), profile_id)
+            "UPDATE merchant_profiles SET data = ? WHERE id = ?",
+            (_encode.encode(profile), profile_id),
         )
         profiles.append(profile)
     return merchant, profiles
@@ -69,11 +72,17 @@ def get(tx: Tx, company_id: str) -> Merchant | None:
 
 
 def all_merchants(tx: Tx) -> list[Merchant]:
-    return [_decode_merchant.decode(r[0]) for r in tx.all("SELECT data FROM merchants ORDER BY created_us, id")]
+    return [
+        _decode_merchant.decode(r[0])
+        for r in tx.all("SELECT data FROM merchants ORDER BY created_us, id")
+    ]
 
 
 def brand_ids(tx: Tx, company_id: str) -> list[str]:
-    return [r[0] for r in tx.all("SELECT id FROM brands WHERE merchant_id = ? ORDER BY rowid", (company_id,))]
+    return [
+        r[0]
+        for r in tx.all("SELECT id FROM brands WHERE merchant_id = ? ORDER BY rowid", (company_id,))
+    ]
 
 
 def api_key(tx: Tx, key: str) -> tuple[str, str] | None:
@@ -122,7 +131,9 @@ def delete_token(tx: Tx, value: str) -> None:
     tx.execute("DELETE FROM access_tokens WHERE token = ?", (value,))
 
 
-def profiles(tx: Tx, company_id: str, filters: dict[str, Any], skip: int, take: int) -> list[MerchantProfile]:
+def profiles(
+    tx: Tx, company_id: str, filters: dict[str, Any], skip: int, take: int
+) -> list[MerchantProfile]:
     """The merchant's profiles matching every filter given, in id order."""
     rows = tx.all(
         "SELECT data FROM merchant_profiles WHERE merchant_id = ? ORDER BY id", (company_id,)

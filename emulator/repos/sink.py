@@ -10,7 +10,9 @@ from emulator.kernel.clock import from_us, iso
 from emulator.kernel.storage import Tx
 
 
-def insert(tx: Tx, name: str, at_us: int, method: str, path: str, headers: dict[str, str], body: str) -> int:
+def insert(
+    tx: Tx, name: str, at_us: int, method: str, path: str, headers: dict[str, str], body: str
+) -> int:
     cursor = tx.execute(
         "INSERT INTO sink_messages (name, received_us, method, path, headers, body)"
         " VALUES (?, ?, ?, ?, ?, ?)",

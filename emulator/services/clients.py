@@ -52,9 +52,7 @@ async def get_raw(rt: Runtime, merchant_id: str, client_id: str) -> bytes:
     return raw
 
 
-async def page(
-    rt: Runtime, merchant_id: str, email: str | None, number: int, size: int
-) -> Page:
+async def page(rt: Runtime, merchant_id: str, email: str | None, number: int, size: int) -> Page:
     rows = await rt.db.read(
         lambda tx: repo.page_raw(tx, merchant_id, email, size + 1, (number - 1) * size)
     )

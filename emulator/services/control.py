@@ -68,7 +68,9 @@ async def save_clock(rt: Runtime) -> None:
 
 
 async def load_clock(rt: Runtime) -> ClockState | None:
-    row = await rt.db.read(lambda tx: tx.one("SELECT value FROM settings WHERE key = ?", (CLOCK_KEY,)))
+    row = await rt.db.read(
+        lambda tx: tx.one("SELECT value FROM settings WHERE key = ?", (CLOCK_KEY,))
+    )
     return msgspec.json.decode(row[0], type=ClockState) if row is not None else None
 
 
@@ -78,7 +80,9 @@ async def advance(rt: Runtime, seconds: float | None, to: datetime | None) -> di
     now_us = rt.clock.now_us()
     target_us = now_us + round(seconds * 1_000_000) if seconds is not None else to_us(to)  # type: ignore[arg-type]
     if target_us < now_us:
-        raise ControlError(400, "invalid", "the clock only moves forward; use freeze with 'at' to jump")
+        raise ControlError(
+            400, "invalid", "the clock only moves forward; use freeze with 'at' to jump"
+        )
     jobs_run = await rt.scheduler.advance(target_us)
     await save_clock(rt)
     return {**clock_view(rt), "jobs_run": jobs_run}

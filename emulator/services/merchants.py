@@ -92,7 +92,11 @@ async def list_all(rt: Runtime) -> list[dict[str, Any]]:
                     "client_id": clients[0][0] if clients else None,
                     "client_secret": clients[0][1] if clients else None,
                     "profiles": [
-                        {"profileCode": p.profileCode, "id": p.id, "createdByClient": p.createdByClient}
+                        {
+                            "profileCode": p.profileCode,
+                            "id": p.id,
+                            "createdByClient": p.createdByClient,
+                        }
                         for p in repo.profiles(tx, m.company_id, {}, 0, 1_000_000)
                     ],
                 }

@@ -44,5 +44,7 @@ def filters(request: Request) -> dict[str, Any]:
 async def list_(request: Request) -> Response:
     caller = await bank_caller(request)
     skip, take = paging(request)
-    found = await profiles.list_profiles(runtime(request), caller.merchant_id, filters(request), skip, take)
+    found = await profiles.list_profiles(
+        runtime(request), caller.merchant_id, filters(request), skip, take
+    )
     return JSON(found)

@@ -11,7 +11,9 @@ DEFAULT_TAKE = 100
 MAX_TAKE = 1000
 
 
-def int_param(request: Request, name: str, *, minimum: int = 0, maximum: int = INT32_MAX) -> int | None:
+def int_param(
+    request: Request, name: str, *, minimum: int = 0, maximum: int = INT32_MAX
+) -> int | None:
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return None

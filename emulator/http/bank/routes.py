@@ -20,7 +20,7 @@ ROUTES = [
 
 
 def bank_app(rt: Runtime) -> Starlette:
-    app = Starlette(routes=ROUTES, exception_handlers=HANDLERS)  # type: ignore[arg-type]
+    app = Starlette(routes=ROUTES, exception_handlers=HANDLERS)
     # Both spellings are real paths here; no redirects between them.
     assert isinstance(app.router, Router)
     app.router.redirect_slashes = False

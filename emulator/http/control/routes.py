@@ -60,7 +60,9 @@ def _instant(body: dict[str, Any], name: str) -> datetime | None:
     try:
         return parse_iso(value)
     except ValueError:
-        raise ControlError(400, "invalid", f"'{name}' is not an ISO-8601 instant: {value!r}") from None
+        raise ControlError(
+            400, "invalid", f"'{name}' is not an ISO-8601 instant: {value!r}"
+        ) from None
 
 
 def _number(body: dict[str, Any], name: str) -> float | None:
@@ -102,7 +104,9 @@ async def clock(request: Request) -> Response:
 
 async def advance(request: Request) -> Response:
     body = await _json_body(request)
-    return JSON(await control.advance(runtime(request), _number(body, "seconds"), _instant(body, "to")))
+    return JSON(
+        await control.advance(runtime(request), _number(body, "seconds"), _instant(body, "to"))
+    )
 
 
 async def freeze(request: Request) -> Response:
@@ -149,7 +153,12 @@ async def sink_post(request: Request) -> Response:
     raw = await read_body(request)
     headers = {k: v for k, v in request.headers.items()}
     message_id = await control.sink_receive(
-        runtime(request), name, request.method, request.url.path, headers, raw.decode("utf-8", "replace")
+        runtime(request),
+        name,
+        request.method,
+        request.url.path,
+        headers,
+        raw.decode("utf-8", "replace"),
     )
     return JSON({"received": True, "id": message_id})
 
@@ -171,7 +180,9 @@ async def test_values(request: Request) -> Response:
 async def not_yet(request: Request) -> Response:
     """Parts of the contract whose domain has not landed yet."""
     return error(
-        404, "not_implemented", f"{request.url.path} is part of the control plane contract but not available yet"
+        404,
+        "not_implemented",
+        f"{request.url.path} is part of the control plane contract but not available yet",
     )
 
 
@@ -211,7 +222,9 @@ async def _api_error(request: Request, exc: Exception) -> Response:
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 405:
-        return error(405, "method_not_allowed", f"{request.method} is not allowed on {request.url.path}")
+        return error(
+            405, "method_not_allowed", f"{request.method} is not allowed on {request.url.path}"
+        )
     return error(exc.status_code, "not_found", f"no control-plane endpoint at {request.url.path}")
 
 
@@ -234,7 +247,9 @@ class AdminGuard:
         headers = dict(scope["headers"])
         given = headers.get(b"authorization", b"").decode("latin-1")
         if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
-            response = error(401, "admin_token_required", "this control plane needs the admin token")
+            response = error(
+                401, "admin_token_required", "this control plane needs the admin token"
+            )
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)
@@ -251,7 +266,7 @@ def control_app(rt: Runtime) -> Starlette:
     app = Starlette(
         routes=ROUTES,
         middleware=[Middleware(AdminGuard, token=token)],
-        exception_handlers={  # type: ignore[dict-item]
+        exception_handlers={
             ControlError: _control_error,
             ApiError: _api_error,
             HTTPException: _http_error,

@@ -49,14 +49,18 @@ async def read(request: Request) -> Response:
 async def replace(request: Request) -> Response:
     caller = await gateway_caller(request)
     client_id = _client_id(request)
-    client = await clients.replace(runtime(request), caller.merchant_id, client_id, await _body(request))
+    client = await clients.replace(
+        runtime(request), caller.merchant_id, client_id, await _body(request)
+    )
     return JSON(client)
 
 
 async def patch(request: Request) -> Response:
     caller = await gateway_caller(request)
     client_id = _client_id(request)
-    client = await clients.patch(runtime(request), caller.merchant_id, client_id, await _body(request))
+    client = await clients.patch(
+        runtime(request), caller.merchant_id, client_id, await _body(request)
+    )
     return JSON(client)
 
 
@@ -70,7 +74,9 @@ async def recurring_tokens(request: Request) -> Response:
     caller = await gateway_caller(request)
     client_id = _client_id(request)
     number, size = page_params(request)
-    page = await clients.recurring_tokens(runtime(request), caller.merchant_id, client_id, number, size)
+    page = await clients.recurring_tokens(
+        runtime(request), caller.merchant_id, client_id, number, size
+    )
     return raw_page_response(request, number, page.items, page.has_next)
 
 
@@ -78,5 +84,7 @@ async def feed(request: Request) -> Response:
     caller = await gateway_caller(request)
     client_id = _client_id(request)
     number, size = page_params(request)
-    entries, has_next = await clients.feed(runtime(request), caller.merchant_id, client_id, number, size)
+    entries, has_next = await clients.feed(
+        runtime(request), caller.merchant_id, client_id, number, size
+    )
     return page_response(request, number, entries, has_next)

@@ -31,14 +31,18 @@ def _links(request: Request, number: int, has_next: bool) -> tuple[str | None, s
     return next_url, previous
 
 
-def page_response(request: Request, number: int, results: Sequence[object], has_next: bool) -> Response:
+def page_response(
+    request: Request, number: int, results: Sequence[object], has_next: bool
+) -> Response:
     if number > 1 and not results:
         raise NotFound("Invalid page.")
     next_url, previous = _links(request, number, has_next)
     return JSON({"results": results, "next": next_url, "previous": previous})
 
 
-def raw_page_response(request: Request, number: int, items: list[bytes], has_next: bool) -> Response:
+def raw_page_response(
+    request: Request, number: int, items: list[bytes], has_next: bool
+) -> Response:
     """Like ``page_response`` for objects already stored as JSON."""
     if number > 1 and not items:
         raise NotFound("Invalid page.")

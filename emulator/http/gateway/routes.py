@@ -26,6 +26,6 @@ ROUTES = [
 
 
 def gateway_app(rt: Runtime) -> Starlette:
-    app = Starlette(routes=ROUTES, exception_handlers=HANDLERS)  # type: ignore[arg-type]
+    app = Starlette(routes=ROUTES, exception_handlers=HANDLERS)
     app.state.runtime = rt
     return app

@@ -1,0 +1,90 @@
+"""Shared fixtures: a real runtime on a real SQLite file, the real app in-process over HTTP."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from emulator.app import create_app
+from emulator.runtime import Runtime
+from emulator.settings import Settings
+
+# Tests set time explicitly at a fixed epoch, never "now".
+EPOCH = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+EPOCH_S = int(EPOCH.timestamp())
+
+DEFAULT_KEY = "sk_test_emulator_default_key"
+DEFAULT_CLIENT = ("emulator-default-client", "emulator-default-secret")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> None:
+    """Every ``async def`` test runs on anyio (asyncio backend, pinned below)."""
+    if name.startswith("test") and inspect.iscoroutinefunction(obj):
+        pytest.mark.anyio(obj)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def settings_for(path: Path, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "db_path": path / "emulator.sqlite3",
+        "clock": "frozen",
+        "start": EPOCH,
+        "clock_explicit": True,
+        "seed": 1234,
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+@pytest.fixture
+async def runtime(tmp_path: Path) -> AsyncIterator[Runtime]:
+    async with Runtime(settings_for(tmp_path)) as rt:
+        yield rt
+
+
+@pytest.fixture
+async def http(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=create_app(runtime))
+    async with httpx.AsyncClient(transport=transport, base_url="http://emulator") as client:
+        yield client
+
+
+@pytest.fixture
+async def merchant(http: httpx.AsyncClient) -> dict[str, Any]:
+    response = await http.post("/_emulator/merchants")
+    assert response.status_code == 201
+    body: dict[str, Any] = response.json()
+    return body
+
+
+@pytest.fixture
+def gw(merchant: dict[str, Any]) -> dict[str, str]:
+    """Headers of the test merchant's gateway calls."""
+    return {"Authorization": f"Bearer {merchant['api_key']}"}
+
+
+async def token_for(http: httpx.AsyncClient, client_id: str, secret: str) -> str:
+    response = await http.post(
+        "/oauth2/token", auth=(client_id, secret), data={"grant_type": "client_credentials"}
+    )
+    assert response.status_code == 200, response.text
+    token: str = response.json()["access_token"]
+    return token
+
+
+@pytest.fixture
+async def v2(http: httpx.AsyncClient, merchant: dict[str, Any]) -> dict[str, str]:
+    """Headers of the test merchant's bank (v2) calls."""
+    token = await token_for(http, merchant["client_id"], merchant["client_secret"])
+    return {"Authorization": f"Bearer {token}"}

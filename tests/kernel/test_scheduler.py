@@ -1,0 +1,142 @@
+"""The scheduler: durable jobs run in due order, with the clock at each job's due time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from emulator.app import create_app
+from emulator.kernel.clock import from_us, to_us
+from emulator.kernel.scheduler import Job, pending_jobs
+from emulator.kernel.storage import Tx
+from emulator.runtime import Runtime
+from tests.conftest import EPOCH, settings_for
+
+T0 = to_us(EPOCH)
+SECOND = 1_000_000
+
+
+def recorder(rt: Runtime, seen: list[tuple[str, int]]) -> None:
+    """Register a job kind that records its name and the clock while it runs."""
+
+    def handler(tx: Tx, job: Job) -> None:
+        seen.append((str(job.payload["name"]), rt.clock.now_us()))
+
+    rt.scheduler.handle("test.record", handler)
+
+
+async def schedule(rt: Runtime, *jobs: tuple[str, int]) -> None:
+    def unit(tx: Tx) -> None:
+        for name, due in jobs:
+            rt.scheduler.schedule(tx, "test.record", due, {"name": name})
+
+    await rt.db.write(unit)
+
+
+async def test_advance_runs_due_jobs_in_order_at_their_due_time(runtime: Runtime):
+    """Jobs run in due order (ties by creation), each with the clock at its due time."""
+    seen: list[tuple[str, int]] = []
+    recorder(runtime, seen)
+    await schedule(
+        runtime, ("c", T0 + 30 * SECOND), ("a", T0 + 10 * SECOND), ("b", T0 + 10 * SECOND)
+    )
+    ran = await runtime.scheduler.advance(T0 + 60 * SECOND)
+    assert ran == 3
+    assert seen == [("a", T0 + 10 * SECOND), ("b", T0 + 10 * SECOND), ("c", T0 + 30 * SECOND)]
+    assert runtime.clock.now_us() == T0 + 60 * SECOND
+
+
+async def test_advance_leaves_later_jobs_pending(runtime: Runtime):
+    """Only jobs due by the target run; the rest wait."""
+    seen: list[tuple[str, int]] = []
+    recorder(runtime, seen)
+    await schedule(runtime, ("soon", T0 + SECOND), ("later", T0 + 3600 * SECOND))
+    assert await runtime.scheduler.advance(T0 + 60 * SECOND) == 1
+    left = await runtime.db.read(pending_jobs)
+    assert [j.payload["name"] for j in left] == ["later"]
+
+
+async def test_jobs_scheduled_by_a_job_run_in_the_same_advance(runtime: Runtime):
+    """A job that schedules another job inside the window sees it run too, in order."""
+    seen: list[str] = []
+
+    def chain(tx: Tx, job: Job) -> None:
+        n = int(job.payload["n"])
+        seen.append(f"{n}@{(runtime.clock.now_us() - T0) // SECOND}")
+        if n < 3:
+            runtime.scheduler.schedule(tx, "test.chain", job.due_us + 10 * SECOND, {"n": n + 1})
+
+    runtime.scheduler.handle("test.chain", chain)
+    await runtime.db.write(
+        lambda tx: runtime.scheduler.schedule(tx, "test.chain", T0 + SECOND, {"n": 1})
+    )
+    assert await runtime.scheduler.advance(T0 + 100 * SECOND) == 3
+    assert seen == ["1@1", "2@11", "3@21"]
+
+
+async def test_a_failing_job_is_kept_as_failed_and_does_not_block(runtime: Runtime):
+    """A handler error marks the job failed (kept for inspection); later jobs still run."""
+    seen: list[tuple[str, int]] = []
+    recorder(runtime, seen)
+
+    def boom(tx: Tx, job: Job) -> None:
+        raise RuntimeError("boom")
+
+    runtime.scheduler.handle("test.boom", boom)
+    await runtime.db.write(lambda tx: runtime.scheduler.schedule(tx, "test.boom", T0 + SECOND, {}))
+    await schedule(runtime, ("after", T0 + 2 * SECOND))
+    assert await runtime.scheduler.advance(T0 + 10 * SECOND) == 2
+    assert seen == [("after", T0 + 2 * SECOND)]
+    row = await runtime.db.read(lambda tx: tx.one("SELECT state, error FROM jobs"))
+    assert tuple(row) == ("failed", "RuntimeError: boom")
+
+
+async def test_jobs_survive_a_restart(tmp_path: Path):
+    """Jobs are rows: a new runtime on the same file runs what the old one scheduled."""
+    settings = settings_for(tmp_path)
+    seen: list[tuple[str, int]] = []
+    async with Runtime(settings) as rt:
+        recorder(rt, seen)
+        await schedule(rt, ("durable", T0 + 5 * SECOND))
+    async with Runtime(settings) as rt:
+        recorder(rt, seen)
+        assert await rt.scheduler.advance(T0 + 10 * SECOND) == 1
+    assert seen == [("durable", T0 + 5 * SECOND)]
+
+
+async def test_a_request_first_runs_what_is_due(runtime: Runtime):
+    """Any interface request runs due jobs before it is answered, so state is never stale."""
+    seen: list[tuple[str, int]] = []
+    recorder(runtime, seen)
+    await schedule(runtime, ("due", T0))
+    transport = httpx.ASGITransport(app=create_app(runtime))
+    async with httpx.AsyncClient(transport=transport, base_url="http://emulator") as http:
+        await http.get("/api/v1/clients/")
+    assert seen == [("due", T0)]
+
+
+async def test_async_handlers_run_with_the_clock_at_due_time(runtime: Runtime):
+    """Handlers with I/O are awaited in order too; the job is removed when they return."""
+    seen: list[str] = []
+
+    async def handler(job: Job) -> None:
+        seen.append(from_us(runtime.clock.now_us()).isoformat())
+
+    runtime.scheduler.handle_async("test.async", handler)
+    await runtime.db.write(
+        lambda tx: runtime.scheduler.schedule(tx, "test.async", T0 + 60 * SECOND, {})
+    )
+    assert await runtime.scheduler.advance(T0 + 120 * SECOND) == 1
+    assert seen == ["2026-01-05T09:01:00+00:00"]
+    assert await runtime.db.read(pending_jobs) == []
+
+
+async def test_the_clock_only_moves_forward(runtime: Runtime):
+    """Advancing to the past is refused."""
+    try:
+        await runtime.scheduler.advance(T0 - SECOND)
+    except ValueError as exc:
+        assert "forward" in str(exc)
+    else:
+        raise AssertionError("advance to the past was accepted")

@@ -1,0 +1,117 @@
+"""Storage: WAL, migrations, units of work, group commit, isolation of failing units."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from emulator.kernel.storage import Database, Tx, apply_migrations, migration_files
+
+
+@pytest.fixture
+async def db(tmp_path: Path):
+    database = Database(tmp_path / "db.sqlite3")
+    await database.open()
+    await database.write(lambda tx: tx.execute("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER)"))
+    yield database
+    await database.close()
+
+
+async def test_database_is_a_wal_file(db: Database):
+    """The state is a real SQLite file in WAL mode."""
+    mode = await db.read(lambda tx: tx.one("PRAGMA journal_mode"))
+    assert mode is not None and mode[0] == "wal"
+    assert db.path.is_file()
+
+
+async def test_migrations_are_recorded_and_applied_once(tmp_path: Path):
+    """Every numbered migration is applied once and recorded with its name."""
+    conn = sqlite3.connect(tmp_path / "m.sqlite3")
+    first = apply_migrations(conn)
+    again = apply_migrations(conn)
+    recorded = conn.execute("SELECT version, name FROM schema_migrations").fetchall()
+    conn.close()
+    assert first == [v for v, _, _ in migration_files()]
+    assert again == []
+    assert recorded == [(v, n) for v, n, _ in migration_files()]
+
+
+async def test_a_failing_migration_leaves_nothing_behind(tmp_path: Path, monkeypatch):
+    """A migration and its record commit together: a failure applies neither."""
+    conn = sqlite3.connect(tmp_path / "m.sqlite3")
+    bad = [(1, "0001_bad.sql", "CREATE TABLE a (x);\nTHIS IS NOT SQL;")]
+    monkeypatch.setattr("emulator.kernel.storage.migration_files", lambda: bad)
+    with pytest.raises(sqlite3.OperationalError):
+        apply_migrations(conn)
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    conn.close()
+    assert "a" not in tables
+
+
+async def test_write_commits_before_returning(db: Database, tmp_path: Path):
+    """Once write() returns, another connection sees the row (durable before the answer)."""
+    await db.write(lambda tx: tx.execute("INSERT INTO t VALUES ('a', 1)"))
+    other = sqlite3.connect(db.path)
+    assert other.execute("SELECT v FROM t WHERE k = 'a'").fetchone() == (1,)
+    other.close()
+
+
+async def test_a_failing_unit_rolls_back_alone_in_a_shared_batch(db: Database):
+    """Concurrent units share a commit, but a failing one rolls back only itself."""
+
+    def good(key: str):
+        return lambda tx: tx.execute("INSERT INTO t VALUES (?, 1)", (key,))
+
+    def bad(tx: Tx) -> None:
+        tx.execute("INSERT INTO t VALUES ('bad', 1)")
+        raise ValueError("domain says no")
+
+    results = await asyncio.gather(
+        db.write(good("x")), db.write(bad), db.write(good("y")), return_exceptions=True
+    )
+    assert isinstance(results[1], ValueError)
+    keys = await db.read(lambda tx: [r[0] for r in tx.all("SELECT k FROM t ORDER BY k")])
+    assert keys == ["x", "y"]
+
+
+async def test_unique_index_decides_races(db: Database):
+    """Two concurrent inserts of the same key: exactly one wins."""
+    insert = lambda tx: tx.execute("INSERT INTO t VALUES ('same', 1)")  # noqa: E731
+    results = await asyncio.gather(db.write(insert), db.write(insert), return_exceptions=True)
+    assert sum(isinstance(r, sqlite3.IntegrityError) for r in results) == 1
+
+
+async def test_after_commit_hooks_run_only_for_committed_units(db: Database):
+    """Hooks of a unit run after its commit; a failed unit's hooks never run."""
+    seen: list[str] = []
+
+    def ok(tx: Tx) -> None:
+        tx.after_commit(lambda: seen.append("ok"))
+
+    def failing(tx: Tx) -> None:
+        tx.after_commit(lambda: seen.append("failed"))
+        raise RuntimeError
+
+    await asyncio.gather(db.write(ok), db.write(failing), return_exceptions=True)
+    assert seen == ["ok"]
+
+
+async def test_write_later_is_visible_after_barrier(db: Database):
+    """A queued write is committed by the time a barrier returns."""
+    db.write_later(lambda tx: tx.execute("INSERT INTO t VALUES ('later', 2)"))
+    await db.barrier()
+    assert await db.read(lambda tx: tx.one("SELECT v FROM t WHERE k = 'later'")[0]) == 2
+
+
+async def test_read_connection_cannot_write(db: Database):
+    """Reads run on a query-only connection."""
+    with pytest.raises(sqlite3.OperationalError):
+        await db.read(lambda tx: tx.execute("INSERT INTO t VALUES ('r', 1)"))
+
+
+async def test_exclusive_runs_outside_a_transaction(db: Database):
+    """Exclusive work (backup, restore) sees no open transaction."""
+    assert await db.exclusive(lambda conn: conn.in_transaction) is False
