@@ -1,0 +1,295 @@
+"""The control plane (/_emulator/): the documented contract, through HTTP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from emulator import __version__
+from emulator.app import create_app
+from emulator.runtime import Runtime
+from tests.conftest import DEFAULT_KEY, EPOCH_S, settings_for
+
+DEFAULT = {"Authorization": f"Bearer {DEFAULT_KEY}"}
+
+
+async def test_health(http):
+    """Health answers ok with the version."""
+    response = await http.get("/_emulator/health")
+    assert (response.status_code, response.json()) == (
+        200,
+        {"status": "ok", "version": __version__},
+    )
+
+
+async def test_new_merchant_has_working_credentials_for_both_interfaces(http):
+    """POST /merchants returns every credential; each one works on its interface."""
+    response = await http.post("/_emulator/merchants", json={"name": "Acme"})
+    assert response.status_code == 201
+    m = response.json()
+    assert set(m) == {
+        "company_id", "name", "brand_id", "api_key", "production_api_key",
+        "client_id", "client_secret", "profiles",
+    }  # fmt: skip
+    assert m["name"] == "Acme"
+    assert [set(p) for p in m["profiles"]] == [{"profileCode", "id", "createdByClient"}]
+    gateway = await http.get(
+        "/api/v1/clients/", headers={"Authorization": f"Bearer {m['api_key']}"}
+    )
+    assert gateway.status_code == 200
+    token = await http.post(
+        "/oauth2/token",
+        auth=(m["client_id"], m["client_secret"]),
+        data={"grant_type": "client_credentials"},
+    )
+    assert token.status_code == 200
+
+
+async def test_merchants_list_includes_the_default_and_new_ones(http, merchant):
+    """GET /merchants lists every merchant with its credentials."""
+    body = (await http.get("/_emulator/merchants")).json()
+    ids = [m["company_id"] for m in body["merchants"]]
+    assert ids == ["9f1c3a52-7d4e-4b8a-9c61-2e5f0a7b3d10", merchant["company_id"]]
+    assert body["merchants"][1]["api_key"] == merchant["api_key"]
+
+
+async def test_bad_merchant_name_is_400(http):
+    """A name that is not a short string is refused in the control-plane dialect."""
+    response = await http.post("/_emulator/merchants", json={"name": 7})
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": {"code": "invalid", "message": "'name' must be a string of 1 to 128 characters"}
+    }
+
+
+async def test_clock_get(http):
+    """GET /clock shows the instant and the mode."""
+    assert (await http.get("/_emulator/clock")).json() == {
+        "now": "2026-01-05T09:00:00Z",
+        "mode": "frozen",
+    }
+
+
+async def test_advance_by_seconds_and_to_an_instant(http):
+    """advance takes seconds or an ISO instant and reports jobs_run."""
+    by_seconds = await http.post("/_emulator/clock/advance", json={"seconds": 90})
+    assert by_seconds.json() == {"now": "2026-01-05T09:01:30Z", "mode": "frozen", "jobs_run": 0}
+    to = await http.post("/_emulator/clock/advance", json={"to": "2026-01-06T00:00:00Z"})
+    assert to.json() == {"now": "2026-01-06T00:00:00Z", "mode": "frozen", "jobs_run": 0}
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        pytest.param({}, "give exactly one of 'seconds' or 'to'", id="neither"),
+        pytest.param(
+            {"seconds": 1, "to": "2027-01-01T00:00:00Z"},
+            "give exactly one of 'seconds' or 'to'",
+            id="both",
+        ),
+        pytest.param({"seconds": -5}, "'seconds' must be a non-negative number", id="negative"),
+        pytest.param({"seconds": "5"}, "'seconds' must be a non-negative number", id="string"),
+        pytest.param(
+            {"to": "yesterday"}, "'to' is not an ISO-8601 instant: 'yesterday'", id="bad-instant"
+        ),
+        pytest.param(
+            {"to": "2020-01-01T00:00:00Z"},
+            "the clock only moves forward; use freeze with 'at' to jump",
+            id="backwards",
+        ),
+    ],
+)
+async def test_advance_refuses_bad_bodies(http, body, message):
+    """A bad advance body is a 400 that says what is wrong."""
+    response = await http.post("/_emulator/clock/advance", json=body)
+    assert (response.status_code, response.json()) == (
+        400,
+        {"error": {"code": "invalid", "message": message}},
+    )
+
+
+async def test_malformed_control_json_is_400(http):
+    """Malformed JSON on the control plane is a 400, not a 500."""
+    response = await http.post("/_emulator/clock/advance", content=b"{nope")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "malformed_json"
+
+
+async def test_freeze_at_and_resume(http):
+    """freeze can jump to an instant; resume goes back to real mode from there."""
+    frozen = await http.post("/_emulator/clock/freeze", json={"at": "2030-06-01T08:00:00Z"})
+    assert frozen.json() == {"now": "2030-06-01T08:00:00Z", "mode": "frozen"}
+    resumed = await http.post("/_emulator/clock/resume")
+    assert resumed.json()["mode"] == "real"
+    assert resumed.json()["now"].startswith("2030-06-01T08:00")
+
+
+async def test_reset_wipes_state_and_reseeds(http, merchant, gw):
+    """reset removes every object and merchant but the default, and puts the clock back."""
+    created = await http.post("/api/v1/clients/", json={"email": "a@example.com"}, headers=DEFAULT)
+    await http.post("/_emulator/clock/advance", json={"seconds": 3600})
+    response = await http.post("/_emulator/reset")
+    assert response.json() == {"reset": True, "now": "2026-01-05T09:00:00Z", "mode": "frozen"}
+    gone = await http.get(f"/api/v1/clients/{created.json()['id']}/", headers=DEFAULT)
+    assert gone.status_code == 404
+    assert (await http.get("/api/v1/clients/", headers=gw)).status_code == 401  # merchant gone
+    merchants = (await http.get("/_emulator/merchants")).json()["merchants"]
+    assert [m["company_id"] for m in merchants] == ["9f1c3a52-7d4e-4b8a-9c61-2e5f0a7b3d10"]
+
+
+async def test_snapshot_save_and_restore(http):
+    """A restored snapshot brings back objects and the clock exactly as saved."""
+    kept = (
+        await http.post("/api/v1/clients/", json={"email": "kept@example.com"}, headers=DEFAULT)
+    ).json()
+    saved = await http.post("/_emulator/snapshots/before")
+    assert saved.status_code == 201
+    assert saved.json() == {"name": "before", "saved_at": "2026-01-05T09:00:00Z"}
+    await http.post("/api/v1/clients/", json={"email": "later@example.com"}, headers=DEFAULT)
+    await http.delete(f"/api/v1/clients/{kept['id']}/", headers=DEFAULT)
+    await http.post("/_emulator/clock/advance", json={"seconds": 600})
+    restored = await http.post("/_emulator/snapshots/before/restore")
+    assert restored.json() == {
+        "name": "before",
+        "restored": True,
+        "now": "2026-01-05T09:00:00Z",
+        "mode": "frozen",
+    }
+    listed = (await http.get("/api/v1/clients/", headers=DEFAULT)).json()["results"]
+    assert [c["email"] for c in listed] == ["kept@example.com"]
+    assert (await http.get("/_emulator/snapshots")).json() == {"snapshots": ["before"]}
+
+
+async def test_restoring_an_unknown_snapshot_is_404(http):
+    response = await http.post("/_emulator/snapshots/nothing/restore")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "snapshot_not_found"
+
+
+async def test_snapshot_names_are_checked(http):
+    """Snapshot names cannot reach outside the snapshot folder."""
+    response = await http.post("/_emulator/snapshots/..hidden")
+    assert response.status_code == 400
+
+
+async def test_request_journal_newest_first_with_bodies(http, merchant, gw):
+    """The journal lists requests newest first with status, bodies and merchant."""
+    await http.post("/api/v1/clients/", json={"email": "j@example.com"}, headers=gw)
+    await http.get("/api/v1/clients/nope/", headers=gw)
+    body = (await http.get(f"/_emulator/requests?merchant={merchant['company_id']}")).json()
+    entries = body["requests"]
+    assert [(e["method"], e["path"], e["status"]) for e in entries] == [
+        ("GET", "/api/v1/clients/nope/", 400),
+        ("POST", "/api/v1/clients/", 201),
+    ]
+    assert entries[1]["request_body"] == '{"email":"j@example.com"}'
+    assert '"email":"j@example.com"' in entries[1]["response_body"]
+    assert {e["merchant"] for e in entries} == {merchant["company_id"]}
+    assert entries[0]["interface"] == "gateway"
+    assert entries[0]["time"] == "2026-01-05T09:00:00Z"
+
+
+async def test_request_journal_paging_and_limits(http):
+    """limit and before page the journal; bad values are 400."""
+    for _ in range(3):
+        await http.get("/api/v1/clients/", headers=DEFAULT)
+    first = (await http.get("/_emulator/requests?limit=2")).json()["requests"]
+    assert len(first) == 2
+    rest = (await http.get(f"/_emulator/requests?before={first[-1]['id']}")).json()["requests"]
+    assert len(rest) == 1
+    assert (await http.get("/_emulator/requests?limit=0")).status_code == 400
+    assert (await http.get("/_emulator/requests?before=x")).status_code == 400
+
+
+async def test_sink_records_and_lists_oldest_first(http):
+    """The sink answers 200, records headers and body, lists oldest first, can be cleared."""
+    first = await http.post("/_emulator/sink/hooks", json={"n": 1}, headers={"X-Signature": "abc"})
+    assert first.status_code == 200
+    await http.post("/_emulator/sink/hooks", content=b"plain text")
+    await http.post("/_emulator/sink/other", json={"n": 3})
+    body = (await http.get("/_emulator/sink/hooks")).json()
+    assert body["name"] == "hooks"
+    assert [(m["body"], m["json"]) for m in body["messages"]] == [
+        ('{"n":1}', {"n": 1}),
+        ("plain text", None),
+    ]
+    assert body["messages"][0]["headers"]["x-signature"] == "abc"
+    assert body["messages"][0]["received_at"] == "2026-01-05T09:00:00Z"
+    cleared = await http.delete("/_emulator/sink/hooks")
+    assert cleared.json() == {"name": "hooks", "deleted": 2}
+    assert (await http.get("/_emulator/sink/hooks")).json()["messages"] == []
+    assert len((await http.get("/_emulator/sink/other")).json()["messages"]) == 1
+
+
+async def test_test_values_are_the_fixtures(http, runtime):
+    """test-values serves the magic cards and accounts from fixtures/."""
+    body = (await http.get("/_emulator/test-values")).json()
+    assert body == runtime.test_values
+    assert body["cards"][0] == {
+        "number": "4444333322221111",
+        "purchase": "paid, no 3-D Secure; a CVC other than 123 declines (do_not_honour)",
+        "payout": "success at once",
+    }
+    assert [a["number"] for a in body["accounts"]][:2] == ["110000001", "110000002"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/_emulator/scenarios"),
+        ("POST", "/_emulator/scenarios/x/activate"),
+        ("GET", "/_emulator/deliveries"),
+        ("POST", "/_emulator/purchases/x/pay"),
+        ("POST", "/_emulator/mandates/x/authorise"),
+        ("POST", "/_emulator/payouts/x/settle"),
+    ],
+)
+async def test_contract_endpoints_of_later_domains_answer_404(http, method, path):
+    """Parts of the contract whose domain has not landed answer 404 with a reason."""
+    response = await http.request(method, path)
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_implemented"
+
+
+async def test_unknown_control_path_and_wrong_method(http):
+    """Unknown control paths are 404 and wrong methods 405, in the control dialect."""
+    missing = await http.get("/_emulator/nope")
+    assert (missing.status_code, missing.json()["error"]["code"]) == (404, "not_found")
+    wrong = await http.delete("/_emulator/health")
+    assert (wrong.status_code, wrong.json()["error"]["code"]) == (405, "method_not_allowed")
+
+
+async def test_control_plane_needs_the_admin_token_off_loopback(tmp_path: Path):
+    """Bound to a non-loopback address, the control plane wants the admin token (sink excepted)."""
+    settings = settings_for(tmp_path, host="0.0.0.0", admin_token="s3cret")
+    async with Runtime(settings) as rt:
+        transport = httpx.ASGITransport(app=create_app(rt))
+        async with httpx.AsyncClient(transport=transport, base_url="http://emulator") as http:
+            refused = await http.get("/_emulator/clock")
+            assert (refused.status_code, refused.json()["error"]["code"]) == (
+                401,
+                "admin_token_required",
+            )
+            allowed = await http.get("/_emulator/clock", headers={"Authorization": "Bearer s3cret"})
+            assert allowed.status_code == 200
+            assert (await http.post("/_emulator/sink/hooks", json={})).status_code == 200
+
+
+async def test_journal_records_the_merchant_of_a_token_request(http):
+    """Requests on the bank interface are journaled with the token's merchant."""
+    token = (
+        await http.post(
+            "/oauth2/token",
+            auth=("emulator-default-client", "emulator-default-secret"),
+            data={"grant_type": "client_credentials"},
+        )
+    ).json()["access_token"]
+    await http.get("/v2/merchantprofile", headers={"Authorization": f"Bearer {token}"})
+    entries = (await http.get("/_emulator/requests?limit=2")).json()["requests"]
+    assert [(e["interface"], e["merchant"]) for e in entries] == [
+        ("bank", "9f1c3a52-7d4e-4b8a-9c61-2e5f0a7b3d10"),
+        ("auth", None),
+    ]
+    assert EPOCH_S

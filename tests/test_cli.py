@@ -1,0 +1,158 @@
+"""``payments-emulator serve`` as users run it: a real process on a real port and file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from emulator.cli import _parser, settings_from
+
+DEFAULT = {"Authorization": "Bearer sk_test_emulator_default_key"}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def serving(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, list[str]]]:
+    """Run ``python -m emulator serve`` until the block ends; the list gets its output."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "emulator",
+            "serve",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            *args,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, **(env or {})},
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    output: list[str] = []
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                if httpx.get(f"{url}/_emulator/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                output = process.stdout.read() if process.stdout else ""
+                raise AssertionError(f"the emulator did not start:\n{output}")
+            time.sleep(0.02)
+        yield url, output
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        finally:
+            if process.stdout:
+                output.append(process.stdout.read())
+                process.stdout.close()
+
+
+def test_serve_prints_addresses_and_default_credentials(tmp_path: Path):
+    """The banner shows every address and the default merchant's credentials."""
+    with serving("--db", str(tmp_path / "e.sqlite3")) as (url, output):
+        pass
+    for expected in (
+        f"{url}/api/v1/",
+        f"{url}/v2/",
+        f"{url}/oauth2/token",
+        f"{url}/_emulator/",
+        "sk_test_emulator_default_key",
+        "emulator-default-client",
+        "emulator-default-secret",
+        "DEFAULT01",
+    ):
+        assert expected in output[0]
+
+
+def test_state_and_clock_survive_a_restart(tmp_path: Path):
+    """A client and an advanced frozen clock are still there after the process restarts."""
+    db = str(tmp_path / "e.sqlite3")
+    with serving("--db", db, "--clock", "frozen", "--start", "2026-01-05T09:00:00Z") as (url, _):
+        created = httpx.post(
+            f"{url}/api/v1/clients/", json={"email": "a@example.com"}, headers=DEFAULT
+        )
+        assert created.status_code == 201
+        httpx.post(f"{url}/_emulator/clock/advance", json={"seconds": 3600})
+    with serving("--db", db) as (url, _):
+        again = httpx.get(f"{url}/api/v1/clients/{created.json()['id']}/", headers=DEFAULT)
+        assert again.json() == created.json()
+        assert httpx.get(f"{url}/_emulator/clock").json() == {
+            "now": "2026-01-05T10:00:00Z",
+            "mode": "frozen",
+        }
+
+
+def test_environment_variables_configure_serve(tmp_path: Path):
+    """EMULATOR_DB, EMULATOR_CLOCK and EMULATOR_START work like the flags."""
+    env = {
+        "EMULATOR_DB": str(tmp_path / "env.sqlite3"),
+        "EMULATOR_CLOCK": "frozen",
+        "EMULATOR_START": "2027-02-03T04:05:06Z",
+    }
+    with serving(env=env) as (url, _):
+        assert httpx.get(f"{url}/_emulator/clock").json() == {
+            "now": "2027-02-03T04:05:06Z",
+            "mode": "frozen",
+        }
+    assert (tmp_path / "env.sqlite3").is_file()
+
+
+def test_flags_win_over_environment():
+    """A flag overrides the environment variable of the same setting."""
+    args = _parser().parse_args(["serve", "--port", "9001", "--clock", "real"])
+    settings = settings_from(args, {"EMULATOR_PORT": "9000", "EMULATOR_CLOCK": "frozen"})
+    assert (settings.port, settings.clock, settings.clock_explicit) == (9001, "real", True)
+
+
+def test_non_loopback_binding_gets_an_admin_token():
+    """Bound off loopback with no admin token, one is generated."""
+    settings = settings_from(_parser().parse_args(["serve", "--host", "0.0.0.0"]), {})
+    assert settings.admin_token and len(settings.admin_token) == 32
+
+
+def test_bad_start_is_a_clear_error():
+    """An unparseable --start ends with a message, not a traceback."""
+    result = subprocess.run(
+        [sys.executable, "-m", "emulator", "serve", "--start", "soon"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 2
+    assert "payments-emulator:" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["serve", "--help"]])
+def test_help_and_version(argv: list[str]):
+    result = subprocess.run(
+        [sys.executable, "-m", "emulator", *argv], capture_output=True, text=True, timeout=30
+    )
+    assert result.returncode == 0
