@@ -248,3 +248,11 @@ async def test_trailing_slash_is_redirected(http, gw):
     response = await http.get("/api/v1/clients", headers=gw)
     assert response.status_code == 307
     assert response.headers["location"] == "http://emulator/api/v1/clients/"
+
+
+async def test_a_refused_change_writes_no_event(http, gw, runtime):
+    """State and its events commit together: a 409 leaves no event behind."""
+    await create(http, gw)
+    await http.post("/api/v1/clients/", json={"email": NEW["email"]}, headers=gw)
+    rows = await runtime.db.read(lambda tx: tx.all("SELECT event_type FROM outbox"))
+    assert [r[0] for r in rows] == ["client.created"]

@@ -140,3 +140,19 @@ async def test_the_clock_only_moves_forward(runtime: Runtime):
         assert "forward" in str(exc)
     else:
         raise AssertionError("advance to the past was accepted")
+
+
+async def test_the_ticker_runs_jobs_as_they_fall_due_in_real_mode(tmp_path: Path):
+    """In real mode nobody has to advance: the ticker runs a job once it is due."""
+    import asyncio
+
+    settings = settings_for(tmp_path, clock="real", start=None, ticker_interval=0.05)
+    async with Runtime(settings) as rt:
+        seen: list[tuple[str, int]] = []
+        recorder(rt, seen)
+        await schedule(rt, ("tick", rt.clock.now_us() + 50_000))
+        for _ in range(100):
+            if seen:
+                break
+            await asyncio.sleep(0.02)
+        assert [name for name, _ in seen] == ["tick"]
