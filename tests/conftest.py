@@ -26,7 +26,8 @@ DEFAULT_CLIENT = ("emulator-default-client", "emulator-default-secret")
 @pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> None:
     """Every ``async def`` test runs on anyio (asyncio backend, pinned below)."""
-    if name.startswith("test") and inspect.iscoroutinefunction(obj):
+    inner = getattr(getattr(obj, "hypothesis", None), "inner_test", obj)  # @given wraps tests
+    if name.startswith("test") and inspect.iscoroutinefunction(inner):
         pytest.mark.anyio(obj)
 
 

@@ -39,9 +39,20 @@ def runtime(request: Request) -> Runtime:
     return rt
 
 
+_DECIMAL = re.compile(r"^-?[0-9]{1,18}$")
+
+
+def parse_int(raw: str | None) -> int | None:
+    """A plain ASCII decimal integer (no '²', '1_000' or spaces), else None."""
+    if raw is None or not _DECIMAL.match(raw):
+        return None
+    return int(raw)
+
+
 async def read_body(request: Request, limit: int = BODY_LIMIT) -> bytes:
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    size_declared = parse_int(declared)
+    if size_declared is not None and size_declared > limit:
         raise BodyTooLarge(f"Request body is too large (limit {limit} bytes).")
     chunks: list[bytes] = []
     size = 0

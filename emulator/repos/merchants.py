@@ -73,8 +73,7 @@ def get(tx: Tx, company_id: str) -> Merchant | None:
 
 def all_merchants(tx: Tx) -> list[Merchant]:
     return [
-        _decode_merchant.decode(r[0])
-        for r in tx.all("SELECT data FROM merchants ORDER BY rowid")
+        _decode_merchant.decode(r[0]) for r in tx.all("SELECT data FROM merchants ORDER BY rowid")
     ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 
 from emulator.domain.errors import BankBadRequest
+from emulator.http.common import parse_int
 
 INT32_MAX = 2**31 - 1
 DEFAULT_TAKE = 100
@@ -17,10 +18,9 @@ def int_param(
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise BankBadRequest(f"The value '{raw}' is not valid for {name}.") from None
+    value = parse_int(raw)
+    if value is None:
+        raise BankBadRequest(f"The value '{raw}' is not valid for {name}.")
     if not minimum <= value <= maximum:
         raise BankBadRequest(f"{name} must be between {minimum} and {maximum}.")
     return value

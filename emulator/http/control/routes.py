@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from emulator import __version__
 from emulator.domain.errors import ApiError
-from emulator.http.common import JSON, read_body, runtime
+from emulator.http.common import JSON, parse_int, read_body, runtime
 from emulator.kernel.clock import parse_iso
 from emulator.services import control, merchants
 from emulator.services.control import ControlError
@@ -134,16 +134,14 @@ async def list_snapshots(request: Request) -> Response:
 
 async def requests(request: Request) -> Response:
     query = request.query_params
-    limit_raw = query.get("limit", "100")
-    before_raw = query.get("before")
-    if not limit_raw.isdigit() or not 1 <= int(limit_raw) <= 1000:
+    limit = parse_int(query.get("limit", "100"))
+    before = parse_int(query.get("before"))
+    if limit is None or not 1 <= limit <= 1000:
         raise ControlError(400, "invalid", "'limit' must be an integer from 1 to 1000")
-    if before_raw is not None and not before_raw.isdigit():
+    if "before" in query and before is None:
         raise ControlError(400, "invalid", "'before' must be a request id")
     entries = await runtime(request).journal.list(
-        merchant_id=query.get("merchant"),
-        limit=int(limit_raw),
-        before_id=int(before_raw) if before_raw is not None else None,
+        merchant_id=query.get("merchant"), limit=limit, before_id=before
     )
     return JSON({"requests": entries})
 

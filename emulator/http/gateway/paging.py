@@ -8,21 +8,22 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from emulator.domain.errors import NotFound
-from emulator.http.common import JSON, RawJSON
+from emulator.http.common import JSON, RawJSON, parse_int
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
+MAX_PAGE = 1_000_000
 
 
 def page_params(request: Request) -> tuple[int, int]:
     """(page number, page size) from ``?page=`` and ``?page_size=``; a bad page is a 404."""
-    raw_page = request.query_params.get("page", "1")
-    raw_size = request.query_params.get("page_size", str(DEFAULT_PAGE_SIZE))
-    if not raw_page.isdigit() or int(raw_page) < 1:
+    number = parse_int(request.query_params.get("page", "1"))
+    size = parse_int(request.query_params.get("page_size", str(DEFAULT_PAGE_SIZE)))
+    if number is None or not 1 <= number <= MAX_PAGE:
         raise NotFound("Invalid page.")
-    if not raw_size.isdigit() or int(raw_size) < 1:
+    if size is None or size < 1:
         raise NotFound("Invalid page size.")
-    return int(raw_page), min(int(raw_size), MAX_PAGE_SIZE)
+    return number, min(size, MAX_PAGE_SIZE)
 
 
 def _links(request: Request, number: int, has_next: bool) -> tuple[str | None, str | None]:

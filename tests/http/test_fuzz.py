@@ -1,0 +1,106 @@
+"""Never a 500 for bad input: generated bodies, ids and queries against every endpoint."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from emulator.domain.clients import ClientInput
+from tests.conftest import DEFAULT_KEY
+
+GW = {"Authorization": f"Bearer {DEFAULT_KEY}"}
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+scalars = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40)
+)
+json_values = st.recursive(
+    scalars,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+client_bodies = st.fixed_dictionaries(
+    {},
+    optional={name: json_values | st.text(max_size=300) for name in ClientInput.__struct_fields__},
+)
+bodies = st.one_of(
+    client_bodies.map(lambda d: json.dumps(d).encode()),
+    json_values.map(lambda v: json.dumps(v).encode()),
+    st.binary(max_size=200),
+)
+path_ids = st.one_of(
+    st.uuids().map(str), st.text(alphabet="abcdef0123456789-", max_size=40).filter(bool)
+)
+queries = st.dictionaries(
+    st.sampled_from(
+        ["page", "page_size", "email", "skip", "take", "creditorProfileId", "instrument", "x"]
+    ),
+    st.text(max_size=12),
+    max_size=3,
+)
+
+
+def assert_gateway_shape(status: int, body: Any) -> None:
+    assert status < 500
+    if status >= 400:
+        assert isinstance(body, dict) and body
+        for value in body.values():
+            assert set(value) == {"message", "code"}
+
+
+@FUZZ
+@given(method=st.sampled_from(["POST", "PUT", "PATCH"]), body=bodies, client_id=path_ids)
+async def test_gateway_client_writes(http, method, body, client_id):
+    """Any body to any client write endpoint: a 2xx or a gateway-dialect 4xx."""
+    path = "/api/v1/clients/" if method == "POST" else f"/api/v1/clients/{client_id}/"
+    response = await http.request(method, path, content=body, headers=GW)
+    assert_gateway_shape(response.status_code, response.json())
+
+
+@FUZZ
+@given(
+    client_id=path_ids, suffix=st.sampled_from(["", "feed/", "recurring_tokens/"]), query=queries
+)
+async def test_gateway_reads(http, client_id, suffix, query):
+    """Any id and query on the read endpoints: never a 500, always the gateway dialect."""
+    response = await http.get(f"/api/v1/clients/{client_id}/{suffix}", params=query, headers=GW)
+    assert_gateway_shape(response.status_code, response.json())
+    listed = await http.get("/api/v1/clients/", params=query, headers=GW)
+    assert_gateway_shape(listed.status_code, listed.json())
+
+
+@FUZZ
+@given(query=queries, auth=st.one_of(st.none(), st.text(max_size=30)))
+async def test_bank_reads(http, query, auth):
+    """Any query and Authorization header on v2: never a 500, always the v2 dialect."""
+    headers = (
+        {"Authorization": auth}
+        if auth is not None and auth.isprintable() and auth.isascii()
+        else {}
+    )
+    response = await http.get("/v2/merchantprofile", params=query, headers=headers)
+    assert response.status_code in (200, 400, 401, 403)
+    body = response.json()
+    if response.status_code >= 400:
+        assert body["statusCode"] == response.status_code
+
+
+@FUZZ
+@given(body=st.binary(max_size=200), auth=st.text(max_size=40))
+async def test_token_endpoint(http, body, auth):
+    """Any form body and Basic header at the token endpoint: 200 or an OAuth 400."""
+    headers = {"Content-Type": "application/x-www-form-urlencoded"}
+    if auth.isascii() and auth.isprintable():
+        headers["Authorization"] = f"Basic {auth}"
+    response = await http.post("/oauth2/token", content=body, headers=headers)
+    assert response.status_code in (200, 400)
+    assert "error" in response.json() or "access_token" in response.json()
