@@ -20,22 +20,6 @@ CLOCK_KEY = "clock"
 SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 SINK_NAME = SNAPSHOT_NAME
 
-# Tables wiped by a reset; schema_migrations stays, settings are rewritten.
-STATE_TABLES = (
-    "access_tokens",
-    "merchant_profiles",
-    "oauth_clients",
-    "api_keys",
-    "brands",
-    "clients",
-    "merchants",
-    "outbox",
-    "jobs",
-    "requests",
-    "sink_messages",
-    "settings",
-)
-
 
 class ControlError(Exception):
     """A control-plane request that cannot be done; ``status`` is its HTTP status."""
@@ -109,8 +93,14 @@ async def reset(rt: Runtime) -> None:
     """Wipe all state, put the clock back to how the emulator was started, reseed fixtures."""
 
     def wipe(tx: Tx) -> None:
-        for table in STATE_TABLES:
-            tx.execute(f"DELETE FROM {table}")
+        # Every table is state but the migrations' own record (and SQLite's bookkeeping).
+        tables = tx.all(
+            "SELECT name FROM sqlite_master WHERE type = 'table'"
+            " AND name NOT IN ('schema_migrations', 'sqlite_sequence')"
+        )
+        tx.execute("PRAGMA defer_foreign_keys = ON")
+        for (table,) in tables:
+            tx.execute(f'DELETE FROM "{table}"')
 
     await rt.db.write(wipe)
     rt.clock.configure(rt.settings.clock, rt.settings.start)

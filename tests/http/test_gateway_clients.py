@@ -256,3 +256,18 @@ async def test_a_refused_change_writes_no_event(http, gw, runtime):
     await http.post("/api/v1/clients/", json={"email": NEW["email"]}, headers=gw)
     rows = await runtime.db.read(lambda tx: tx.all("SELECT event_type FROM outbox"))
     assert [r[0] for r in rows] == ["client.created"]
+
+
+async def test_racing_patches_and_deletes_never_fail_badly(http, gw):
+    """Concurrent PATCH and DELETE of one client: each answer is a success or a clean 404."""
+    created = await create(http, gw)
+    path = f"/api/v1/clients/{created['id']}/"
+    calls = [
+        http.patch(path, json={"email": created["email"], "city": f"c{i}"}, headers=gw)
+        for i in range(8)
+    ]
+    calls.insert(4, http.delete(path, headers=gw))
+    statuses = [r.status_code for r in await asyncio.gather(*calls)]
+    assert statuses.count(204) == 1
+    assert set(statuses) <= {200, 204, 404}
+    assert (await http.get(path, headers=gw)).status_code == 404
