@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
@@ -15,6 +16,9 @@ from starlette.routing import Route
 from emulator.domain.errors import BodyTooLarge
 from emulator.http.common import JSON, read_body, runtime
 from emulator.services.auth import InvalidClient
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
@@ -68,7 +72,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return _error("invalid_request", "Not found.", status=exc.status_code)
 
 
-def oauth_app(rt: object) -> Starlette:
+def oauth_app(rt: Runtime) -> Starlette:
     app = Starlette(
         routes=[Route("/token", token, methods=["POST"])],
         exception_handlers={HTTPException: _http_error},

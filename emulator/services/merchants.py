@@ -60,6 +60,13 @@ async def create(rt: Runtime, name: str | None = None) -> dict[str, Any]:
     return describe(seed, profiles)
 
 
+def _profile_summary(profiles: list[MerchantProfile]) -> list[dict[str, Any]]:
+    return [
+        {"profileCode": p.profileCode, "id": p.id, "createdByClient": p.createdByClient}
+        for p in profiles
+    ]
+
+
 def describe(seed: MerchantSeed, profiles: list[MerchantProfile]) -> dict[str, Any]:
     return {
         "company_id": seed.company_id,
@@ -69,19 +76,19 @@ def describe(seed: MerchantSeed, profiles: list[MerchantProfile]) -> dict[str, A
         "production_api_key": seed.production_api_key,
         "client_id": seed.client_id,
         "client_secret": seed.client_secret,
-        "profiles": [
-            {"profileCode": p.profileCode, "id": p.id, "createdByClient": p.createdByClient}
-            for p in profiles
-        ],
+        "profiles": _profile_summary(profiles),
     }
 
 
 async def list_all(rt: Runtime) -> list[dict[str, Any]]:
+    """Every merchant with its credentials (the control plane's GET /merchants)."""
+
     def unit(tx: Tx) -> list[dict[str, Any]]:
         out = []
         for m in repo.all_merchants(tx):
             keys = repo.api_keys(tx, m.company_id)
             clients = repo.oauth_clients(tx, m.company_id)
+            profiles = repo.profiles(tx, m.company_id, {}, 0, 1_000_000)
             out.append(
                 {
                     "company_id": m.company_id,
@@ -91,14 +98,7 @@ async def list_all(rt: Runtime) -> list[dict[str, Any]]:
                     "production_api_key": keys.get("production"),
                     "client_id": clients[0][0] if clients else None,
                     "client_secret": clients[0][1] if clients else None,
-                    "profiles": [
-                        {
-                            "profileCode": p.profileCode,
-                            "id": p.id,
-                            "createdByClient": p.createdByClient,
-                        }
-                        for p in repo.profiles(tx, m.company_id, {}, 0, 1_000_000)
-                    ],
+                    "profiles": _profile_summary(profiles),
                 }
             )
         return out

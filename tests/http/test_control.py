@@ -10,7 +10,7 @@ import pytest
 from emulator import __version__
 from emulator.app import create_app
 from emulator.runtime import Runtime
-from tests.conftest import DEFAULT_KEY, EPOCH_S, settings_for
+from tests.conftest import DEFAULT_CLIENT, DEFAULT_KEY, settings_for, token_for
 
 DEFAULT = {"Authorization": f"Bearer {DEFAULT_KEY}"}
 
@@ -279,17 +279,10 @@ async def test_control_plane_needs_the_admin_token_off_loopback(tmp_path: Path):
 
 async def test_journal_records_the_merchant_of_a_token_request(http):
     """Requests on the bank interface are journaled with the token's merchant."""
-    token = (
-        await http.post(
-            "/oauth2/token",
-            auth=("emulator-default-client", "emulator-default-secret"),
-            data={"grant_type": "client_credentials"},
-        )
-    ).json()["access_token"]
+    token = await token_for(http, *DEFAULT_CLIENT)
     await http.get("/v2/merchantprofile", headers={"Authorization": f"Bearer {token}"})
     entries = (await http.get("/_emulator/requests?limit=2")).json()["requests"]
     assert [(e["interface"], e["merchant"]) for e in entries] == [
         ("bank", "9f1c3a52-7d4e-4b8a-9c61-2e5f0a7b3d10"),
         ("auth", None),
     ]
-    assert EPOCH_S

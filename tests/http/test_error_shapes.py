@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from emulator.domain import errors
-from tests.conftest import DEFAULT_KEY
+from tests.conftest import DEFAULT_CLIENT, DEFAULT_KEY, token_for
 
 GW = {"Authorization": f"Bearer {DEFAULT_KEY}"}
 V2 = "v2-token"  # replaced by a real token of the default merchant
@@ -125,13 +125,7 @@ async def test_error_path(http, method, path, headers, body, status, expected):
     """Each error path answers its status and exactly its dialect's body."""
     await http.post("/api/v1/clients/", json={"email": "existing@example.com"}, headers=GW)
     if headers == V2:
-        token = (
-            await http.post(
-                "/oauth2/token",
-                auth=("emulator-default-client", "emulator-default-secret"),
-                data={"grant_type": "client_credentials"},
-            )
-        ).json()["access_token"]
+        token = await token_for(http, *DEFAULT_CLIENT)
         headers = {"Authorization": f"Bearer {token}"}
     kwargs: dict[str, Any] = {"headers": headers or {}}
     if isinstance(body, bytes):
