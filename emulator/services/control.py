@@ -79,8 +79,14 @@ async def freeze(rt: Runtime, at: datetime | None) -> dict[str, Any]:
     return clock_view(rt)
 
 
-async def resume(rt: Runtime, at: datetime | None) -> dict[str, Any]:
-    rt.clock.resume(to_us(at) if at is not None else None)
+async def resume(rt: Runtime, at: datetime | None, system: bool = False) -> dict[str, Any]:
+    """Back to real mode: from now, from ``at``, or (``system``) exactly on system time."""
+    if system and at is not None:
+        raise ControlError(400, "invalid", "give 'at' or 'system', not both")
+    if system:
+        rt.clock.configure("real", None)
+    else:
+        rt.clock.resume(to_us(at) if at is not None else None)
     await save_clock(rt)
     await rt.scheduler.run_due()
     return clock_view(rt)

@@ -286,3 +286,14 @@ async def test_journal_records_the_merchant_of_a_token_request(http):
         ("bank", "9f1c3a52-7d4e-4b8a-9c61-2e5f0a7b3d10"),
         ("auth", None),
     ]
+
+
+async def test_resume_on_system_time(http):
+    """resume with system=true follows system time exactly (as freezegun sets it in-process)."""
+    from freezegun import freeze_time
+
+    with freeze_time("2031-05-01 12:00:00"):
+        response = await http.post("/_emulator/clock/resume", json={"system": True})
+    assert response.json() == {"now": "2031-05-01T12:00:00Z", "mode": "real"}
+    both = await http.post("/_emulator/clock/resume", json={"system": True, "at": "2031-01-01T00:00:00Z"})
+    assert both.status_code == 400

@@ -116,7 +116,10 @@ async def freeze(request: Request) -> Response:
 
 async def resume(request: Request) -> Response:
     body = await _json_body(request)
-    return JSON(await control.resume(runtime(request), _instant(body, "at")))
+    system = body.get("system", False)
+    if not isinstance(system, bool):
+        raise ControlError(400, "invalid", "'system' must be true or false")
+    return JSON(await control.resume(runtime(request), _instant(body, "at"), system))
 
 
 async def save_snapshot(request: Request) -> Response:

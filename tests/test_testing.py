@@ -1,0 +1,290 @@
+"""emulator.testing: the plain test helpers, against a real emulator served in this process."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import freezegun
+import httpx
+import pytest
+
+from emulator.runtime import Runtime
+from emulator.testing import (
+    ClockInfo,
+    EmulatorClient,
+    EmulatorClock,
+    EmulatorError,
+    EmulatorServer,
+    EmulatorStartError,
+    ExternalEmulator,
+    Merchant,
+    unique_name,
+)
+from tests.conftest import EPOCH, EPOCH_S
+
+HOUR = timedelta(hours=1)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[EmulatorServer]:
+    """One emulator in real mode for the module; tests that move its clock put it back."""
+    with EmulatorServer() as running:
+        yield running
+
+
+@pytest.fixture
+def control(server: EmulatorServer) -> Iterator[EmulatorClient]:
+    with server.client() as client:
+        yield client
+        if client.changed_clock:
+            server.follow_system_time()
+
+
+@pytest.fixture(scope="module")
+def frozen_server() -> Iterator[EmulatorServer]:
+    """An emulator frozen at EPOCH with seeded ids; every test starts it over (reset)."""
+    with EmulatorServer(clock="frozen", start=EPOCH, seed=7) as running:
+        yield running
+
+
+@pytest.fixture
+def frozen(frozen_server: EmulatorServer) -> Iterator[EmulatorClient]:
+    with frozen_server.client() as client:
+        client.reset()
+        yield client
+
+
+@pytest.fixture
+def acme(control: EmulatorClient) -> Merchant:
+    return control.new_merchant("Acme")
+
+
+# -- servers -----------------------------------------------------------------------------------
+
+
+async def database_path(rt: Runtime) -> Path:
+    return rt.settings.db_path
+
+
+def test_server_serves_on_a_free_loopback_port_and_cleans_up():
+    """start() binds 127.0.0.1, answers health; stop() closes the port and deletes the db."""
+    server = EmulatorServer().start()
+    try:
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+", server.url)
+        db = server.call(database_path)
+        assert db.parent.is_dir()
+        with server.client() as client:
+            assert client.health()["status"] == "ok"
+    finally:
+        server.stop()
+    assert not db.parent.exists()
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"{server.url}/_emulator/health")
+
+
+def test_server_on_a_given_database_keeps_its_state(tmp_path: Path):
+    """With db_path, what one server created is there for the next one."""
+    db = tmp_path / "state" / "emulator.sqlite3"
+    with EmulatorServer(db_path=db) as first, first.client() as client:
+        merchant = client.new_merchant("Kept")
+    with EmulatorServer(db_path=db) as second, second.client() as client:
+        with client.gateway(merchant) as gateway:
+            assert gateway.get("clients/").status_code == 200
+    assert db.is_file()
+
+
+def test_server_start_failure_is_a_clear_error(tmp_path: Path):
+    """A runtime that cannot start is an EmulatorStartError that carries the cause."""
+    (tmp_path / "file").write_text("not a directory")
+    with pytest.raises(EmulatorStartError, match="did not start") as failed:
+        EmulatorServer(db_path=tmp_path / "file" / "emulator.sqlite3").start()
+    assert isinstance(failed.value.__cause__, OSError)
+
+
+def test_server_clock_options(frozen: EmulatorClient):
+    """clock="frozen" with start: the emulator begins frozen at that instant."""
+    assert frozen.clock() == ClockInfo(now=EPOCH, mode="frozen")
+
+
+def test_server_loop_keeps_real_time_under_freezegun():
+    """Without uvloop the server's asyncio loop still runs its timers while freezegun is on,
+    and the emulator's clock follows freezegun."""
+    server = EmulatorServer(loop="asyncio").start()
+    try:
+        with freezegun.freeze_time("2031-05-01 12:00:00"), server.client() as client:
+            assert client.clock().now.isoformat() == "2031-05-01T12:00:00+00:00"
+    finally:
+        with freezegun.freeze_time("2031-05-01 12:00:00"):
+            server.stop()  # uvicorn's shutdown sleeps on the loop's timers
+
+
+def test_external_emulator_wraps_a_running_one(server: EmulatorServer):
+    """ExternalEmulator checks health on start and never stops what it did not start."""
+    with ExternalEmulator(server.url + "/") as external, external.client() as client:
+        assert external.url == server.url
+        assert client.health()["status"] == "ok"
+    with server.client() as client:
+        assert client.health()["status"] == "ok"
+
+
+def test_external_emulator_that_does_not_answer():
+    """An unreachable URL is an EmulatorStartError that says how to start one."""
+    with pytest.raises(EmulatorStartError, match="make run"):
+        ExternalEmulator("http://127.0.0.1:9", timeout=0.05).start()
+
+
+# -- merchants and their clients ---------------------------------------------------------------
+
+
+def test_new_merchant_has_every_credential(acme: Merchant):
+    """new_merchant returns a Merchant with keys, OAuth client and one v2 profile."""
+    assert acme.name == "Acme"
+    assert acme.api_key.startswith("sk_test_")
+    assert acme.production_api_key.startswith("sk_live_")
+    assert acme.client_id.startswith("client_") and acme.client_secret
+    assert [p.profile_code[0] for p in acme.profiles] == ["P"]
+
+
+def test_gateway_client_uses_the_merchant_api_key(control: EmulatorClient, acme: Merchant):
+    """The gateway client creates a client (201) and lists it."""
+    with control.gateway(acme) as gateway:
+        created = gateway.post("clients/", json={"email": "jane@example.com"})
+        assert created.status_code == 201
+        listed = gateway.get("clients/")
+    assert (listed.status_code, [c["id"] for c in listed.json()["results"]]) == (
+        200,
+        [created.json()["id"]],
+    )
+
+
+def test_bank_client_gets_a_token_and_lists_profiles(control: EmulatorClient, acme: Merchant):
+    """The bank client fetches an OAuth token itself; GET /v2/merchantprofile is 200."""
+    with control.bank(acme) as bank:
+        response = bank.get("merchantprofile")
+    assert response.status_code == 200
+    assert [p["profileCode"] for p in response.json()] == [acme.profiles[0].profile_code]
+
+
+def test_bank_client_renews_an_expired_token(frozen: EmulatorClient):
+    """After the 24-hour token expiry on the emulator clock, the bank client gets a new one."""
+    merchant = frozen.new_merchant()
+    with frozen.bank(merchant) as bank:
+        assert bank.get("merchantprofile").status_code == 200
+        frozen.advance(timedelta(days=1, seconds=1))
+        response = bank.get("merchantprofile")
+    assert (response.status_code, [r.status_code for r in response.history]) == (200, [401, 200])
+
+
+def test_requests_journal_for_one_merchant(control: EmulatorClient, acme: Merchant):
+    """requests(merchant) lists that merchant's calls only, newest first."""
+    other = control.new_merchant()
+    with control.gateway(acme) as mine, control.gateway(other) as theirs:
+        mine.get("clients/")
+        theirs.get("clients/")
+        mine.get("clients/?page=1")
+    entries = control.requests(acme)
+    assert [(e["method"], e["path"], e["query"]) for e in entries] == [
+        ("GET", "/api/v1/clients/", "page=1"),
+        ("GET", "/api/v1/clients/", ""),
+    ]
+
+
+def test_test_values_list_the_magic_cards(control: EmulatorClient):
+    """test_values() is the control plane's table of test cards and accounts."""
+    numbers = [card["number"] for card in control.test_values()["cards"]]
+    assert "4444333322221111" in numbers
+
+
+def test_errors_carry_the_control_plane_body(control: EmulatorClient):
+    """A non-2xx answer raises EmulatorError with the status, code and message."""
+    with pytest.raises(EmulatorError) as failed:
+        control.restore("no-such-snapshot")
+    assert (failed.value.status, failed.value.code, failed.value.message) == (
+        404,
+        "snapshot_not_found",
+        "no snapshot named 'no-such-snapshot'",
+    )
+
+
+def test_snapshot_and_restore(frozen: EmulatorClient):
+    """restore() puts back the state of snapshot(): a later merchant is gone."""
+    name = unique_name("snap")
+    assert frozen.snapshot(name)["name"] == name
+    later = frozen.new_merchant()
+    assert frozen.restore(name) == ClockInfo(now=EPOCH, mode="frozen")
+    with frozen.gateway(later) as gateway:
+        assert gateway.get("clients/").status_code == 401
+
+
+# -- clock ---------------------------------------------------------------------------------------
+
+
+def test_freeze_and_advance(frozen: EmulatorClient):
+    """advance moves a frozen clock and runs due jobs (here a token expiry) on the way."""
+    with frozen.bank(frozen.new_merchant()) as bank:
+        bank.get("merchantprofile")
+    assert frozen.advance(seconds=90) == (ClockInfo(EPOCH + timedelta(seconds=90), "frozen"), 0)
+    assert frozen.advance(to="2026-01-06T10:00:00Z") == (
+        ClockInfo(EPOCH + timedelta(hours=25), "frozen"),
+        1,
+    )
+
+
+def test_freeze_and_resume_at(control: EmulatorClient):
+    """freeze(at) stops the clock there; resume(at) runs real time from there."""
+    assert control.freeze(EPOCH) == ClockInfo(EPOCH, "frozen")
+    resumed = control.resume(EPOCH + HOUR)
+    assert resumed.mode == "real"
+    assert EPOCH + HOUR <= resumed.now < EPOCH + HOUR + timedelta(seconds=5)
+
+
+def test_emulator_clock_verbs(frozen: EmulatorClient):
+    """EmulatorClock: shift and advance go forward, move_to jumps keeping the mode."""
+    clock = EmulatorClock(frozen)
+    assert clock.shift(HOUR) == 0
+    assert clock.now() == EPOCH + HOUR
+    assert clock.move_to("2026-01-01T00:00:00Z").isoformat() == "2026-01-01T00:00:00+00:00"
+    assert clock.mode == "frozen"
+
+
+def test_follow_system_time_is_exact_under_freezegun(
+    server: EmulatorServer, control: EmulatorClient
+):
+    """follow_system_time leaves no offset: under freezegun the emulator shows that instant."""
+    control.advance(timedelta(days=3))
+    with freezegun.freeze_time("2031-05-01 12:00:00"):
+        server.follow_system_time()
+        assert control.clock().now.isoformat() == "2031-05-01T12:00:00+00:00"
+
+
+def test_freezegun_moves_the_in_process_emulator(control: EmulatorClient, acme: Merchant):
+    """In real mode the emulator reads time.time(): freezegun sets created_on."""
+    with freezegun.freeze_time(EPOCH), control.gateway(acme) as gateway:
+        created = gateway.post("clients/", json={"email": "frozen@example.com"})
+    assert created.json()["created_on"] == EPOCH_S
+
+
+# -- sinks -----------------------------------------------------------------------------------------
+
+
+def test_sink_round_trip(control: EmulatorClient):
+    """What is POSTed to sink.url is read back (oldest first) and can be cleared."""
+    sink = control.sink(prefix="round trip")
+    assert re.fullmatch(r"round-trip-[0-9a-f]{12}", sink.name)
+    httpx.post(sink.url, json={"n": 1}, headers={"X-Signature": "abc"})
+    httpx.post(sink.url, content=b"plain text")
+    first, second = sink.wait_for(2)
+    assert (first.method, first.json, first.headers["x-signature"]) == ("POST", {"n": 1}, "abc")
+    assert (second.body, second.json) == ("plain text", None)
+    assert sink.clear() == 2
+    assert sink.messages() == []
+
+
+def test_sink_wait_for_times_out(control: EmulatorClient):
+    """wait_for raises TimeoutError naming the sink when too little arrived."""
+    sink = control.sink("quiet")
+    with pytest.raises(TimeoutError, match="'quiet' received 0 of 1"):
+        sink.wait_for(1, timeout=0.05)
