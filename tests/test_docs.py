@@ -100,3 +100,22 @@ def test_command_line_table_matches_serve_flags():
     flags -= {"--help", "--log-level"}
     rows = table_rows(section("Command line"))
     assert {row[0].strip("`") for row in rows} == flags
+
+
+def python_blocks(title: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", section(title), re.S)
+
+
+def test_plugin_examples_in_the_readme_pass(pytester, monkeypatch):
+    """The README's pytest example is a passing test suite, as written."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makepyfile(test_readme=python_blocks("Pytest plugin")[0])
+    result = pytester.runpytest_subprocess(
+        "-p", "emulator.pytest_plugin", "-p", "no:cacheprovider", timeout=60
+    )
+    result.assert_outcomes(passed=4)
+
+
+def test_plain_class_example_in_the_readme_runs():
+    """The README's example without pytest runs as written."""
+    exec(compile(python_blocks("Pytest plugin")[1], "README.md", "exec"), {})
