@@ -295,5 +295,7 @@ async def test_resume_on_system_time(http):
     with freeze_time("2031-05-01 12:00:00"):
         response = await http.post("/_emulator/clock/resume", json={"system": True})
     assert response.json() == {"now": "2031-05-01T12:00:00Z", "mode": "real"}
-    both = await http.post("/_emulator/clock/resume", json={"system": True, "at": "2031-01-01T00:00:00Z"})
+    both = await http.post(
+        "/_emulator/clock/resume", json={"system": True, "at": "2031-01-01T00:00:00Z"}
+    )
     assert both.status_code == 400

@@ -1,0 +1,40 @@
+"""How much work one run does: the full plan, and the tiny one ``--quick`` uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Plan:
+    seconds: float = 3.0  # recording time of each throughput measurement, at most
+    max_requests: int = 100_000  # recorded requests of each throughput measurement, at most
+    warmup: int = 300  # requests sent before each throughput measurement records
+    concurrencies: tuple[int, ...] = (1, 64)
+    repeat: int = 1  # runs of each throughput measurement; the report keeps the median one
+    read_objects: int = 1_000  # clients / rows created first for the read figures
+    merchants: int = 200  # sequential POST /_emulator/merchants
+    snapshot_objects: int = 10_000
+    restores: int = 5
+    cold_starts: int = 3
+    tokens: int = 2_000  # each schedules one job the clock advance then runs
+    advance_seconds: int = 90_000
+
+    @property
+    def ratio_concurrency(self) -> int:
+        return max(self.concurrencies)
+
+
+FULL = Plan()
+
+QUICK = Plan(
+    seconds=0.25,
+    max_requests=400,
+    warmup=20,
+    read_objects=50,
+    merchants=20,
+    snapshot_objects=200,
+    restores=3,
+    cold_starts=1,
+    tokens=50,
+)

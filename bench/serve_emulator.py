@@ -1,0 +1,25 @@
+"""``python -m bench.serve_emulator --port N --db PATH``: the emulator as users run it.
+
+The same app and runtime ``payments-emulator serve`` builds, on a fresh SQLite file, with the
+event loop and HTTP parser named explicitly (uvloop, httptools) instead of uvicorn's "auto".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bench.serving import HOST, parse_args, serve
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    from emulator.app import create_app
+    from emulator.runtime import Runtime
+    from emulator.settings import Settings
+
+    args = parse_args("bench.serve_emulator", argv)
+    settings = Settings(host=HOST, port=args.port, db_path=args.db)
+    serve(create_app(Runtime(settings)), args.port)
+
+
+if __name__ == "__main__":
+    main()
