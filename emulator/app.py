@@ -12,18 +12,45 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount
 
-from emulator.http.bank.routes import bank_app
+from emulator.domain.errors import ApiError
+from emulator.http import oauth
+from emulator.http.bank import errors as bank_errors
+from emulator.http.bank.routes import ROUTES as BANK
 from emulator.http.common import JSON
-from emulator.http.control.routes import control_app
-from emulator.http.gateway.routes import gateway_app
+from emulator.http.control import errors as control_errors
+from emulator.http.control.guard import AdminGuard
+from emulator.http.control.routes import ROUTES as CONTROL
+from emulator.http.dialects import Dialect, Dialects
+from emulator.http.gateway import errors as gateway_errors
+from emulator.http.gateway.routes import ROUTES as GATEWAY
 from emulator.http.middleware import EmulatorMiddleware
-from emulator.http.oauth import oauth_app
 from emulator.runtime import Runtime
+from emulator.services.control import ControlError
 
 
-async def _not_found(request: Request, exc: Exception) -> Response:
+async def _plain_http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     return JSON({"detail": exc.detail}, status_code=exc.status_code)
+
+
+async def _plain_server_error(request: Request, exc: Exception) -> Response:
+    return JSON({"detail": "Internal Server Error"}, status_code=500)
+
+
+# Outside every interface (e.g. GET /): Starlette's own plain shape.
+PLAIN = Dialect(
+    api_error=_plain_http_error, http_error=_plain_http_error, server_error=_plain_server_error
+)
+
+DIALECTS = Dialects(
+    [
+        ("/api/v1/", gateway_errors.DIALECT),
+        ("/v2/", bank_errors.DIALECT),
+        ("/oauth2/", oauth.DIALECT),
+        ("/_emulator/", control_errors.DIALECT),
+    ],
+    default=PLAIN,
+)
 
 
 def create_app(runtime: Runtime) -> Starlette:
@@ -41,15 +68,24 @@ def create_app(runtime: Runtime) -> Starlette:
             if owned:
                 await runtime.stop()
 
+    settings = runtime.settings
     app = Starlette(
         routes=[
-            Mount("/api/v1", app=gateway_app(runtime)),
-            Mount("/v2", app=bank_app(runtime)),
-            Mount("/oauth2", app=oauth_app(runtime)),
-            Mount("/_emulator", app=control_app(runtime)),
+            Mount("/api/v1", routes=GATEWAY),
+            Mount("/v2", routes=BANK),
+            Mount("/oauth2", routes=oauth.ROUTES),
+            Mount("/_emulator", routes=CONTROL),
         ],
-        middleware=[Middleware(EmulatorMiddleware, runtime=runtime)],
-        exception_handlers={HTTPException: _not_found},
+        middleware=[
+            Middleware(AdminGuard, token=None if settings.loopback else settings.admin_token),
+            Middleware(EmulatorMiddleware, runtime=runtime),
+        ],
+        exception_handlers={
+            ControlError: control_errors.control_error,
+            ApiError: DIALECTS.api_error,
+            HTTPException: DIALECTS.http_error,
+            Exception: DIALECTS.server_error,
+        },
         lifespan=lifespan,
     )
     app.state.runtime = runtime

@@ -81,6 +81,7 @@ class Runtime:
         if self.http is not None:
             await self.http.aclose()
             self.http = None
+        await self.journal.flush()
         await control.save_clock(self)
         await self.db.close()
 

@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import TYPE_CHECKING
+import logging
 from urllib.parse import parse_qs
 
-from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from emulator.domain.errors import BodyTooLarge
+from emulator.domain.errors import ApiError, BodyTooLarge
 from emulator.http.common import JSON, read_body, runtime
+from emulator.http.dialects import Dialect
 from emulator.services.auth import InvalidClient
 
-if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+log = logging.getLogger(__name__)
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
@@ -65,17 +64,22 @@ async def token(request: Request) -> Response:
     return JSON(issued, headers=NO_STORE)
 
 
-async def _http_error(request: Request, exc: Exception) -> Response:
+async def http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 405:
         return _error("invalid_request", "Use POST.", status=405)
     return _error("invalid_request", "Not found.", status=exc.status_code)
 
 
-def oauth_app(rt: Runtime) -> Starlette:
-    app = Starlette(
-        routes=[Route("/token", token, methods=["POST"])],
-        exception_handlers={HTTPException: _http_error},
-    )
-    app.state.runtime = rt
-    return app
+async def api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return _error("invalid_request", exc.detail, status=exc.status)
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    log.error("unhandled error at the token endpoint", exc_info=exc)
+    return _error("server_error", "Internal server error.", status=500)
+
+
+ROUTES = [Route("/token", token, methods=["POST"])]
+DIALECT = Dialect(api_error=api_error, http_error=http_error, server_error=server_error)

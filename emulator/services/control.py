@@ -108,6 +108,7 @@ async def reset(rt: Runtime) -> None:
         for (table,) in tables:
             tx.execute(f'DELETE FROM "{table}"')
 
+    rt.journal.discard()
     await rt.db.write(wipe)
     rt.clock.configure(rt.settings.clock, rt.settings.start)
     await rt.reload_state()
@@ -123,6 +124,7 @@ def _snapshot_path(rt: Runtime, name: str) -> Any:
 
 async def save_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
     path = _snapshot_path(rt, name)
+    await rt.journal.flush()
     await save_clock(rt)
     rt.snapshot_dir.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".partial")
@@ -143,6 +145,7 @@ async def restore_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
     path = _snapshot_path(rt, name)
     if not path.is_file():
         raise ControlError(404, "snapshot_not_found", f"no snapshot named {name!r}")
+    rt.journal.discard()
 
     def copy(conn: sqlite3.Connection) -> None:
         source = sqlite3.connect(path)

@@ -15,6 +15,7 @@ from starlette.responses import Response
 
 from emulator.domain.errors import ApiError, ValidationFailed
 from emulator.http.common import JSON
+from emulator.http.dialects import Dialect
 
 log = logging.getLogger(__name__)
 
@@ -80,4 +81,4 @@ async def server_error(request: Request, exc: Exception) -> Response:
     return JSON(status_body(500), status_code=500)
 
 
-HANDLERS = {ApiError: api_error, HTTPException: http_error, Exception: server_error}
+DIALECT = Dialect(api_error=api_error, http_error=http_error, server_error=server_error)

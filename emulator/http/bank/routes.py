@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from starlette.applications import Starlette
-from starlette.routing import Route, Router
+from starlette.routing import Route
 
 from emulator.http.bank import profiles
-from emulator.http.bank.errors import HANDLERS
 
-if TYPE_CHECKING:
-    from emulator.runtime import Runtime
-
+# Both spellings are real paths of the provider; neither redirects to the other.
 ROUTES = [
     Route("/merchantprofile", profiles.list_, methods=["GET"]),
     Route("/merchantprofile/", profiles.list_, methods=["GET"]),
 ]
-
-
-def bank_app(rt: Runtime) -> Starlette:
-    app = Starlette(routes=ROUTES, exception_handlers=HANDLERS)
-    # Both spellings are real paths here; no redirects between them.
-    assert isinstance(app.router, Router)
-    app.router.redirect_slashes = False
-    app.state.runtime = rt
-    return app

@@ -1,40 +1,21 @@
-"""The control plane (/_emulator/): a stable, documented JSON contract (DESIGN.md).
-
-Errors are ``{"error": {"code": ..., "message": ...}}``. Open on loopback; when the emulator
-is bound to another address, every call but a sink delivery needs the admin token.
-"""
+"""The control plane (/_emulator/): a stable, documented JSON contract (DESIGN.md)."""
 
 from __future__ import annotations
 
-import hmac
-import logging
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from emulator import __version__
-from emulator.domain.errors import ApiError
 from emulator.http.common import JSON, parse_int, read_body, runtime
+from emulator.http.control.errors import error
 from emulator.kernel.clock import parse_iso
 from emulator.services import control, merchants
 from emulator.services.control import ControlError
-
-if TYPE_CHECKING:
-    from emulator.runtime import Runtime
-
-log = logging.getLogger(__name__)
-
-
-def error(status: int, code: str, message: str) -> Response:
-    return JSON({"error": {"code": code, "message": message}}, status_code=status)
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -205,77 +186,6 @@ ROUTES = [
     Route("/sink/{name}", sink_delete, methods=["DELETE"]),
     Route("/test-values", test_values, methods=["GET"]),
 ]
-
-
-# -- errors and the admin guard -----------------------------------------------------------------
-
-
-async def _control_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ControlError)
-    return error(exc.status, exc.code, exc.message)
-
-
-async def _api_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ApiError)
-    return error(exc.status, exc.code, exc.detail)
-
-
-async def _http_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
-    if exc.status_code == 405:
-        return error(
-            405, "method_not_allowed", f"{request.method} is not allowed on {request.url.path}"
-        )
-    return error(exc.status_code, "not_found", f"no control-plane endpoint at {request.url.path}")
-
-
-async def _server_error(request: Request, exc: Exception) -> Response:
-    log.error("unhandled control-plane error on %s", request.url.path, exc_info=exc)
-    return error(500, "server_error", "internal error")
-
-
-class AdminGuard:
-    """Requires ``Authorization: Bearer <admin token>`` when a token is configured."""
-
-    def __init__(self, app: ASGIApp, token: str | None) -> None:
-        self.app = app
-        self.token = token
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.token is None or scope["type"] != "http" or self._exempt(scope):
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope["headers"])
-        given = headers.get(b"authorization", b"").decode("latin-1")
-        if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
-            response = error(
-                401, "admin_token_required", "this control plane needs the admin token"
-            )
-            await response(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
-
-    @staticmethod
-    def _exempt(scope: Scope) -> bool:
-        # The built-in receiver takes deliveries from anyone (webhooks carry no admin token).
-        path: str = scope.get("path", "")
-        return scope["method"] == "POST" and "/sink/" in path
-
-
-def control_app(rt: Runtime) -> Starlette:
-    token = rt.settings.admin_token if not rt.settings.loopback else None
-    app = Starlette(
-        routes=ROUTES,
-        middleware=[Middleware(AdminGuard, token=token)],
-        exception_handlers={
-            ControlError: _control_error,
-            ApiError: _api_error,
-            HTTPException: _http_error,
-            Exception: _server_error,
-        },
-    )
-    app.state.runtime = rt
-    return app
 
 
 NOT_YET = [

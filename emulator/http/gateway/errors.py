@@ -15,6 +15,7 @@ from starlette.responses import Response
 
 from emulator.domain.errors import ApiError, MethodNotAllowed, NotFound, ValidationFailed
 from emulator.http.common import JSON
+from emulator.http.dialects import Dialect
 
 log = logging.getLogger(__name__)
 
@@ -58,4 +59,4 @@ async def server_error(request: Request, exc: Exception) -> Response:
     )
 
 
-HANDLERS = {ApiError: api_error, HTTPException: http_error, Exception: server_error}
+DIALECT = Dialect(api_error=api_error, http_error=http_error, server_error=server_error)

@@ -1,0 +1,40 @@
+"""The control plane is open on loopback; bound elsewhere it wants the admin token."""
+
+from __future__ import annotations
+
+import hmac
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from emulator.http.control.errors import error
+
+PREFIX = "/_emulator/"
+
+
+class AdminGuard:
+    """Requires ``Authorization: Bearer <admin token>`` on the control plane when a token is
+    configured. Deliveries to the built-in sink are exempt: webhooks carry no admin token."""
+
+    def __init__(self, app: ASGIApp, token: str | None) -> None:
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.token is None or scope["type"] != "http" or not self._guarded(scope):
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope["headers"]).get(b"authorization", b"")
+        if not hmac.compare_digest(given, f"Bearer {self.token}".encode()):
+            response = error(
+                401, "admin_token_required", "this control plane needs the admin token"
+            )
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    def _guarded(scope: Scope) -> bool:
+        path: str = scope["path"]
+        if not path.startswith(PREFIX):
+            return False
+        return not (scope["method"] == "POST" and path.startswith(PREFIX + "sink/"))
