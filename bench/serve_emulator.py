@@ -13,12 +13,15 @@ from bench.serving import HOST, parse_args, serve
 
 def main(argv: Sequence[str] | None = None) -> None:
     from emulator.app import create_app
+    from emulator.cli import tune_gc
     from emulator.runtime import Runtime
     from emulator.settings import Settings
 
     args = parse_args("bench.serve_emulator", argv)
     settings = Settings(host=HOST, port=args.port, db_path=args.db)
-    serve(create_app(Runtime(settings)), args.port)
+    app = create_app(Runtime(settings))
+    tune_gc()  # as `payments-emulator serve` does
+    serve(app, args.port)
 
 
 if __name__ == "__main__":

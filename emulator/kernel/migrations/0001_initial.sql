@@ -4,6 +4,10 @@ CREATE TABLE settings (
     value TEXT NOT NULL
 );
 
+-- Row ids are plain INTEGER PRIMARY KEYs (no AUTOINCREMENT: it costs a write to
+-- sqlite_sequence on every insert). Rows are never deleted from the top of a table that
+-- exposes its ids (profiles, the outbox, the journal), so ids only grow.
+
 -- Tenancy: a merchant (company) and what it owns.
 CREATE TABLE merchants (
     id TEXT PRIMARY KEY,               -- company_id
@@ -42,7 +46,7 @@ CREATE TABLE access_tokens (
 );
 
 CREATE TABLE merchant_profiles (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    id INTEGER PRIMARY KEY,
     merchant_id TEXT NOT NULL REFERENCES merchants(id) ON DELETE CASCADE,
     profile_code TEXT NOT NULL UNIQUE,
     created_by_client INTEGER NOT NULL,
@@ -52,7 +56,7 @@ CREATE INDEX merchant_profiles_merchant ON merchant_profiles(merchant_id, id);
 
 -- Gateway clients (payers). The unique index makes duplicate_client race-free.
 CREATE TABLE clients (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
     merchant_id TEXT NOT NULL REFERENCES merchants(id) ON DELETE CASCADE,
     email_key TEXT NOT NULL,           -- lower-cased email
@@ -63,8 +67,8 @@ CREATE INDEX clients_merchant ON clients(merchant_id, seq);
 
 -- Every domain event, written in the same transaction as the state change that caused it.
 CREATE TABLE outbox (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,           -- event id, stable across redeliveries
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL,                  -- event id (a UUID), stable across redeliveries
     merchant_id TEXT NOT NULL,
     event_type TEXT NOT NULL,
     object_type TEXT NOT NULL,
@@ -76,11 +80,10 @@ CREATE TABLE outbox (
 );
 CREATE INDEX outbox_object ON outbox(object_type, object_id, seq);
 CREATE INDEX outbox_client ON outbox(client_id, seq) WHERE client_id IS NOT NULL;
-CREATE INDEX outbox_pending ON outbox(seq) WHERE dispatched = 0;
 
 -- Durable jobs on the emulator clock.
 CREATE TABLE jobs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    id INTEGER PRIMARY KEY,
     merchant_id TEXT,
     kind TEXT NOT NULL,
     due_us INTEGER NOT NULL,
@@ -92,7 +95,7 @@ CREATE INDEX jobs_due ON jobs(due_us, id) WHERE state = 'pending';
 
 -- The request journal, newest first when read.
 CREATE TABLE requests (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    id INTEGER PRIMARY KEY,
     at_us INTEGER NOT NULL,
     merchant_id TEXT,
     interface TEXT NOT NULL,
@@ -108,7 +111,7 @@ CREATE INDEX requests_merchant ON requests(merchant_id, id);
 
 -- The built-in receiver.
 CREATE TABLE sink_messages (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    id INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
     received_us INTEGER NOT NULL,
     method TEXT NOT NULL,
