@@ -83,12 +83,3 @@ def events_of_client(
         (client_id, merchant_id, limit, offset),
     )
     return [_row(row) for row in rows]
-
-
-def events_of_object(tx: Tx, object_type: str, object_id: str) -> list[StoredEvent]:
-    """An object's events, oldest first."""
-    rows = tx.all(
-        f"SELECT {_COLUMNS} FROM outbox WHERE object_type = ? AND object_id = ? ORDER BY seq",
-        (object_type, object_id),
-    )
-    return [_row(row) for row in rows]
