@@ -57,6 +57,12 @@ class Runtime:
         if self.started:
             return
         await self.db.open()
+        if self.settings.seed is not None:
+            # The same seed on a fresh database repeats every id; on a database that already
+            # holds state, each start continues from a new stream instead of colliding with
+            # the ids the earlier runs handed out.
+            run = await self.db.write(control.next_seeded_run)
+            self.ids.reseed(self.settings.seed if run == 0 else f"{self.settings.seed}/{run}")
         stored = await control.load_clock(self)
         if stored is not None and not self.settings.clock_explicit:
             self.clock.restore(stored)
@@ -88,6 +94,10 @@ class Runtime:
     async def reload_state(self) -> None:
         """After the whole state changed at once (reset, restore): drop caches, reseed."""
         self.credentials.forget()
+        if self.settings.seed is not None and not await control.has_seeded_run(self):
+            # A reset emptied the database: the seed starts over, as on a fresh one.
+            await self.db.write(control.next_seeded_run)
+            self.ids.reseed(self.settings.seed)
         await control.save_clock(self)
         await merchants.seed_default(self)
         await self.scheduler.refresh()

@@ -16,6 +16,9 @@ class Ids:
         # ids, not cryptographic ones, and os.urandom per id costs a system call.
         self._random = random.Random(seed if seed is not None else random.SystemRandom().random())
 
+    def reseed(self, seed: int | str) -> None:
+        self._random.seed(seed)
+
     def uuid(self) -> str:
         """A random (version 4, RFC 4122 variant) UUID, formatted without the uuid module's
         object (which cost a tenth of a create's time)."""

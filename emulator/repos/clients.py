@@ -21,7 +21,8 @@ def insert(tx: Tx, merchant_id: str, client: Client) -> None:
             (client.id, merchant_id, client.email_key, _encode.encode(client)),
         )
     except sqlite3.IntegrityError as exc:
-        raise DuplicateClient(field="email") from exc
+        _raise_duplicate_email(exc)
+        raise
 
 
 def update(tx: Tx, merchant_id: str, client: Client) -> None:
@@ -31,6 +32,14 @@ def update(tx: Tx, merchant_id: str, client: Client) -> None:
             (client.email_key, _encode.encode(client), client.id, merchant_id),
         )
     except sqlite3.IntegrityError as exc:
+        _raise_duplicate_email(exc)
+        raise
+
+
+def _raise_duplicate_email(exc: sqlite3.IntegrityError) -> None:
+    """Only the (merchant, email) index means duplicate_client; any other constraint (an id
+    collision, a missing merchant) is a bug and must surface as one."""
+    if "clients.merchant_id, clients.email_key" in str(exc):
         raise DuplicateClient(field="email") from exc
 
 

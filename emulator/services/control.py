@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 CLOCK_KEY = "clock"
+SEEDED_RUNS_KEY = "seeded_runs"
 SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 SINK_NAME = SNAPSHOT_NAME
 
@@ -49,6 +50,25 @@ def _persist_clock(tx: Tx, state: ClockState) -> None:
 async def save_clock(rt: Runtime) -> None:
     state = rt.clock.state()
     await rt.db.write(lambda tx: _persist_clock(tx, state))
+
+
+def next_seeded_run(tx: Tx) -> int:
+    """Count the starts with a seed on this database: 0 for the first."""
+    row = tx.one("SELECT value FROM settings WHERE key = ?", (SEEDED_RUNS_KEY,))
+    run = int(row[0]) if row is not None else 0
+    tx.execute(
+        "INSERT INTO settings (key, value) VALUES (?, ?)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (SEEDED_RUNS_KEY, str(run + 1)),
+    )
+    return run
+
+
+async def has_seeded_run(rt: Runtime) -> bool:
+    row = await rt.db.read(
+        lambda tx: tx.one("SELECT 1 FROM settings WHERE key = ?", (SEEDED_RUNS_KEY,))
+    )
+    return row is not None
 
 
 async def load_clock(rt: Runtime) -> ClockState | None:

@@ -1,0 +1,53 @@
+"""A seed makes a fresh emulator repeatable and never makes ids collide with stored state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from emulator.app import create_app
+from emulator.runtime import Runtime
+from tests.conftest import settings_for
+
+
+async def _create_clients(rt: Runtime, count: int) -> list[str]:
+    transport = httpx.ASGITransport(app=create_app(rt))
+    async with httpx.AsyncClient(transport=transport, base_url="http://emulator") as http:
+        merchant = (await http.post("/_emulator/merchants")).json()
+        headers = {"Authorization": f"Bearer {merchant['api_key']}"}
+        ids = []
+        for n in range(count):
+            response = await http.post(
+                "/api/v1/clients/", json={"email": f"p{n}@example.com"}, headers=headers
+            )
+            assert response.status_code == 201, response.text
+            ids.append(response.json()["id"])
+        return [merchant["company_id"], *ids]
+
+
+async def test_same_seed_on_fresh_databases_repeats_ids(tmp_path: Path):
+    async with Runtime(settings_for(tmp_path / "a", seed=99)) as rt:
+        first = await _create_clients(rt, 3)
+    async with Runtime(settings_for(tmp_path / "b", seed=99)) as rt:
+        second = await _create_clients(rt, 3)
+    assert first == second
+
+
+async def test_a_restart_with_the_same_seed_continues_without_collisions(tmp_path: Path):
+    settings = settings_for(tmp_path, seed=99)
+    async with Runtime(settings) as rt:
+        before = await _create_clients(rt, 3)
+    async with Runtime(settings) as rt:
+        after = await _create_clients(rt, 3)  # would be a 500 (UNIQUE id) if ids repeated
+    assert not set(before) & set(after)
+
+
+async def test_reset_starts_the_seed_over(tmp_path: Path):
+    async with Runtime(settings_for(tmp_path, seed=99)) as rt:
+        first = await _create_clients(rt, 2)
+        transport = httpx.ASGITransport(app=create_app(rt))
+        async with httpx.AsyncClient(transport=transport, base_url="http://e") as http:
+            assert (await http.post("/_emulator/reset")).status_code == 200
+        again = await _create_clients(rt, 2)
+    assert first == again
