@@ -9,6 +9,10 @@ Writes are *group-committed*: the writer takes every unit waiting in its queue, 
 rolls back alone and its caller gets the exception) and commits once. With one unit waiting,
 that is exactly one ``BEGIN IMMEDIATE`` per unit of work; under load, many units share one
 commit. A caller's future resolves only after its commit, so a 201 is always durable.
+
+Checkpoints (copying the WAL back into the database file) run on a third connection with its
+own thread, poked after every commit, so no write waits for one: a restore that writes the
+whole database into the WAL returns without paying the copy back.
 """
 
 from __future__ import annotations
@@ -16,14 +20,18 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
+import shutil
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
+
+from emulator.kernel.checkpoint import Checkpointer
+from emulator.kernel.schema import apply_migrations
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +69,8 @@ Unit = Callable[[Tx], T]
 class _Pending:
     unit: Callable[[Tx], Any]
     future: asyncio.Future[Any]
-    exclusive: bool  # runs alone, outside any transaction (backup, restore)
+    exclusive: bool  # runs alone, outside any transaction (backup)
+    swap: Path | None = None  # not a unit: the write loop swaps this file in (restore)
 
 
 async def _on_thread(conn: aiosqlite.Connection, fn: Callable[[], T]) -> T:
@@ -75,6 +84,7 @@ def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
     conn.row_factory = sqlite3.Row
     if not readonly:
         conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer's job
     # NORMAL in WAL mode: a commit survives a crash of the process (not of the machine).
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
@@ -94,12 +104,23 @@ class Database:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
+        self._checkpointer = Checkpointer(path)
+        self._reads_open = asyncio.Event()  # cleared while the file is being swapped
+        self._reads_in_flight = 0
+        self._reads_idle = asyncio.Event()
         self.loop: asyncio.AbstractEventLoop | None = None
 
     # -- life cycle ------------------------------------------------------------------------
 
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        await self._connect()
+        self._closing = False
+        # Kept: asyncio.get_running_loop() costs a getpid() system call on every call.
+        self.loop = asyncio.get_running_loop()
+        self._task = self.loop.create_task(self._write_loop(), name="db-writer")
+
+    async def _connect(self) -> None:
         self._writer_conn = await aiosqlite.connect(
             self.path, isolation_level=None, check_same_thread=False
         )
@@ -111,10 +132,8 @@ class Database:
         )
         reader = self._reader_conn
         await _on_thread(reader, lambda: _configure(reader._conn, readonly=True))
-        self._closing = False
-        # Kept: asyncio.get_running_loop() costs a getpid() system call on every call.
-        self.loop = asyncio.get_running_loop()
-        self._task = self.loop.create_task(self._write_loop(), name="db-writer")
+        await self._checkpointer.open()
+        self._reads_open.set()
 
     async def close(self) -> None:
         self._closing = True
@@ -122,10 +141,34 @@ class Database:
         if self._task is not None:
             await self._task
             self._task = None
+        await self._disconnect()
+
+    async def _disconnect(self) -> None:
+        await self._checkpointer.close()
         for conn in (self._reader_conn, self._writer_conn):
             if conn is not None:
                 await conn.close()
         self._reader_conn = self._writer_conn = None
+
+    async def replace(self, source: Path) -> None:
+        """Make the database a copy of ``source``, a consistent SQLite file (a snapshot).
+
+        The copy is made first, beside the database, while requests go on. Then, in the write
+        queue's order (writes queued earlier commit first), reads in flight finish, the
+        connections close, the copy takes the file's place and they reopen, applying any
+        migration the copy lacks. It costs one file copy: nothing goes through the WAL.
+
+        The replaced file is kept as the next restore's copy target (``<db>.restoring``):
+        overwriting its blocks is faster than allocating new ones, and deleting a large file
+        on ext4 costs as much as copying it.
+        """
+        staged = self._spare
+        await asyncio.to_thread(_copy_over, source, staged)
+        await self._enqueue(lambda tx: None, exclusive=True, swap=staged)
+
+    @property
+    def _spare(self) -> Path:
+        return self.path.with_name(self.path.name + ".restoring")
 
     # -- units of work ---------------------------------------------------------------------
 
@@ -145,6 +188,8 @@ class Database:
 
     async def read(self, unit: Callable[[Tx], T]) -> T:
         """Run ``unit`` against one consistent snapshot on the read connection."""
+        if not self._reads_open.is_set():
+            await self._reads_open.wait()
         reader = self._reader_conn
         if reader is None:
             raise RuntimeError("database is not open")
@@ -157,7 +202,13 @@ class Database:
             finally:
                 conn.execute("COMMIT")
 
-        return await _on_thread(reader, run)
+        self._reads_in_flight += 1
+        try:
+            return await _on_thread(reader, run)
+        finally:
+            self._reads_in_flight -= 1
+            if self._reads_in_flight == 0:
+                self._reads_idle.set()
 
     async def barrier(self) -> None:
         """Wait until every write queued so far has committed."""
@@ -169,22 +220,27 @@ class Database:
         result: T = await self._enqueue(unit, exclusive=exclusive)
         return result
 
-    def _enqueue(self, unit: Callable[[Tx], Any], *, exclusive: bool) -> asyncio.Future[Any]:
+    def _enqueue(
+        self, unit: Callable[[Tx], Any], *, exclusive: bool, swap: Path | None = None
+    ) -> asyncio.Future[Any]:
         if self._task is None or self._closing or self.loop is None:
             raise RuntimeError("database is not open")
         future: asyncio.Future[Any] = self.loop.create_future()
-        self._queue.append(_Pending(unit, future, exclusive))
+        self._queue.append(_Pending(unit, future, exclusive, swap))
         self._wake.set()
         return future
 
     async def _write_loop(self) -> None:
-        writer = self._writer_conn
-        assert writer is not None
         while True:
             await self._wake.wait()
             self._wake.clear()
             while self._queue:
                 batch = self._take_batch()
+                writer = self._writer_conn
+                assert writer is not None
+                if batch[0].swap is not None:
+                    await self._swap_in(batch[0])
+                    continue
                 try:
                     results = await _on_thread(writer, functools.partial(_run, writer, batch))
                 except BaseException as exc:  # the commit itself failed: every unit failed
@@ -194,6 +250,7 @@ class Database:
                     if isinstance(exc, asyncio.CancelledError):
                         raise
                     continue
+                self._checkpointer.poke()
                 for pending, (ok, value, hooks) in zip(batch, results, strict=True):
                     for hook in hooks:
                         try:
@@ -209,6 +266,28 @@ class Database:
             if self._closing and not self._queue:
                 return
 
+    async def _swap_in(self, pending: _Pending) -> None:
+        assert pending.swap is not None
+        self._reads_open.clear()
+        try:
+            while self._reads_in_flight:
+                self._reads_idle.clear()
+                await self._reads_idle.wait()
+            await self._disconnect()
+            old = self.path.with_name(self.path.name + ".replaced")
+            os.replace(self.path, old)
+            os.replace(pending.swap, self.path)
+            os.replace(old, self._spare)
+            for suffix in ("-wal", "-shm"):  # the old file's; SQLite removes them on close
+                self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+            await self._connect()
+        except Exception as exc:
+            pending.future.set_exception(exc)
+        else:
+            pending.future.set_result(None)
+        finally:
+            self._reads_open.set()
+
     def _take_batch(self) -> list[_Pending]:
         if self._queue[0].exclusive:
             return [self._queue.pop(0)]
@@ -216,6 +295,30 @@ class Database:
         while self._queue and not self._queue[0].exclusive:
             batch.append(self._queue.pop(0))
         return batch
+
+
+def _copy_over(source: Path, target: Path) -> None:
+    """Copy ``source`` into ``target``, overwriting its blocks in place where it exists."""
+    copy_range = getattr(os, "copy_file_range", None)
+    if copy_range is None:  # not Linux
+        shutil.copyfile(source, target)
+        return
+    src = os.open(source, os.O_RDONLY)
+    dst = os.open(target, os.O_WRONLY | os.O_CREAT, 0o644)  # no O_TRUNC: reuse its blocks
+    try:
+        size = os.fstat(src).st_size
+        done = 0
+        while done < size:
+            copied = copy_range(src, dst, size - done, done, done)
+            if copied == 0:
+                break
+            done += copied
+        os.ftruncate(dst, size)
+    except OSError:  # e.g. a file system that cannot copy ranges
+        shutil.copyfile(source, target)
+    finally:
+        os.close(src)
+        os.close(dst)
 
 
 _Result = tuple[bool, Any, list[Hook]]
@@ -266,40 +369,3 @@ def _run_exclusive(conn: sqlite3.Connection, pending: _Pending) -> list[_Result]
 def _consume_exception(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()
-
-
-# -- migrations ----------------------------------------------------------------------------
-
-
-def migration_files() -> list[tuple[int, str, str]]:
-    """(version, name, sql) of every numbered migration shipped with the package."""
-    found: list[tuple[int, str, str]] = []
-    folder = resources.files("emulator.kernel") / "migrations"
-    for entry in folder.iterdir():
-        name = entry.name
-        if name.endswith(".sql") and name[:4].isdigit():
-            found.append((int(name[:4]), name, entry.read_text(encoding="utf-8")))
-    return sorted(found)
-
-
-def apply_migrations(conn: sqlite3.Connection) -> list[int]:
-    """Apply every migration not yet recorded; each one and its record commit together."""
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations "
-        "(version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
-    )
-    done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
-    applied: list[int] = []
-    for version, name, sql in migration_files():
-        if version in done:
-            continue
-        record = f"INSERT INTO schema_migrations VALUES ({version}, '{name}');"
-        script = f"BEGIN IMMEDIATE;\n{sql}\n;{record}\nCOMMIT;"
-        try:
-            conn.executescript(script)
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        applied.append(version)
-    return applied

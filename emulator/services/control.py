@@ -167,14 +167,7 @@ async def restore_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
         raise ControlError(404, "snapshot_not_found", f"no snapshot named {name!r}")
     rt.journal.discard()
 
-    def copy(conn: sqlite3.Connection) -> None:
-        source = sqlite3.connect(path)
-        try:
-            source.backup(conn)
-        finally:
-            source.close()
-
-    await rt.db.exclusive(copy)
+    await rt.db.replace(path)
     state = await load_clock(rt)
     if state is not None:
         rt.clock.restore(state)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from emulator.kernel.storage import Database, Tx, apply_migrations, migration_files
+from emulator.kernel.schema import apply_migrations, migration_files
+from emulator.kernel.storage import Database, Tx
 
 
 @pytest.fixture
@@ -43,7 +44,7 @@ async def test_a_failing_migration_leaves_nothing_behind(tmp_path: Path, monkeyp
     """A migration and its record commit together: a failure applies neither."""
     conn = sqlite3.connect(tmp_path / "m.sqlite3")
     bad = [(1, "0001_bad.sql", "CREATE TABLE a (x);\nTHIS IS NOT SQL;")]
-    monkeypatch.setattr("emulator.kernel.storage.migration_files", lambda: bad)
+    monkeypatch.setattr("emulator.kernel.schema.migration_files", lambda: bad)
     with pytest.raises(sqlite3.OperationalError):
         apply_migrations(conn)
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -115,3 +116,64 @@ async def test_read_connection_cannot_write(db: Database):
 async def test_exclusive_runs_outside_a_transaction(db: Database):
     """Exclusive work (backup, restore) sees no open transaction."""
     assert await db.exclusive(lambda conn: conn.in_transaction) is False
+
+
+async def test_checkpoints_run_off_the_writer(db: Database):
+    """The writer never checkpoints itself; the checkpointer copies the WAL back soon after."""
+    autocheckpoint = await db.exclusive(lambda c: c.execute("PRAGMA wal_autocheckpoint").fetchone())
+    assert tuple(autocheckpoint) == (0,)
+    for n in range(50):
+        await db.write(lambda tx, n=n: tx.execute("INSERT INTO t VALUES (?, ?)", (f"k{n}", n)))
+    for _ in range(200):  # a background thread: poll, briefly
+        if db._checkpointer.runs > 0:
+            break
+        await asyncio.sleep(0.01)
+    assert db._checkpointer.runs > 0
+
+
+async def test_replace_swaps_in_a_copy_and_keeps_the_source(db: Database, tmp_path: Path):
+    """A restore: the database becomes a copy of the file; the file itself stays as it was."""
+    await db.write(lambda tx: tx.execute("INSERT INTO t VALUES ('saved', 1)"))
+    snapshot = tmp_path / "snap.sqlite3"
+    await db.exclusive(
+        lambda conn: conn.backup(target := sqlite3.connect(snapshot)) or target.close()
+    )
+    await db.write(lambda tx: tx.execute("INSERT INTO t VALUES ('later', 2)"))
+    for _ in range(2):  # the second time overwrites the kept spare file
+        await db.replace(snapshot)
+        rows = await db.read(lambda tx: tx.all("SELECT k FROM t ORDER BY k"))
+        assert [r[0] for r in rows] == ["saved"]
+        await db.write(lambda tx: tx.execute("INSERT INTO t VALUES ('after', 3)"))
+        rows = await db.read(lambda tx: tx.all("SELECT k FROM t ORDER BY k"))
+        assert [r[0] for r in rows] == ["after", "saved"]
+    check = sqlite3.connect(snapshot)
+    assert check.execute("SELECT k FROM t").fetchall() == [("saved",)]
+    check.close()
+
+
+async def test_replace_under_concurrent_reads_and_writes(db: Database, tmp_path: Path):
+    """Reads and writes racing a restore all succeed: reads wait while the file is swapped,
+    writes queued before it commit first (and vanish with it), later ones land after it."""
+    snapshot = tmp_path / "snap.sqlite3"
+    await db.exclusive(
+        lambda conn: conn.backup(target := sqlite3.connect(snapshot)) or target.close()
+    )
+    await db.write(lambda tx: tx.execute("INSERT INTO t VALUES ('before', 1)"))
+    stop = False
+
+    async def keep_reading() -> int:
+        count = 0
+        while not stop:
+            await db.read(lambda tx: tx.all("SELECT count(*) FROM t"))
+            count += 1
+        return count
+
+    readers = [asyncio.ensure_future(keep_reading()) for _ in range(4)]
+    queued = db.write_later(lambda tx: tx.execute("INSERT INTO t VALUES ('queued', 2)"))
+    await db.replace(snapshot)
+    await queued
+    await db.write(lambda tx: tx.execute("INSERT INTO t VALUES ('after', 3)"))
+    stop = True
+    assert all(n > 0 for n in await asyncio.gather(*readers))
+    rows = await db.read(lambda tx: tx.all("SELECT k FROM t ORDER BY k"))
+    assert [r[0] for r in rows] == ["after"]

@@ -1,0 +1,40 @@
+"""Numbered migrations: the SQL files in ``migrations/``, applied in order, each recorded."""
+
+from __future__ import annotations
+
+import sqlite3
+from importlib import resources
+
+
+def migration_files() -> list[tuple[int, str, str]]:
+    """(version, name, sql) of every numbered migration shipped with the package."""
+    found: list[tuple[int, str, str]] = []
+    folder = resources.files("emulator.kernel") / "migrations"
+    for entry in folder.iterdir():
+        name = entry.name
+        if name.endswith(".sql") and name[:4].isdigit():
+            found.append((int(name[:4]), name, entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def apply_migrations(conn: sqlite3.Connection) -> list[int]:
+    """Apply every migration not yet recorded; each one and its record commit together."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations "
+        "(version INTEGER PRIMARY KEY, name TEXT NOT NULL)"
+    )
+    done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+    applied: list[int] = []
+    for version, name, sql in migration_files():
+        if version in done:
+            continue
+        record = f"INSERT INTO schema_migrations VALUES ({version}, '{name}');"
+        script = f"BEGIN IMMEDIATE;\n{sql}\n;{record}\nCOMMIT;"
+        try:
+            conn.executescript(script)
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        applied.append(version)
+    return applied
