@@ -5,7 +5,9 @@ work (``schedule``), so a state change and the work it sets up for later commit 
 
 ``advance`` runs every job that falls due, one at a time in (due time, id) order, with the
 clock set to each job's due time while it runs, then leaves the clock at the target. Its cost
-grows with the number of jobs, not with the span. ``run_due`` does the same up to "now"; the
+grows with the number of jobs, not with the span. Consecutive atomic jobs run in one unit of
+work (each in its own savepoint), up to ``BATCH`` at a time, so a long advance costs one
+commit per batch rather than a read and a commit per job. ``run_due`` does the same up to "now"; the
 ticker calls it in real mode and every request calls it first, so observed state is never stale.
 
 Handlers:
@@ -44,6 +46,14 @@ AtomicHandler = Callable[[Tx, Job], None]
 AsyncHandler = Callable[[Job], Awaitable[None]]
 
 _decode_payload = msgspec.json.Decoder(dict[str, Any])
+
+BATCH = 256  # atomic jobs per unit of work: bounds how long other writes wait behind one
+
+
+class _Batch(msgspec.Struct):
+    ran: int = 0
+    more: bool = False  # stopped at BATCH; more atomic jobs may be due
+    next_async: Job | None = None  # stopped before a job that needs the event loop
 
 
 class Scheduler:
@@ -119,26 +129,47 @@ class Scheduler:
     async def _run_until(self, target_us: int, *, move_clock: bool) -> int:
         count = 0
         while True:
-            job = await self._db.read(lambda tx: _next_job(tx, target_us))
-            if job is None:
+            batch = await self._db.write(lambda tx: self._run_atomic(tx, target_us, move_clock))
+            count += batch.ran
+            job = batch.next_async
+            if job is not None:
+                if move_clock and job.due_us > self._clock.now_us():
+                    self._clock.set_us(job.due_us)
+                await self._run_async(job)
+                count += 1
+            elif not batch.more:
                 self._next_due_us = await self._db.read(_earliest_due)
                 return count
+
+    def _run_atomic(self, tx: Tx, target_us: int, move_clock: bool) -> _Batch:
+        """On the writer: run due atomic jobs in order until none is left, the next one is
+        async, or BATCH have run. Jobs a handler schedules are seen at once (same connection)."""
+        batch = _Batch()
+        while batch.ran < BATCH:
+            job = _next_job(tx, target_us)
+            if job is None:
+                return batch
+            handler = self._atomic.get(job.kind)
+            if handler is None:
+                batch.next_async = job
+                return batch
             if move_clock and job.due_us > self._clock.now_us():
                 self._clock.set_us(job.due_us)
-            await self._run(job)
-            count += 1
+            tx.execute("SAVEPOINT job")
+            try:
+                handler(tx, job)
+                tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
+            except Exception as exc:
+                tx.execute("ROLLBACK TO job")
+                log.exception("job %s (%s) failed", job.id, job.kind)
+                _mark_failed(tx, job, exc)
+            tx.execute("RELEASE job")
+            batch.ran += 1
+        batch.more = True
+        return batch
 
-    async def _run(self, job: Job) -> None:
-        atomic = self._atomic.get(job.kind)
+    async def _run_async(self, job: Job) -> None:
         try:
-            if atomic is not None:
-
-                def unit(tx: Tx) -> None:
-                    atomic(tx, job)
-                    tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
-
-                await self._db.write(unit)
-                return
             handler = self._async.get(job.kind)
             if handler is None:
                 raise LookupError(f"no handler for job kind {job.kind!r}")
@@ -146,12 +177,8 @@ class Scheduler:
             await self._db.write(lambda tx: tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,)))
         except Exception as exc:
             log.exception("job %s (%s) failed", job.id, job.kind)
-            message = f"{type(exc).__name__}: {exc}"
-            await self._db.write(
-                lambda tx: tx.execute(
-                    "UPDATE jobs SET state = 'failed', error = ? WHERE id = ?", (message, job.id)
-                )
-            )
+            error = exc
+            await self._db.write(lambda tx: _mark_failed(tx, job, error))
 
     async def tick_forever(self, interval: float = 1.0) -> None:
         """The real-mode ticker: run jobs as they fall due (owned by the runtime)."""
@@ -170,6 +197,12 @@ class Scheduler:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(wait):
                     await self._changed.wait()
+
+
+def _mark_failed(tx: Tx, job: Job, exc: Exception) -> None:
+    """A failed job is kept, with its error, for inspection; it never runs again by itself."""
+    message = f"{type(exc).__name__}: {exc}"
+    tx.execute("UPDATE jobs SET state = 'failed', error = ? WHERE id = ?", (message, job.id))
 
 
 def _row_to_job(row: Any) -> Job:

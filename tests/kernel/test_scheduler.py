@@ -8,7 +8,7 @@ import httpx
 
 from emulator.app import create_app
 from emulator.kernel.clock import from_us, to_us
-from emulator.kernel.scheduler import Job, pending_jobs
+from emulator.kernel.scheduler import BATCH, Job, pending_jobs
 from emulator.kernel.storage import Tx
 from emulator.runtime import Runtime
 from tests.conftest import EPOCH, settings_for
@@ -156,3 +156,49 @@ async def test_the_ticker_runs_jobs_as_they_fall_due_in_real_mode(tmp_path: Path
                 break
             await asyncio.sleep(0.02)
         assert [name for name, _ in seen] == ["tick"]
+
+
+async def test_many_atomic_and_async_jobs_interleave_in_due_order(runtime: Runtime):
+    """Batches of atomic jobs stop at an async job and at BATCH; the order never changes."""
+    seen: list[tuple[str, int]] = []
+    recorder(runtime, seen)
+
+    async def handler(job: Job) -> None:
+        seen.append((str(job.payload["name"]), runtime.clock.now_us()))
+
+    runtime.scheduler.handle_async("test.async-record", handler)
+    total = BATCH * 2 + 10
+    asyncs = {7, BATCH, BATCH + 1, total - 1}
+
+    def unit(tx: Tx) -> None:
+        for n in range(total):
+            kind = "test.async-record" if n in asyncs else "test.record"
+            runtime.scheduler.schedule(tx, kind, T0 + (n + 1) * SECOND, {"name": str(n)})
+
+    await runtime.db.write(unit)
+    assert await runtime.scheduler.advance(T0 + (total + 5) * SECOND) == total
+    assert seen == [(str(n), T0 + (n + 1) * SECOND) for n in range(total)]
+    assert await runtime.db.read(pending_jobs) == []
+
+
+async def test_a_failing_job_rolls_back_alone_inside_a_batch(runtime: Runtime):
+    """What a failing handler wrote is undone; the jobs around it in the batch commit."""
+    await runtime.db.write(lambda tx: tx.execute("CREATE TABLE marks (name TEXT)"))
+
+    def mark(tx: Tx, job: Job) -> None:
+        tx.execute("INSERT INTO marks VALUES (?)", (job.payload["name"],))
+        if job.payload["name"] == "bad":
+            raise ValueError("half done")
+
+    runtime.scheduler.handle("test.mark", mark)
+
+    def unit(tx: Tx) -> None:
+        for n, name in enumerate(("first", "bad", "last")):
+            runtime.scheduler.schedule(tx, "test.mark", T0 + (n + 1) * SECOND, {"name": name})
+
+    await runtime.db.write(unit)
+    assert await runtime.scheduler.advance(T0 + 10 * SECOND) == 3
+    marks = await runtime.db.read(lambda tx: tx.all("SELECT name FROM marks"))
+    assert [m[0] for m in marks] == ["first", "last"]
+    failed = await runtime.db.read(lambda tx: tx.all("SELECT state, error FROM jobs"))
+    assert [tuple(r) for r in failed] == [("failed", "ValueError: half done")]
