@@ -11,8 +11,8 @@ that is exactly one ``BEGIN IMMEDIATE`` per unit of work; under load, many units
 commit. A caller's future resolves only after its commit, so a 201 is always durable.
 
 Checkpoints (copying the WAL back into the database file) run on a third connection with its
-own thread, poked after every commit, so no write waits for one: a restore that writes the
-whole database into the WAL returns without paying the copy back.
+own thread, poked after every commit, so no write waits for one. A restore swaps a copy of the
+snapshot file in for the database (``replace``) instead of writing every page through the WAL.
 """
 
 from __future__ import annotations
@@ -108,6 +108,7 @@ class Database:
         self._reads_open = asyncio.Event()  # cleared while the file is being swapped
         self._reads_in_flight = 0
         self._reads_idle = asyncio.Event()
+        self._replacing = asyncio.Lock()  # one restore at a time: they share the spare file
         self.loop: asyncio.AbstractEventLoop | None = None
 
     # -- life cycle ------------------------------------------------------------------------
@@ -162,9 +163,10 @@ class Database:
         overwriting its blocks is faster than allocating new ones, and deleting a large file
         on ext4 costs as much as copying it.
         """
-        staged = self._spare
-        await asyncio.to_thread(_copy_over, source, staged)
-        await self._enqueue(lambda tx: None, exclusive=True, swap=staged)
+        async with self._replacing:
+            staged = self._spare
+            await asyncio.to_thread(_copy_over, source, staged)
+            await self._enqueue(lambda tx: None, exclusive=True, swap=staged)
 
     @property
     def _spare(self) -> Path:
@@ -236,10 +238,13 @@ class Database:
             self._wake.clear()
             while self._queue:
                 batch = self._take_batch()
-                writer = self._writer_conn
-                assert writer is not None
                 if batch[0].swap is not None:
                     await self._swap_in(batch[0])
+                    continue
+                writer = self._writer_conn
+                if writer is None:  # a swap failed to reopen the file
+                    for pending in batch:
+                        pending.future.set_exception(RuntimeError("database is not open"))
                     continue
                 try:
                     results = await _on_thread(writer, functools.partial(_run, writer, batch))
@@ -274,13 +279,19 @@ class Database:
                 self._reads_idle.clear()
                 await self._reads_idle.wait()
             await self._disconnect()
-            old = self.path.with_name(self.path.name + ".replaced")
-            os.replace(self.path, old)
-            os.replace(pending.swap, self.path)
-            os.replace(old, self._spare)
-            for suffix in ("-wal", "-shm"):  # the old file's; SQLite removes them on close
-                self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
-            await self._connect()
+            try:
+                old = self.path.with_name(self.path.name + ".replaced")
+                os.replace(self.path, old)
+                try:
+                    os.replace(pending.swap, self.path)
+                except OSError:
+                    os.replace(old, self.path)
+                    raise
+                os.replace(old, self._spare)
+                for suffix in ("-wal", "-shm"):  # the old file's; SQLite removes them on close
+                    self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+            finally:
+                await self._connect()  # to the copy, or back to the old file if a move failed
         except Exception as exc:
             pending.future.set_exception(exc)
         else:

@@ -177,3 +177,20 @@ async def test_replace_under_concurrent_reads_and_writes(db: Database, tmp_path:
     assert all(n > 0 for n in await asyncio.gather(*readers))
     rows = await db.read(lambda tx: tx.all("SELECT k FROM t ORDER BY k"))
     assert [r[0] for r in rows] == ["after"]
+
+
+async def test_concurrent_restores_each_leave_a_whole_database(db: Database, tmp_path: Path):
+    """Two restores at once run one after the other (they share the spare file)."""
+    snapshots = []
+    for name in ("one", "two"):
+        await db.write(lambda tx, name=name: tx.execute("INSERT INTO t VALUES (?, 1)", (name,)))
+        path = tmp_path / f"{name}.sqlite3"
+        await db.exclusive(
+            lambda conn, path=path: conn.backup(target := sqlite3.connect(path)) or target.close()
+        )
+        snapshots.append(path)
+    await asyncio.gather(db.replace(snapshots[1]), db.replace(snapshots[0]))
+    rows = await db.read(lambda tx: tx.all("SELECT k FROM t ORDER BY k"))
+    assert [r[0] for r in rows] == ["one"]
+    integrity = await db.read(lambda tx: tx.one("PRAGMA integrity_check"))
+    assert integrity is not None and integrity[0] == "ok"
