@@ -7,10 +7,11 @@ import dataclasses
 import gc
 import sys
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 
 from emulator import __version__
-from emulator.kernel.clock import MODES, parse_iso
+from emulator.kernel.clock import CLOCK_RANGE, MODES, in_clock_range, parse_iso, to_us
 from emulator.kernel.ids import Ids
 from emulator.settings import DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT, Settings, from_env
 
@@ -57,6 +58,9 @@ def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -
     if args.admin_token is not None:
         values["admin_token"] = args.admin_token
     values["clock_explicit"] = "clock" in values or "start" in values
+    start = values.get("start")
+    if isinstance(start, datetime) and not in_clock_range(to_us(start)):
+        raise SystemExit(f"payments-emulator: --start must be {CLOCK_RANGE}")
     if values.get("clock") not in (None, *MODES):
         raise SystemExit(f"payments-emulator: --clock must be one of {', '.join(MODES)}")
     settings = Settings(**values)  # type: ignore[arg-type]

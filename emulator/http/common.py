@@ -87,11 +87,25 @@ def decode_json(body: bytes, model: type[T]) -> T:
     if not body or body.isspace():
         raise MalformedBody("Request body is empty; a JSON object is expected.")
     try:
-        return msgspec.json.decode(body, type=model)
+        value: T = parse_json(body, model)
     except msgspec.ValidationError as exc:
         raise _validation_failed(str(exc)) from exc
+    return value
+
+
+def parse_json(body: bytes, model: Any = Any) -> Any:
+    """msgspec's decode, with every way bytes can fail to be JSON as ``MalformedBody``
+    (``msgspec.ValidationError``, a JSON of the wrong shape, is left to the caller)."""
+    try:
+        return msgspec.json.decode(body, type=model)
+    except msgspec.ValidationError:
+        raise
     except msgspec.DecodeError as exc:
         raise MalformedBody(f"JSON parse error - {exc}") from exc
+    except UnicodeDecodeError as exc:  # bad bytes inside a string
+        raise MalformedBody("JSON parse error - the body is not valid UTF-8") from exc
+    except RecursionError as exc:  # msgspec recurses once per nesting level
+        raise MalformedBody("JSON parse error - nested too deeply") from exc
 
 
 def _validation_failed(text: str) -> ValidationFailed:

@@ -12,8 +12,20 @@ from dataclasses import dataclass
 
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Match
 
 Handler = Callable[[Request, Exception], Awaitable[Response]]
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route takes at this path. Each method of a path is its own route, so
+    the one Starlette found only knows its own (a 405 must list them all)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            methods.update(getattr(route, "methods", None) or ())
+    return sorted(methods)
 
 
 @dataclass(frozen=True)
@@ -38,7 +50,10 @@ class Dialects:
         return await self.of(request.url.path).api_error(request, exc)
 
     async def http_error(self, request: Request, exc: Exception) -> Response:
-        return await self.of(request.url.path).http_error(request, exc)
+        response = await self.of(request.url.path).http_error(request, exc)
+        if response.status_code == 405:
+            response.headers["Allow"] = ", ".join(allowed_methods(request))
+        return response
 
     async def server_error(self, request: Request, exc: Exception) -> Response:
         return await self.of(request.url.path).server_error(request, exc)

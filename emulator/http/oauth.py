@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import binascii
 import logging
 from urllib.parse import parse_qs
 
@@ -34,7 +33,7 @@ def _basic(request: Request) -> tuple[str, str] | None:
         return None
     try:
         decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
+    except ValueError:  # binascii.Error, UnicodeDecodeError, or non-ASCII base64 text
         return None
     client_id, sep, secret = decoded.partition(":")
     return (client_id, secret) if sep else None

@@ -41,11 +41,21 @@ def from_us(us: int) -> datetime:
 
 
 def parse_iso(text: str) -> datetime:
-    """Parse an ISO-8601 instant; a naive value is taken as UTC."""
+    """Parse an ISO-8601 instant; a naive value is taken as UTC. ValueError when it is not one
+    (or cannot be expressed in UTC, like 0001-01-01T00:00+01:00)."""
     value = datetime.fromisoformat(text.replace("Z", "+00:00"))
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"{text!r} is out of range") from None
+
+
+def in_clock_range(moment_us: int) -> bool:
+    """Whether the clock may be set to ``moment_us``: from the Unix epoch to the year 9000,
+    which leaves every date the domains compute from "now" (years ahead) representable."""
+    return 0 <= moment_us < LATEST_US
 
 
 def iso(moment: datetime) -> str:
@@ -54,6 +64,8 @@ def iso(moment: datetime) -> str:
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST_US = (datetime(9000, 1, 1, tzinfo=UTC) - EPOCH) // timedelta(microseconds=1)
+CLOCK_RANGE = "between 1970-01-01T00:00:00Z and 9000-01-01T00:00:00Z"
 
 
 def _system_us() -> int:

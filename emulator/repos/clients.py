@@ -7,7 +7,7 @@ import sqlite3
 import msgspec
 
 from emulator.domain.clients import Client
-from emulator.domain.errors import DuplicateClient
+from emulator.domain.errors import DuplicateClient, InvalidToken
 from emulator.kernel.storage import Tx
 
 _decode = msgspec.json.Decoder(Client)
@@ -37,10 +37,14 @@ def update(tx: Tx, merchant_id: str, client: Client) -> None:
 
 
 def _raise_duplicate_email(exc: sqlite3.IntegrityError) -> None:
-    """Only the (merchant, email) index means duplicate_client; any other constraint (an id
-    collision, a missing merchant) is a bug and must surface as one."""
-    if "clients.merchant_id, clients.email_key" in str(exc):
+    """The (merchant, email) index means duplicate_client; the merchant's foreign key means the
+    merchant was wiped (a reset) after the request authenticated: its key is no longer valid.
+    Anything else (an id collision) is a bug and must surface as one."""
+    text = str(exc)
+    if "clients.merchant_id, clients.email_key" in text:
         raise DuplicateClient(field="email") from exc
+    if text.startswith("FOREIGN KEY constraint failed"):
+        raise InvalidToken() from exc
 
 
 def delete(tx: Tx, merchant_id: str, client_id: str) -> None:

@@ -28,7 +28,7 @@ def messages(tx: Tx, name: str) -> list[dict[str, Any]]:
     for r in tx.all("SELECT * FROM sink_messages WHERE name = ? ORDER BY id", (name,)):
         try:
             parsed: Any = msgspec.json.decode(r["body"])
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # kept as text only
             parsed = None
         out.append(
             {

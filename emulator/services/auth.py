@@ -87,11 +87,13 @@ class Credentials:
         return Caller(token.merchant_id, token.client_id)
 
     async def bank_caller(self, bearer: str) -> Caller:
-        """The bank interface takes access tokens; an API key is known but not allowed (403)."""
+        """The bank interface takes access tokens; a sandbox API key is known but not allowed
+        here (403); a production key is invalid anywhere in a sandbox (401, as on the gateway)."""
         token = await self._token(bearer)
         if token is not None:
             return Caller(token.merchant_id, token.client_id)
-        if await self._api_key(bearer) is not None:
+        key = await self._api_key(bearer)
+        if key is not None and key[1] == "sandbox":
             raise Forbidden()
         raise InvalidToken()
 

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from emulator.kernel.clock import ClockState, iso, to_us
+from emulator.kernel.clock import CLOCK_RANGE, ClockState, in_clock_range, iso, to_us
 from emulator.kernel.storage import Tx
+from emulator.repos import merchants as merchants_repo
 from emulator.repos import sink as sink_repo
 
 if TYPE_CHECKING:
@@ -87,12 +88,20 @@ async def advance(rt: Runtime, seconds: float | None, to: datetime | None) -> di
         raise ControlError(
             400, "invalid", "the clock only moves forward; use freeze with 'at' to jump"
         )
+    _check_range(target_us)
     jobs_run = await rt.scheduler.advance(target_us)
     await save_clock(rt)
     return {**clock_view(rt), "jobs_run": jobs_run}
 
 
+def _check_range(moment_us: int) -> None:
+    if not in_clock_range(moment_us):
+        raise ControlError(400, "invalid", f"the clock stays {CLOCK_RANGE}")
+
+
 async def freeze(rt: Runtime, at: datetime | None) -> dict[str, Any]:
+    if at is not None:
+        _check_range(to_us(at))
     rt.clock.freeze(to_us(at) if at is not None else None)
     await save_clock(rt)
     await rt.scheduler.run_due()
@@ -103,6 +112,8 @@ async def resume(rt: Runtime, at: datetime | None, system: bool = False) -> dict
     """Back to real mode: from now, from ``at``, or (``system``) exactly on system time."""
     if system and at is not None:
         raise ControlError(400, "invalid", "give 'at' or 'system', not both")
+    if at is not None:
+        _check_range(to_us(at))
     if system:
         rt.clock.configure("real", None)
     else:
@@ -116,21 +127,34 @@ async def resume(rt: Runtime, at: datetime | None, system: bool = False) -> dict
 
 
 async def reset(rt: Runtime) -> None:
-    """Wipe all state, put the clock back to how the emulator was started, reseed fixtures."""
+    """Wipe all state, put the clock back to how the emulator was started, reseed fixtures.
 
-    def wipe(tx: Tx) -> None:
+    One transaction of its own (never part of a group commit, so concurrent writes cannot share
+    its fate): the wipe, the default merchant and the clock commit together, and no request
+    ever sees the emulator without its default merchant.
+    """
+    rt.journal.discard()
+    rt.clock.configure(rt.settings.clock, rt.settings.start)
+    state = rt.clock.state()
+    seed = rt.default_merchant
+    created_s = rt.clock.now_us() // 1_000_000
+
+    def wipe(conn: sqlite3.Connection) -> None:
+        conn.execute("BEGIN IMMEDIATE")  # rolled back by the storage layer if anything fails
+        conn.execute("PRAGMA defer_foreign_keys = ON")
         # Every table is state but the migrations' own record (and SQLite's bookkeeping).
-        tables = tx.all(
+        tables = conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'"
             " AND name NOT IN ('schema_migrations', 'sqlite_sequence')"
-        )
-        tx.execute("PRAGMA defer_foreign_keys = ON")
+        ).fetchall()
         for (table,) in tables:
-            tx.execute(f'DELETE FROM "{table}"')
+            conn.execute(f'DELETE FROM "{table}"')
+        tx = Tx(conn)
+        merchants_repo.insert(tx, seed, created_s)
+        _persist_clock(tx, state)
+        conn.execute("COMMIT")
 
-    rt.journal.discard()
-    await rt.db.write(wipe)
-    rt.clock.configure(rt.settings.clock, rt.settings.start)
+    await rt.db.exclusive(wipe)
     await rt.reload_state()
 
 

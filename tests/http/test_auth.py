@@ -64,7 +64,7 @@ async def test_token_endpoint_wants_a_form_body(http):
 
 async def test_garbled_basic_header_is_invalid_client(http):
     """A Basic header that is not base64 of id:secret is invalid_client."""
-    for value in ("Basic %%%", "Basic " + base64.b64encode(b"no-colon").decode()):
+    for value in ("Basic %%%", "Basic " + base64.b64encode(b"no-colon").decode(), b"Basic \xe9"):
         response = await http.post(
             "/oauth2/token",
             headers={"Authorization": value},
@@ -143,6 +143,14 @@ async def test_bank_unauthorized(http, header):
     """v2 without a valid token: 401 {statusCode, message}."""
     headers = {"Authorization": header} if header else {}
     response = await http.get("/v2/merchantprofile", headers=headers)
+    assert (response.status_code, response.json()) == (401, UNAUTHORIZED_V2)
+
+
+async def test_bank_takes_the_production_key_as_an_invalid_token(http):
+    """The production key is invalid anywhere in a sandbox: 401 on v2 as on the gateway."""
+    response = await http.get(
+        "/v2/merchantprofile", headers={"Authorization": "Bearer sk_live_emulator_default_key"}
+    )
     assert (response.status_code, response.json()) == (401, UNAUTHORIZED_V2)
 
 

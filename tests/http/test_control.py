@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import httpx
@@ -80,6 +81,10 @@ async def test_advance_by_seconds_and_to_an_instant(http):
     assert to.json() == {"now": "2026-01-06T00:00:00Z", "mode": "frozen", "jobs_run": 0}
 
 
+SECONDS = "'seconds' must be a number of seconds from 0 to 1,000,000,000,000"
+RANGE = "the clock stays between 1970-01-01T00:00:00Z and 9000-01-01T00:00:00Z"
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [
@@ -89,8 +94,16 @@ async def test_advance_by_seconds_and_to_an_instant(http):
             "give exactly one of 'seconds' or 'to'",
             id="both",
         ),
-        pytest.param({"seconds": -5}, "'seconds' must be a non-negative number", id="negative"),
-        pytest.param({"seconds": "5"}, "'seconds' must be a non-negative number", id="string"),
+        pytest.param({"seconds": -5}, SECONDS, id="negative"),
+        pytest.param({"seconds": "5"}, SECONDS, id="string"),
+        pytest.param({"seconds": 1e30}, SECONDS, id="huge"),
+        pytest.param({"seconds": 3e11}, RANGE, id="past-the-clock-range"),
+        pytest.param({"to": "9999-12-31T23:59:59Z"}, RANGE, id="to-past-the-range"),
+        pytest.param(
+            {"to": "0001-01-01T00:00:00+01:00"},
+            "'to' is not an ISO-8601 instant: '0001-01-01T00:00:00+01:00'",
+            id="not-expressible-in-utc",
+        ),
         pytest.param(
             {"to": "yesterday"}, "'to' is not an ISO-8601 instant: 'yesterday'", id="bad-instant"
         ),
@@ -115,6 +128,51 @@ async def test_malformed_control_json_is_400(http):
     response = await http.post("/_emulator/clock/advance", content=b"{nope")
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "malformed_json"
+
+
+@pytest.mark.parametrize("path", ["/_emulator/clock/freeze", "/_emulator/clock/resume"])
+@pytest.mark.parametrize("at", ["9999-12-31T23:59:59Z", "1969-12-31T23:59:59Z"])
+async def test_jumps_outside_the_clock_range_are_refused(http, path, at):
+    """The clock cannot be put where its own dates would overflow; it stays where it was."""
+    before = (await http.get("/_emulator/clock")).json()
+    response = await http.post(path, json={"at": at})
+    assert (response.status_code, response.json()) == (
+        400,
+        {"error": {"code": "invalid", "message": RANGE}},
+    )
+    assert (await http.get("/_emulator/clock")).json() == before
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        pytest.param(
+            b'{"name": "\xff\xfe"}', "JSON parse error - the body is not valid UTF-8", id="utf8"
+        ),
+        pytest.param(
+            b'{"name": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+            "JSON parse error - nested too deeply",
+            id="deep",
+        ),
+    ],
+)
+async def test_undecodable_control_bodies_are_400(http, body, message):
+    """Bytes that are not JSON for any reason are the control plane's 400, not a 500."""
+    for path in ("/_emulator/merchants", "/_emulator/clock/advance"):
+        response = await http.post(path, content=body)
+        assert (response.status_code, response.json()) == (
+            400,
+            {"error": {"code": "malformed_json", "message": message}},
+        )
+
+
+async def test_a_sink_message_that_is_not_decodable_json_is_kept_as_text(http):
+    """The sink stores any body; one too deep to parse is listed with json null, not a 500."""
+    body = b"[" * 5000 + b"]" * 5000
+    assert (await http.post("/_emulator/sink/deep", content=body)).status_code == 200
+    response = await http.get("/_emulator/sink/deep")
+    assert response.status_code == 200
+    assert response.json()["messages"][0]["json"] is None
 
 
 async def test_freeze_at_and_resume(http):
@@ -299,3 +357,23 @@ async def test_resume_on_system_time(http):
         "/_emulator/clock/resume", json={"system": True, "at": "2031-01-01T00:00:00Z"}
     )
     assert both.status_code == 400
+
+
+async def test_reset_during_traffic_never_answers_500(http, merchant, gw):
+    """Creates racing a reset either land before it (and are wiped) or find their merchant
+    gone (401); the reset succeeds and the default merchant works right after it."""
+    for round_ in range(3):
+        creates = [
+            http.post("/api/v1/clients/", json={"email": f"r{round_}-{n}@example.com"}, headers=gw)
+            for n in range(30)
+        ]
+        reset = http.post("/_emulator/reset")
+        responses = await asyncio.gather(*creates[:15], reset, *creates[15:])
+        statuses = [r.status_code for r in responses]
+        assert statuses[15] == 200, responses[15].text
+        assert set(statuses[:15] + statuses[16:]) <= {201, 401}, statuses
+        gw = {
+            "Authorization": f"Bearer {(await http.post('/_emulator/merchants')).json()['api_key']}"
+        }
+    default = await http.get("/api/v1/clients/", headers={"Authorization": f"Bearer {DEFAULT_KEY}"})
+    assert default.status_code == 200

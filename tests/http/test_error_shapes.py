@@ -54,6 +54,13 @@ WALK: list[tuple[str, str, str, dict[str, str] | str | None, Any, int, Any, type
     ("gw-malformed-json", "POST", "/api/v1/clients/", GW, b'{"email": ', 400,
      gw_error("__all__", "parse_error",
               "JSON parse error - Input data was truncated"), errors.MalformedBody),
+    ("gw-invalid-utf8", "POST", "/api/v1/clients/", GW, b'{"email": "\xff\xfe@example.com"}', 400,
+     gw_error("__all__", "parse_error", "JSON parse error - the body is not valid UTF-8"),
+     errors.MalformedBody),
+    ("gw-nested-too-deeply", "POST", "/api/v1/clients/", GW,
+     b'{"email": "d@example.com", "unknown": ' + b"[" * 5000 + b"]" * 5000 + b"}", 400,
+     gw_error("__all__", "parse_error", "JSON parse error - nested too deeply"),
+     errors.MalformedBody),
     ("gw-empty-body", "POST", "/api/v1/clients/", GW, b"", 400,
      gw_error("__all__", "parse_error", "Request body is empty; a JSON object is expected."),
      errors.MalformedBody),
@@ -148,3 +155,19 @@ def test_the_walk_covers_every_error_class():
     walked = {case[7] for case in WALK}
     abstract = {errors.ObjectNotFound}
     assert defined - walked - LATER - abstract == set()
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("DELETE", "/api/v1/clients/", "GET, HEAD, POST"),
+        ("POST", f"/api/v1/clients/{UNKNOWN_ID}/", "DELETE, GET, HEAD, PATCH, PUT"),
+        ("DELETE", "/v2/merchantprofile", "GET, HEAD"),
+        ("GET", "/oauth2/token", "POST"),
+        ("PUT", "/_emulator/clock", "GET, HEAD"),
+    ],
+)
+async def test_405_lists_every_method_of_the_path(http, method, path, allow):
+    """A 405's Allow header names every method the path takes, in every interface."""
+    response = await http.request(method, path, headers=GW)
+    assert (response.status_code, response.headers["allow"]) == (405, allow)

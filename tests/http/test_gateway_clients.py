@@ -135,6 +135,14 @@ async def test_list_filters_by_email(http, gw):
     assert [c["id"] for c in body["results"]] == [two["id"]]
 
 
+async def test_an_empty_email_filter_is_no_filter(http, gw):
+    """?email= with no value lists every client, as django-filter ignores empty values."""
+    one = await create(http, gw, email="one@example.com")
+    two = await create(http, gw, email="two@example.com")
+    body = (await http.get("/api/v1/clients/?email=", headers=gw)).json()
+    assert {c["id"] for c in body["results"]} == {one["id"], two["id"]}
+
+
 async def test_put_replaces_the_client(http, gw, runtime):
     """PUT sets every field; what is not given returns to its default."""
     created = await create(http, gw, city="Durban")

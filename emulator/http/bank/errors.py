@@ -70,10 +70,7 @@ async def api_error(request: Request, exc: Exception) -> Response:
 
 async def http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    response = JSON(status_body(exc.status_code), status_code=exc.status_code)
-    if exc.status_code == 405 and exc.headers and "Allow" in exc.headers:
-        response.headers["Allow"] = exc.headers["Allow"]
-    return response
+    return JSON(status_body(exc.status_code), status_code=exc.status_code)
 
 
 async def server_error(request: Request, exc: Exception) -> Response:

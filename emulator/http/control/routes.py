@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from emulator import __version__
-from emulator.http.common import JSON, parse_int, read_body, runtime
+from emulator.domain.errors import MalformedBody
+from emulator.http.common import JSON, parse_int, parse_json, read_body, runtime
 from emulator.http.control.errors import error
 from emulator.kernel.clock import parse_iso
 from emulator.services import control, merchants
@@ -24,9 +24,9 @@ async def _json_body(request: Request) -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
-        body = msgspec.json.decode(raw)
-    except msgspec.DecodeError as exc:
-        raise ControlError(400, "malformed_json", f"JSON parse error - {exc}") from exc
+        body = parse_json(raw)
+    except MalformedBody as exc:
+        raise ControlError(400, "malformed_json", exc.detail) from exc
     if not isinstance(body, dict):
         raise ControlError(400, "invalid", "the body must be a JSON object")
     return body
@@ -46,12 +46,21 @@ def _instant(body: dict[str, Any], name: str) -> datetime | None:
         ) from None
 
 
+MAX_SECONDS = 10**12  # more than the clock's whole range; the range itself is checked after
+
+
 def _number(body: dict[str, Any], name: str) -> float | None:
     value = body.get(name)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise ControlError(400, "invalid", f"'{name}' must be a non-negative number")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0 <= value < MAX_SECONDS  # also refuses NaN (from 1e400 - 1e400)
+    ):
+        raise ControlError(
+            400, "invalid", f"'{name}' must be a number of seconds from 0 to {MAX_SECONDS:,}"
+        )
     return float(value)
 
 

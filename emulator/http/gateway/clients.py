@@ -35,7 +35,7 @@ async def create(request: Request) -> Response:
 async def list_(request: Request) -> Response:
     caller = await gateway_caller(request)
     number, size = page_params(request)
-    email = request.query_params.get("email")
+    email = request.query_params.get("email") or None  # empty: no filter, as django-filter
     page = await clients.page(runtime(request), caller.merchant_id, email, number, size)
     return raw_page_response(request, number, page.items, page.has_next)
 

@@ -40,10 +40,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 405:
         error: ApiError = MethodNotAllowed(f'Method "{request.method}" not allowed.')
-        response = render(error)
-        if exc.headers and "Allow" in exc.headers:
-            response.headers["Allow"] = exc.headers["Allow"]
-        return response
+        return render(error)  # Allow: set by Dialects for every interface
     if exc.status_code == 404:
         return render(NotFound("Not found."))
     return JSON(
