@@ -151,6 +151,13 @@ class SinkMessage(msgspec.Struct, frozen=True):
     json: Any
 
 
+# msgspec resolves a struct's (string) annotations on first use and keeps the result. Resolve
+# them now, at import: if the first use came inside freezegun's freeze_time, "datetime" would
+# resolve to its FakeDatetime and every later decode in the process would fail.
+for _struct in (ClockInfo, Profile, Merchant, SinkMessage):
+    msgspec.json.Decoder(_struct)
+
+
 def unique_name(prefix: str = "sink") -> str:
     """A sink or snapshot name that no other test, or pytest-xdist worker, will pick."""
     cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "-", prefix).strip("-_.")[:48] or "sink"

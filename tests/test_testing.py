@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -288,3 +290,21 @@ def test_sink_wait_for_times_out(control: EmulatorClient):
     sink = control.sink("quiet")
     with pytest.raises(TimeoutError, match="'quiet' received 0 of 1"):
         sink.wait_for(1, timeout=0.05)
+
+
+def test_structs_decode_real_datetimes_even_when_first_used_under_freezegun():
+    """msgspec resolves a struct's annotations on first use; freezegun must not be what it
+    finds (it would poison every later decode in the process). A fresh interpreter, so the
+    first use really is under freezegun."""
+    script = """
+import freezegun, msgspec, datetime
+from emulator import testing
+with freezegun.freeze_time("2031-07-04T12:00:00Z"):
+    info = msgspec.convert({"now": "2031-07-04T12:00:00Z", "mode": "frozen"}, testing.ClockInfo)
+    sink = msgspec.convert([{"id": 1, "received_at": "2031-07-04T12:00:00Z", "method": "POST",
+        "path": "/", "headers": {}, "body": "", "json": None}], list[testing.SinkMessage])
+info = msgspec.convert({"now": "2031-07-04T12:00:00Z", "mode": "frozen"}, testing.ClockInfo)
+assert type(info.now) is datetime.datetime, type(info.now)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from emulator.http.gateway.auth import CALLER_KEY
+from emulator.http.common import CALLER_KEY
 from emulator.kernel.journal import Entry, body_text
 
 if TYPE_CHECKING:

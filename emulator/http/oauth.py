@@ -12,7 +12,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from emulator.domain.errors import ApiError, BodyTooLarge
-from emulator.http.common import JSON, read_body, runtime
+from emulator.http.common import CALLER_KEY, JSON, read_body, runtime
 from emulator.http.dialects import Dialect
 from emulator.services.auth import InvalidClient
 
@@ -57,9 +57,10 @@ async def token(request: Request) -> Response:
     if grant_type != "client_credentials":
         return _error("unsupported_grant_type", f"Grant type '{grant_type}' is not supported.")
     try:
-        issued = await runtime(request).credentials.issue_token(*credentials)
+        caller, issued = await runtime(request).credentials.issue_token(*credentials)
     except InvalidClient:
         return _error("invalid_client", "Client authentication failed.")
+    request.scope[CALLER_KEY] = caller  # journaled with the merchant whose client asked
     return JSON(issued, headers=NO_STORE)
 
 

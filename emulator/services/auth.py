@@ -97,7 +97,8 @@ class Credentials:
             raise Forbidden()
         raise InvalidToken()
 
-    async def issue_token(self, client_id: str, secret: str) -> dict[str, Any]:
+    async def issue_token(self, client_id: str, secret: str) -> tuple[Caller, dict[str, Any]]:
+        """A new access token: who asked for it (for the journal), and the token response."""
         rt = self._rt
         now_us = rt.clock.now_us()
         value = rt.ids.token(48)
@@ -114,7 +115,8 @@ class Credentials:
 
         merchant_id = await rt.db.write(unit)
         self._tokens[value] = _Token(merchant_id, client_id, expires_us)
-        return {"access_token": value, "expires_in": ACCESS_TOKEN_SECONDS, "token_type": "Bearer"}
+        body = {"access_token": value, "expires_in": ACCESS_TOKEN_SECONDS, "token_type": "Bearer"}
+        return Caller(merchant_id, client_id), body
 
 
 def expire_token(tx: Tx, job: Job) -> None:

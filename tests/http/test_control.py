@@ -336,12 +336,17 @@ async def test_control_plane_needs_the_admin_token_off_loopback(tmp_path: Path):
 
 
 async def test_journal_records_the_merchant_of_a_token_request(http):
-    """Requests on the bank interface are journaled with the token's merchant."""
+    """A token request is journaled with the merchant of the client that asked (none when the
+    credentials are wrong), and bank requests with the token's merchant."""
+    await http.post(
+        "/oauth2/token", auth=("nobody", "x"), data={"grant_type": "client_credentials"}
+    )
     token = await token_for(http, *DEFAULT_CLIENT)
     await http.get("/v2/merchantprofile", headers={"Authorization": f"Bearer {token}"})
-    entries = (await http.get("/_emulator/requests?limit=2")).json()["requests"]
+    entries = (await http.get("/_emulator/requests?limit=3")).json()["requests"]
     assert [(e["interface"], e["merchant"]) for e in entries] == [
         ("bank", "9f1c3a52-7d4e-4b8a-9c61-2e5f0a7b3d10"),
+        ("auth", "9f1c3a52-7d4e-4b8a-9c61-2e5f0a7b3d10"),
         ("auth", None),
     ]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from starlette.requests import Request
 
 from emulator.domain.errors import InvalidToken
-from emulator.http.common import runtime
-from emulator.http.gateway.auth import CALLER_KEY, bearer
+from emulator.http.common import CALLER_KEY, runtime
+from emulator.http.gateway.auth import bearer
 from emulator.services.auth import Caller
 
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 from starlette.requests import Request
 
 from emulator.domain.errors import MissingAuthorization
-from emulator.http.common import runtime
+from emulator.http.common import CALLER_KEY, runtime
 from emulator.services.auth import Caller
-
-CALLER_KEY = "emulator.caller"  # where the caller is left in the ASGI scope (request journal)
 
 
 def bearer(request: Request) -> str | None:
