@@ -60,9 +60,7 @@ def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -
     values["clock_explicit"] = "clock" in values or "start" in values
     start = values.get("start")
     if isinstance(start, datetime) and not in_clock_range(to_us(start)):
-        raise SystemExit(f"payments-emulator: --start must be {CLOCK_RANGE}")
-    if values.get("clock") not in (None, *MODES):
-        raise SystemExit(f"payments-emulator: --clock must be one of {', '.join(MODES)}")
+        raise ValueError(f"--start / EMULATOR_START must be {CLOCK_RANGE}")
     settings = Settings(**values)  # type: ignore[arg-type]
     if not settings.loopback and settings.admin_token is None:
         settings = dataclasses.replace(settings, admin_token=Ids().token(32))
@@ -85,6 +83,7 @@ def banner(settings: Settings) -> str:
         f"  company_id     {seed.company_id}",
         f"  brand_id       {seed.brands[0].id}",
         f"  api_key        {seed.api_key}",
+        f"  production key {seed.production_api_key} (always invalid_token: this is a sandbox)",
         f"  client_id      {seed.client_id}",
         f"  client_secret  {seed.client_secret}",
         f"  profiles       {', '.join(p.profileCode for p in seed.profiles)}",

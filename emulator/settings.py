@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from emulator.kernel.clock import Mode, parse_iso
+from emulator.kernel.clock import MODES, Mode, parse_iso
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8400
@@ -41,22 +42,29 @@ class Settings:
         return f"http://{host}:{self.port}"
 
 
+_ENV: list[tuple[str, str, Callable[[str], object]]] = [
+    ("EMULATOR_HOST", "host", str),
+    ("EMULATOR_PORT", "port", int),
+    ("EMULATOR_DB", "db_path", Path),
+    ("EMULATOR_CLOCK", "clock", str),
+    ("EMULATOR_START", "start", parse_iso),
+    ("EMULATOR_SEED", "seed", int),
+    ("EMULATOR_ADMIN_TOKEN", "admin_token", str),
+]
+
+
 def from_env(env: dict[str, str] | None = None) -> dict[str, object]:
-    """Values from EMULATOR_* environment variables (flags override them)."""
+    """Values from EMULATOR_* environment variables (flags override them). A value that does
+    not parse is a ValueError naming its variable."""
     env = dict(os.environ) if env is None else env
     out: dict[str, object] = {}
-    if "EMULATOR_HOST" in env:
-        out["host"] = env["EMULATOR_HOST"]
-    if "EMULATOR_PORT" in env:
-        out["port"] = int(env["EMULATOR_PORT"])
-    if "EMULATOR_DB" in env:
-        out["db_path"] = Path(env["EMULATOR_DB"])
-    if "EMULATOR_CLOCK" in env:
-        out["clock"] = env["EMULATOR_CLOCK"]
-    if "EMULATOR_START" in env:
-        out["start"] = parse_iso(env["EMULATOR_START"])
-    if "EMULATOR_SEED" in env:
-        out["seed"] = int(env["EMULATOR_SEED"])
-    if "EMULATOR_ADMIN_TOKEN" in env:
-        out["admin_token"] = env["EMULATOR_ADMIN_TOKEN"]
+    for variable, key, parse in _ENV:
+        if variable in env:
+            try:
+                out[key] = parse(env[variable])
+            except ValueError as exc:
+                raise ValueError(f"{variable}={env[variable]!r}: {exc}") from None
+    clock = out.get("clock")
+    if clock is not None and clock not in MODES:
+        raise ValueError(f"EMULATOR_CLOCK must be one of {', '.join(MODES)}, not {clock!r}")
     return out

@@ -16,11 +16,9 @@ of attempts, never against a deadline read from a clock that a test may have fro
 from __future__ import annotations
 
 import abc
-import base64
 import re
 import time
 import uuid
-from collections.abc import Generator
 from datetime import UTC, datetime, timedelta
 from typing import Any, Self
 
@@ -29,6 +27,14 @@ import msgspec
 
 from emulator.kernel.clock import Mode, iso, parse_iso
 from emulator.live_server import EmulatorStartError, LiveServer
+from emulator.testing_records import (
+    ClientCredentials,
+    ClockInfo,
+    EmulatorError,
+    Merchant,
+    Profile,
+    SinkMessage,
+)
 
 __all__ = [
     "ClientCredentials", "ClockInfo", "Emulator", "EmulatorClient", "EmulatorClock",
@@ -40,122 +46,9 @@ Instant = datetime | str  # an ISO-8601 string or a datetime (naive means UTC)
 POLL = 0.02  # seconds between polls of a starting server or a sink
 
 
-class EmulatorError(Exception):
-    """The emulator answered with an error status; ``code`` and ``message`` come from its body
-    (control plane ``{"error": {code, message}}`` or OAuth ``{error, error_description}``)."""
-
-    def __init__(self, response: httpx.Response) -> None:
-        try:
-            body: Any = response.json()
-        except ValueError:
-            body = response.text
-        error = body.get("error") if isinstance(body, dict) else None
-        if isinstance(error, dict):
-            self.code, self.message = str(error.get("code")), str(error.get("message"))
-        elif isinstance(error, str):
-            self.code, self.message = error, str(body.get("error_description", ""))
-        else:
-            self.code, self.message = "http_error", str(body)[:500]
-        self.status, self.body = response.status_code, body
-        request = response.request
-        super().__init__(
-            f"{request.method} {request.url} -> {self.status} {self.code}: {self.message}"
-        )
-
-
 def _instant(value: Instant) -> str:
     moment = parse_iso(value) if isinstance(value, str) else value
     return iso(moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC))
-
-
-class ClockInfo(msgspec.Struct, frozen=True):
-    now: datetime
-    mode: Mode
-
-
-class Profile(msgspec.Struct, frozen=True, rename="camel"):
-    """A merchant profile of the bank interface (v2)."""
-
-    profile_code: str
-    id: int
-    created_by_client: int
-
-
-class ClientCredentials(httpx.Auth):
-    """OAuth 2.0 client credentials for ``/v2``: a token from ``/oauth2/token`` on first use and
-    a new one after a 401 (tokens expire after 24 hours of emulator time, and one ``advance``
-    can pass that). To test token handling itself, make your own requests."""
-
-    requires_response_body = True
-
-    def __init__(self, token_url: str, client_id: str, client_secret: str) -> None:
-        self.token_url = token_url
-        self._basic = "Basic " + base64.b64encode(f"{client_id}:{client_secret}".encode()).decode()
-        self.access_token: str | None = None
-
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        fresh = self.access_token is None
-        if self.access_token is None:
-            self.access_token = yield from self._fetch()
-        request.headers["Authorization"] = f"Bearer {self.access_token}"
-        response = yield request
-        if response.status_code == 401 and not fresh:
-            self.access_token = yield from self._fetch()
-            request.headers["Authorization"] = f"Bearer {self.access_token}"
-            yield request
-
-    def _fetch(self) -> Generator[httpx.Request, httpx.Response, str]:
-        form = {"grant_type": "client_credentials"}
-        headers = {"Authorization": self._basic}
-        response = yield httpx.Request("POST", self.token_url, headers=headers, data=form)
-        if response.status_code != 200:
-            raise EmulatorError(response)
-        token: str = response.json()["access_token"]
-        return token
-
-
-class Merchant(msgspec.Struct, frozen=True):
-    """An isolated merchant's credentials, as ``POST /_emulator/merchants`` returns them."""
-
-    company_id: str
-    name: str
-    brand_id: str
-    api_key: str
-    production_api_key: str
-    client_id: str
-    client_secret: str
-    profiles: tuple[Profile, ...] = ()
-
-    def gateway(self, server_url: str, **client_options: Any) -> httpx.Client:
-        """httpx client for ``<url>/api/v1/`` with this merchant's sandbox API key."""
-        headers = {"Authorization": f"Bearer {self.api_key}", **client_options.pop("headers", {})}
-        base_url = f"{server_url.rstrip('/')}/api/v1/"
-        return httpx.Client(base_url=base_url, headers=headers, **client_options)
-
-    def bank(self, server_url: str, **client_options: Any) -> httpx.Client:
-        """httpx client for ``<url>/v2/`` with an access token of this merchant's OAuth client."""
-        url = server_url.rstrip("/")
-        auth = ClientCredentials(f"{url}/oauth2/token", self.client_id, self.client_secret)
-        return httpx.Client(base_url=f"{url}/v2/", auth=auth, **client_options)
-
-
-class SinkMessage(msgspec.Struct, frozen=True):
-    """One request the built-in receiver recorded; ``json`` is the parsed body or None."""
-
-    id: int
-    received_at: datetime
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: str
-    json: Any
-
-
-# msgspec resolves a struct's (string) annotations on first use and keeps the result. Resolve
-# them now, at import: if the first use came inside freezegun's freeze_time, "datetime" would
-# resolve to its FakeDatetime and every later decode in the process would fail.
-for _struct in (ClockInfo, Profile, Merchant, SinkMessage):
-    msgspec.json.Decoder(_struct)
 
 
 def unique_name(prefix: str = "sink") -> str:

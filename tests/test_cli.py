@@ -84,6 +84,7 @@ def test_serve_prints_addresses_and_default_credentials(tmp_path: Path):
         f"{url}/oauth2/token",
         f"{url}/_emulator/",
         "sk_test_emulator_default_key",
+        "sk_live_emulator_default_key",
         "emulator-default-client",
         "emulator-default-secret",
         "DEFAULT01",
@@ -137,16 +138,28 @@ def test_non_loopback_binding_gets_an_admin_token():
     assert settings.admin_token and len(settings.admin_token) == 32
 
 
-def test_bad_start_is_a_clear_error():
-    """An unparseable --start ends with a message, not a traceback."""
+@pytest.mark.parametrize(
+    ("argv", "env", "message"),
+    [
+        (["--start", "soon"], {}, "Invalid isoformat string: 'soon'"),
+        (["--start", "9999-01-01"], {}, "--start / EMULATOR_START must be between 1970"),
+        ([], {"EMULATOR_PORT": "abc"}, "EMULATOR_PORT='abc': invalid literal"),
+        ([], {"EMULATOR_CLOCK": "slow"}, "EMULATOR_CLOCK must be one of real, frozen, not 'slow'"),
+        ([], {"EMULATOR_START": "later"}, "EMULATOR_START='later': Invalid isoformat"),
+    ],
+)
+def test_bad_settings_are_a_clear_error(argv: list[str], env: dict[str, str], message: str):
+    """A flag or variable that does not parse ends with a message naming it, not a traceback."""
     result = subprocess.run(
-        [sys.executable, "-m", "emulator", "serve", "--start", "soon"],
+        [sys.executable, "-m", "emulator", "serve", *argv],
         capture_output=True,
         text=True,
         timeout=30,
+        env={**os.environ, **env},
     )
     assert result.returncode == 2
-    assert "payments-emulator:" in result.stderr
+    assert result.stderr.startswith("payments-emulator: "), result.stderr
+    assert message in result.stderr
     assert "Traceback" not in result.stderr
 
 

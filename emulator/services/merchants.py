@@ -72,6 +72,7 @@ def describe(seed: MerchantSeed, profiles: list[MerchantProfile]) -> dict[str, A
         "company_id": seed.company_id,
         "name": seed.name,
         "brand_id": seed.brands[0].id,
+        "brand_ids": [brand.id for brand in seed.brands],
         "api_key": seed.api_key,
         "production_api_key": seed.production_api_key,
         "client_id": seed.client_id,
@@ -89,11 +90,13 @@ async def list_all(rt: Runtime) -> list[dict[str, Any]]:
             keys = repo.api_keys(tx, m.company_id)
             clients = repo.oauth_clients(tx, m.company_id)
             profiles = repo.profiles(tx, m.company_id, {}, 0, 1_000_000)
-            out.append(
+            brand_ids = repo.brand_ids(tx, m.company_id)
+            out.append(  # the same fields as describe() (POST /_emulator/merchants)
                 {
                     "company_id": m.company_id,
                     "name": m.name,
-                    "brand_ids": repo.brand_ids(tx, m.company_id),
+                    "brand_id": brand_ids[0] if brand_ids else None,
+                    "brand_ids": brand_ids,
                     "api_key": keys.get("sandbox"),
                     "production_api_key": keys.get("production"),
                     "client_id": clients[0][0] if clients else None,

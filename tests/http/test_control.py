@@ -31,7 +31,7 @@ async def test_new_merchant_has_working_credentials_for_both_interfaces(http):
     assert response.status_code == 201
     m = response.json()
     assert set(m) == {
-        "company_id", "name", "brand_id", "api_key", "production_api_key",
+        "company_id", "name", "brand_id", "brand_ids", "api_key", "production_api_key",
         "client_id", "client_secret", "profiles",
     }  # fmt: skip
     assert m["name"] == "Acme"
@@ -49,11 +49,11 @@ async def test_new_merchant_has_working_credentials_for_both_interfaces(http):
 
 
 async def test_merchants_list_includes_the_default_and_new_ones(http, merchant):
-    """GET /merchants lists every merchant with its credentials."""
+    """GET /merchants lists every merchant with its credentials, each exactly as POST made it."""
     body = (await http.get("/_emulator/merchants")).json()
     ids = [m["company_id"] for m in body["merchants"]]
     assert ids == ["9f1c3a52-7d4e-4b8a-9c61-2e5f0a7b3d10", merchant["company_id"]]
-    assert body["merchants"][1]["api_key"] == merchant["api_key"]
+    assert body["merchants"][1] == merchant
 
 
 async def test_bad_merchant_name_is_400(http):
