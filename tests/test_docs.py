@@ -7,7 +7,7 @@ from pathlib import Path
 
 from starlette.routing import Route
 
-from emulator import resources
+from emulator import resources, settings
 from emulator.cli import _parser
 from emulator.http.bank.routes import ROUTES as BANK
 from emulator.http.control.routes import NOT_YET
@@ -97,9 +97,11 @@ def test_command_line_table_matches_serve_flags():
     flags = {
         opt for action in serve._actions for opt in action.option_strings if opt.startswith("--")
     }
-    flags -= {"--help", "--log-level"}
+    flags -= {"--help"}
     rows = table_rows(section("Command line"))
     assert {row[0].strip("`") for row in rows} == flags
+    documented = {row[1].strip("`") for row in rows} - {"(none)"}
+    assert documented == {variable for variable, _, _ in settings._ENV}
 
 
 def python_blocks(title: str) -> list[str]:
