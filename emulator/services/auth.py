@@ -46,27 +46,34 @@ class Credentials:
         self._rt = rt
         self._keys: dict[str, tuple[str, str]] = {}
         self._tokens: dict[str, _Token] = {}
+        # Bumped by forget(): a lookup that read the database before a reset or restore must
+        # not cache what it read after it (the credential may be gone).
+        self._generation = 0
 
     def forget(self) -> None:
         self._keys.clear()
         self._tokens.clear()
+        self._generation += 1
 
     async def _api_key(self, key: str) -> tuple[str, str] | None:
         found = self._keys.get(key)
         if found is None:
+            generation = self._generation
             found = await self._rt.db.read(lambda tx: repo.api_key(tx, key))
-            if found is not None:
+            if found is not None and generation == self._generation:
                 self._keys[key] = found
         return found
 
     async def _token(self, value: str) -> _Token | None:
         found = self._tokens.get(value)
         if found is None:
+            generation = self._generation
             row = await self._rt.db.read(lambda tx: repo.token(tx, value))
             if row is None:
                 return None
             found = _Token(merchant_id=row[0], client_id=row[1], expires_us=row[2])
-            self._tokens[value] = found
+            if generation == self._generation:
+                self._tokens[value] = found
         if found.expires_us <= self._rt.clock.now_us():
             self._tokens.pop(value, None)
             return None
@@ -113,8 +120,10 @@ class Credentials:
             rt.scheduler.schedule(tx, TOKEN_EXPIRY_JOB, expires_us, {"token": value}, merchant_id)
             return merchant_id
 
+        generation = self._generation
         merchant_id = await rt.db.write(unit)
-        self._tokens[value] = _Token(merchant_id, client_id, expires_us)
+        if generation == self._generation:
+            self._tokens[value] = _Token(merchant_id, client_id, expires_us)
         body = {"access_token": value, "expires_in": ACCESS_TOKEN_SECONDS, "token_type": "Bearer"}
         return Caller(merchant_id, client_id), body
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 
 import pytest
@@ -163,3 +164,14 @@ async def test_bank_refuses_api_keys_with_403(http):
         403,
         {"statusCode": 403, "message": "Forbidden"},
     )
+
+
+async def test_a_lookup_racing_a_reset_does_not_cache_the_old_credential(runtime):
+    """A key read from the database before a reset, answered after it, is not kept: the next
+    request looks again (and finds the merchant gone)."""
+    credentials = runtime.credentials
+    lookup = asyncio.ensure_future(credentials.gateway_caller(DEFAULT_KEY))
+    await asyncio.sleep(0)  # the lookup is now waiting on the read connection
+    credentials.forget()  # what a reset or restore does once the state is replaced
+    await lookup
+    assert credentials._keys == {}
