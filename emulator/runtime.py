@@ -36,7 +36,9 @@ class Runtime:
         self.clock = Clock(settings.clock, settings.start)
         self.ids = Ids(settings.seed)
         self.db = Database(settings.db_path)
-        self.scheduler = Scheduler(self.db, self.clock)
+        self.scheduler = Scheduler(
+            self.db, self.clock, save_clock=lambda tx: control.persist_clock(tx, self.clock.state())
+        )
         self.outbox = Outbox(self.ids)
         self.journal = Journal(self.db)
         self.credentials = auth.Credentials(self)

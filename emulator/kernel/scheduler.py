@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -56,10 +56,19 @@ class _Batch(msgspec.Struct):
     next_async: Job | None = None  # stopped before a job that needs the event loop
 
 
+class ClockBackwards(ValueError):
+    """An advance to an instant before now: the clock only moves forward."""
+
+
 class Scheduler:
-    def __init__(self, db: Database, clock: Clock) -> None:
+    def __init__(
+        self, db: Database, clock: Clock, save_clock: Callable[[Tx], None] | None = None
+    ) -> None:
         self._db = db
         self._clock = clock
+        # Writes the clock's state in a unit of work: each batch of an advance saves the clock
+        # with the jobs it ran, so a crash never leaves jobs run ahead of a stored clock.
+        self._save_clock = save_clock
         self._atomic: dict[str, AtomicHandler] = {}
         self._async: dict[str, AsyncHandler] = {}
         self._lock = asyncio.Lock()
@@ -117,14 +126,25 @@ class Scheduler:
         async with self._lock:
             return await self._run_until(self._clock.now_us(), move_clock=False)
 
-    async def advance(self, target_us: int) -> int:
-        """Move the clock to ``target_us``, running due jobs in order on the way."""
+    async def advance(self, target_us: int | None = None, *, by_us: int | None = None) -> int:
+        """Move the clock to ``target_us`` (or ``by_us`` from now, measured once the clock is
+        ours, so concurrent advances add up), running due jobs in order on the way."""
         async with self._lock:
-            if target_us < self._clock.now_us():
-                raise ValueError("the clock only moves forward")
+            now_us = self._clock.now_us()
+            if by_us is not None:
+                target_us = now_us + by_us
+            if target_us is None or target_us < now_us:
+                raise ClockBackwards("the clock only moves forward")
             count = await self._run_until(target_us, move_clock=True)
             self._clock.set_us(target_us)
             return count
+
+    @contextlib.asynccontextmanager
+    async def paused(self) -> AsyncIterator[None]:
+        """No job runs and no advance moves the clock meanwhile (a reset, a restore): one
+        under way finishes first."""
+        async with self._lock:
+            yield
 
     async def _run_until(self, target_us: int, *, move_clock: bool) -> int:
         count = 0
@@ -145,14 +165,14 @@ class Scheduler:
         """On the writer: run due atomic jobs in order until none is left, the next one is
         async, or BATCH have run. Jobs a handler schedules are seen at once (same connection)."""
         batch = _Batch()
-        while batch.ran < BATCH:
+        while True:
             job = _next_job(tx, target_us)
             if job is None:
-                return batch
+                break
             handler = self._atomic.get(job.kind)
             if handler is None:
                 batch.next_async = job
-                return batch
+                break
             if move_clock and job.due_us > self._clock.now_us():
                 self._clock.set_us(job.due_us)
             tx.execute("SAVEPOINT job")
@@ -165,7 +185,11 @@ class Scheduler:
                 _mark_failed(tx, job, exc)
             tx.execute("RELEASE job")
             batch.ran += 1
-        batch.more = True
+            if batch.ran == BATCH:
+                batch.more = True
+                break
+        if batch.ran and move_clock and self._save_clock is not None:
+            self._save_clock(tx)
         return batch
 
     async def _run_async(self, job: Job) -> None:
@@ -174,11 +198,16 @@ class Scheduler:
             if handler is None:
                 raise LookupError(f"no handler for job kind {job.kind!r}")
             await handler(job)
-            await self._db.write(lambda tx: tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,)))
+            await self._db.write(lambda tx: self._finish(tx, job))
         except Exception as exc:
             log.exception("job %s (%s) failed", job.id, job.kind)
             error = exc
             await self._db.write(lambda tx: _mark_failed(tx, job, error))
+
+    def _finish(self, tx: Tx, job: Job) -> None:
+        tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
+        if self._save_clock is not None:
+            self._save_clock(tx)
 
     async def tick_forever(self, interval: float = 1.0) -> None:
         """The real-mode ticker: run jobs as they fall due (owned by the runtime)."""

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from emulator.kernel.clock import CLOCK_RANGE, ClockState, in_clock_range, iso, to_us
+from emulator.kernel.scheduler import ClockBackwards
 from emulator.kernel.storage import Tx
 from emulator.repos import merchants as merchants_repo
 from emulator.repos import sink as sink_repo
@@ -40,7 +41,7 @@ def clock_view(rt: Runtime) -> dict[str, Any]:
     return {"now": iso(rt.clock.now()), "mode": rt.clock.mode}
 
 
-def _persist_clock(tx: Tx, state: ClockState) -> None:
+def persist_clock(tx: Tx, state: ClockState) -> None:
     tx.execute(
         "INSERT INTO settings (key, value) VALUES (?, ?)"
         " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -50,7 +51,7 @@ def _persist_clock(tx: Tx, state: ClockState) -> None:
 
 async def save_clock(rt: Runtime) -> None:
     state = rt.clock.state()
-    await rt.db.write(lambda tx: _persist_clock(tx, state))
+    await rt.db.write(lambda tx: persist_clock(tx, state))
 
 
 def next_seeded_run(tx: Tx) -> int:
@@ -82,14 +83,19 @@ async def load_clock(rt: Runtime) -> ClockState | None:
 async def advance(rt: Runtime, seconds: float | None, to: datetime | None) -> dict[str, Any]:
     if (seconds is None) == (to is None):
         raise ControlError(400, "invalid", "give exactly one of 'seconds' or 'to'")
-    now_us = rt.clock.now_us()
-    target_us = now_us + round(seconds * 1_000_000) if seconds is not None else to_us(to)  # type: ignore[arg-type]
-    if target_us < now_us:
+    if to is not None:
+        _check_range(to_us(to))
+        target = {"target_us": to_us(to)}
+    else:
+        assert seconds is not None
+        target = {"by_us": round(seconds * 1_000_000)}
+        _check_range(rt.clock.now_us() + target["by_us"])
+    try:
+        jobs_run = await rt.scheduler.advance(**target)
+    except ClockBackwards:
         raise ControlError(
             400, "invalid", "the clock only moves forward; use freeze with 'at' to jump"
-        )
-    _check_range(target_us)
-    jobs_run = await rt.scheduler.advance(target_us)
+        ) from None
     await save_clock(rt)
     return {**clock_view(rt), "jobs_run": jobs_run}
 
@@ -133,6 +139,11 @@ async def reset(rt: Runtime) -> None:
     its fate): the wipe, the default merchant and the clock commit together, and no request
     ever sees the emulator without its default merchant.
     """
+    async with rt.scheduler.paused():  # an advance under way ends first, not on top of this
+        await _reset(rt)
+
+
+async def _reset(rt: Runtime) -> None:
     rt.journal.discard()
     rt.clock.configure(rt.settings.clock, rt.settings.start)
     state = rt.clock.state()
@@ -151,7 +162,7 @@ async def reset(rt: Runtime) -> None:
             conn.execute(f'DELETE FROM "{table}"')
         tx = Tx(conn)
         merchants_repo.insert(tx, seed, created_s)
-        _persist_clock(tx, state)
+        persist_clock(tx, state)
         conn.execute("COMMIT")
 
     await rt.db.exclusive(wipe)
@@ -189,14 +200,14 @@ async def restore_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
     path = _snapshot_path(rt, name)
     if not path.is_file():
         raise ControlError(404, "snapshot_not_found", f"no snapshot named {name!r}")
-    rt.journal.discard()
-
-    await rt.db.replace(path)
-    state = await load_clock(rt)
-    if state is not None:
-        rt.clock.restore(state)
-    await rt.reload_state()
-    return {"name": name, "restored": True, **clock_view(rt)}
+    async with rt.scheduler.paused():  # an advance under way ends first, not on top of this
+        rt.journal.discard()
+        await rt.db.replace(path)
+        state = await load_clock(rt)
+        if state is not None:
+            rt.clock.restore(state)
+        await rt.reload_state()
+        return {"name": name, "restored": True, **clock_view(rt)}
 
 
 def list_snapshots(rt: Runtime) -> list[str]:

@@ -11,7 +11,9 @@ import pytest
 from emulator import __version__
 from emulator.app import create_app
 from emulator.runtime import Runtime
-from tests.conftest import DEFAULT_CLIENT, DEFAULT_KEY, settings_for, token_for
+from tests.conftest import DEFAULT_CLIENT, DEFAULT_KEY, EPOCH_S, settings_for, token_for
+
+T0_US = EPOCH_S * 1_000_000
 
 DEFAULT = {"Authorization": f"Bearer {DEFAULT_KEY}"}
 
@@ -382,3 +384,29 @@ async def test_reset_during_traffic_never_answers_500(http, merchant, gw):
         }
     default = await http.get("/api/v1/clients/", headers={"Authorization": f"Bearer {DEFAULT_KEY}"})
     assert default.status_code == 200
+
+
+async def test_advance_by_zero_in_real_mode_is_fine(http):
+    """Real time moves on while an advance is computed; 'seconds': 0 is still no move, not a
+    'backwards' error."""
+    assert (await http.post("/_emulator/clock/resume")).status_code == 200
+    for seconds in (0, 0.000001):
+        response = await http.post("/_emulator/clock/advance", json={"seconds": seconds})
+        assert response.status_code == 200, response.text
+
+
+async def test_a_restore_during_an_advance_ends_on_the_snapshots_clock(http, runtime):
+    """The restore waits for the advance, then puts the snapshot's clock back."""
+    assert (await http.post("/_emulator/snapshots/before")).status_code == 201
+
+    def unit(tx):
+        for n in range(1000):
+            runtime.scheduler.schedule(tx, "oauth.token_expiry", T0_US + n, {"token": f"t{n}"})
+
+    await runtime.db.write(unit)
+    advance = http.post("/_emulator/clock/advance", json={"seconds": 86400 * 10})
+    restore = http.post("/_emulator/snapshots/before/restore")
+    advanced, restored = await asyncio.gather(advance, restore)
+    assert advanced.status_code == restored.status_code == 200
+    assert restored.json()["now"] == "2026-01-05T09:00:00Z"
+    assert (await http.get("/_emulator/clock")).json()["now"] == "2026-01-05T09:00:00Z"

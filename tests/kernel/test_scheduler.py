@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import httpx
+import pytest
 
 from emulator.app import create_app
 from emulator.kernel.clock import from_us, to_us
 from emulator.kernel.scheduler import BATCH, Job, pending_jobs
 from emulator.kernel.storage import Tx
 from emulator.runtime import Runtime
+from emulator.services.control import load_clock
 from tests.conftest import EPOCH, settings_for
 
 T0 = to_us(EPOCH)
@@ -202,3 +205,35 @@ async def test_a_failing_job_rolls_back_alone_inside_a_batch(runtime: Runtime):
     assert [m[0] for m in marks] == ["first", "last"]
     failed = await runtime.db.read(lambda tx: tx.all("SELECT state, error FROM jobs"))
     assert [tuple(r) for r in failed] == [("failed", "ValueError: half done")]
+
+
+async def test_each_batch_stores_the_clock_with_the_jobs_it_ran(runtime: Runtime):
+    """A crash in the middle of a long advance cannot leave jobs run ahead of the stored clock:
+    every committed batch stored the clock of its last job."""
+
+    class Crash(BaseException):
+        pass
+
+    def crash_at(tx: Tx, job: Job) -> None:
+        if job.payload["n"] == BATCH + 10:
+            raise Crash
+
+    runtime.scheduler.handle("test.crash", crash_at)
+
+    def unit(tx: Tx) -> None:
+        for n in range(BATCH + 20):
+            runtime.scheduler.schedule(tx, "test.crash", T0 + (n + 1) * SECOND, {"n": n})
+
+    await runtime.db.write(unit)
+    with pytest.raises(Crash):
+        await runtime.scheduler.advance(T0 + 3600 * SECOND)
+    stored = await load_clock(runtime)
+    assert stored is not None and stored.frozen_at_us == T0 + BATCH * SECOND
+    left = await runtime.db.read(pending_jobs)
+    assert left[0].payload["n"] == BATCH
+
+
+async def test_concurrent_advances_add_up(runtime: Runtime):
+    """Each 'by' is measured once the clock is the advance's own: ten hours, not one."""
+    await asyncio.gather(*(runtime.scheduler.advance(by_us=3600 * SECOND) for _ in range(10)))
+    assert runtime.clock.now_us() == T0 + 10 * 3600 * SECOND
