@@ -60,11 +60,10 @@ class Runtime:
             return
         await self.db.open()
         if self.settings.seed is not None:
-            # The same seed on a fresh database repeats every id; on a database that already
-            # holds state, each start continues from a new stream instead of colliding with
-            # the ids the earlier runs handed out.
-            run = await self.db.write(control.next_seeded_run)
-            self.ids.reseed(self.settings.seed if run == 0 else f"{self.settings.seed}/{run}")
+            # A seed repeats every id on a fresh database. On one that already holds state the
+            # same stream would hand out its ids again: continue from an unpredictable one.
+            fresh = await self.db.write(control.claim_seed)
+            self.ids.reseed(self.settings.seed if fresh else None)
         stored = await control.load_clock(self)
         if stored is not None and not self.settings.clock_explicit:
             self.clock.restore(stored)
@@ -93,13 +92,15 @@ class Runtime:
         await control.save_clock(self)
         await self.db.close()
 
-    async def reload_state(self) -> None:
-        """After the whole state changed at once (reset, restore): drop caches, reseed."""
+    async def reload_state(self, *, wiped: bool) -> None:
+        """After the whole state changed at once: drop caches, reseed. After a reset (``wiped``)
+        a seed starts over, as on a fresh database; after a restore the restored ids may come
+        from any point of the stream, so ids continue from an unpredictable one."""
         self.credentials.forget()
-        if self.settings.seed is not None and not await control.has_seeded_run(self):
-            # A reset emptied the database: the seed starts over, as on a fresh one.
-            await self.db.write(control.next_seeded_run)
-            self.ids.reseed(self.settings.seed)
+        if self.settings.seed is not None:
+            if wiped:
+                await self.db.write(control.claim_seed)
+            self.ids.reseed(self.settings.seed if wiped else None)
         await control.save_clock(self)
         await merchants.seed_default(self)
         await self.scheduler.refresh()

@@ -51,3 +51,35 @@ async def test_reset_starts_the_seed_over(tmp_path: Path):
             assert (await http.post("/_emulator/reset")).status_code == 200
         again = await _create_clients(rt, 2)
     assert first == again
+
+
+async def _control(rt: Runtime, path: str) -> None:
+    transport = httpx.ASGITransport(app=create_app(rt))
+    async with httpx.AsyncClient(transport=transport, base_url="http://e") as http:
+        response = await http.post(path)
+        assert response.status_code in (200, 201), response.text
+
+
+async def test_restoring_after_a_reset_does_not_repeat_the_snapshots_ids(tmp_path: Path):
+    """save, reset (the seed starts over), restore: new ids must not collide with the
+    snapshot's, which came from the start of that same stream."""
+    async with Runtime(settings_for(tmp_path, seed=99)) as rt:
+        before = await _create_clients(rt, 3)
+        await _control(rt, "/_emulator/snapshots/s")
+        await _control(rt, "/_emulator/reset")
+        await _control(rt, "/_emulator/snapshots/s/restore")
+        after = await _create_clients(rt, 3)  # a 500 (UNIQUE id) if the stream repeated
+    assert not set(before) & set(after)
+
+
+async def test_a_snapshot_of_an_earlier_run_then_a_restart_does_not_repeat_ids(tmp_path: Path):
+    settings = settings_for(tmp_path, seed=99)
+    async with Runtime(settings) as rt:
+        first = await _create_clients(rt, 2)
+        await _control(rt, "/_emulator/snapshots/early")
+    async with Runtime(settings) as rt:
+        await _control(rt, "/_emulator/snapshots/early/restore")
+        second = await _create_clients(rt, 2)
+    async with Runtime(settings) as rt:
+        third = await _create_clients(rt, 2)
+    assert len(set(first) | set(second) | set(third)) == len(first) + len(second) + len(third)

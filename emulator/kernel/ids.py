@@ -16,8 +16,9 @@ class Ids:
         # ids, not cryptographic ones, and os.urandom per id costs a system call.
         self._random = random.Random(seed if seed is not None else random.SystemRandom().random())
 
-    def reseed(self, seed: int | str) -> None:
-        self._random.seed(seed)
+    def reseed(self, seed: int | str | None) -> None:
+        """Start the stream over from ``seed``, or from the OS's randomness when None."""
+        self._random.seed(seed if seed is not None else random.SystemRandom().random())
 
     def uuid(self) -> str:
         """A random (version 4, RFC 4122 variant) UUID, formatted without the uuid module's

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 CLOCK_KEY = "clock"
-SEEDED_RUNS_KEY = "seeded_runs"
+SEEDED_KEY = "seeded"
 SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 SINK_NAME = SNAPSHOT_NAME
 
@@ -54,23 +54,13 @@ async def save_clock(rt: Runtime) -> None:
     await rt.db.write(lambda tx: persist_clock(tx, state))
 
 
-def next_seeded_run(tx: Tx) -> int:
-    """Count the starts with a seed on this database: 0 for the first."""
-    row = tx.one("SELECT value FROM settings WHERE key = ?", (SEEDED_RUNS_KEY,))
-    run = int(row[0]) if row is not None else 0
-    tx.execute(
-        "INSERT INTO settings (key, value) VALUES (?, ?)"
-        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        (SEEDED_RUNS_KEY, str(run + 1)),
+def claim_seed(tx: Tx) -> bool:
+    """Mark the database as one a seed has started; True when it was not yet (it is fresh)."""
+    cursor = tx.execute(
+        "INSERT INTO settings (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING",
+        (SEEDED_KEY,),
     )
-    return run
-
-
-async def has_seeded_run(rt: Runtime) -> bool:
-    row = await rt.db.read(
-        lambda tx: tx.one("SELECT 1 FROM settings WHERE key = ?", (SEEDED_RUNS_KEY,))
-    )
-    return row is not None
+    return cursor.rowcount == 1
 
 
 async def load_clock(rt: Runtime) -> ClockState | None:
@@ -141,6 +131,7 @@ async def reset(rt: Runtime) -> None:
     """
     async with rt.scheduler.paused():  # an advance under way ends first, not on top of this
         await _reset(rt)
+        await rt.reload_state(wiped=True)
 
 
 async def _reset(rt: Runtime) -> None:
@@ -166,7 +157,6 @@ async def _reset(rt: Runtime) -> None:
         conn.execute("COMMIT")
 
     await rt.db.exclusive(wipe)
-    await rt.reload_state()
 
 
 def _snapshot_path(rt: Runtime, name: str) -> Any:
@@ -206,7 +196,7 @@ async def restore_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
         state = await load_clock(rt)
         if state is not None:
             rt.clock.restore(state)
-        await rt.reload_state()
+        await rt.reload_state(wiped=False)
         return {"name": name, "restored": True, **clock_view(rt)}
 
 
