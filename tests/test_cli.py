@@ -169,3 +169,20 @@ def test_help_and_version(argv: list[str]):
         [sys.executable, "-m", "emulator", *argv], capture_output=True, text=True, timeout=30
     )
     assert result.returncode == 0
+
+
+def test_a_database_that_will_not_open_ends_the_process(tmp_path: Path):
+    """A corrupt --db file: the server says so and exits (no thread left keeping it alive)."""
+    db = tmp_path / "broken.sqlite3"
+    db.write_bytes(b"this is not a database" * 100)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = subprocess.run(
+        [sys.executable, "-m", "emulator", "serve", "--db", str(db), "--port", str(port)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode != 0
+    assert "file is not a database" in result.stderr

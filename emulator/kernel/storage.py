@@ -18,6 +18,7 @@ snapshot file in for the database (``replace``) instead of writing every page th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import os
@@ -115,7 +116,11 @@ class Database:
 
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        await self._connect()
+        try:
+            await self._connect()
+        except BaseException:
+            await self._disconnect()  # a connection's thread left open keeps the process alive
+            raise
         self._closing = False
         # Kept: asyncio.get_running_loop() costs a getpid() system call on every call.
         self.loop = asyncio.get_running_loop()
@@ -148,7 +153,8 @@ class Database:
         await self._checkpointer.close()
         for conn in (self._reader_conn, self._writer_conn):
             if conn is not None:
-                await conn.close()
+                with contextlib.suppress(sqlite3.Error):
+                    await conn.close()
         self._reader_conn = self._writer_conn = None
 
     async def replace(self, source: Path) -> None:
@@ -166,6 +172,7 @@ class Database:
         async with self._replacing:
             staged = self._spare
             await asyncio.to_thread(_copy_over, source, staged)
+            await asyncio.to_thread(check_database_file, staged)
             await self._enqueue(lambda tx: None, exclusive=True, swap=staged)
 
     @property
@@ -279,25 +286,36 @@ class Database:
                 self._reads_idle.clear()
                 await self._reads_idle.wait()
             await self._disconnect()
+            swapped = False
             try:
-                old = self.path.with_name(self.path.name + ".replaced")
-                os.replace(self.path, old)
-                try:
-                    os.replace(pending.swap, self.path)
-                except OSError:
-                    os.replace(old, self.path)
-                    raise
-                os.replace(old, self._spare)
-                for suffix in ("-wal", "-shm"):  # the old file's; SQLite removes them on close
-                    self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
-            finally:
-                await self._connect()  # to the copy, or back to the old file if a move failed
+                self._exchange(pending.swap)
+                swapped = True
+                await self._connect()
+            except Exception:
+                await self._disconnect()
+                if swapped:  # the copy would not open: the old database goes back
+                    self._exchange(self._spare)
+                await self._connect()
+                raise
         except Exception as exc:
             pending.future.set_exception(exc)
         else:
             pending.future.set_result(None)
         finally:
             self._reads_open.set()
+
+    def _exchange(self, other: Path) -> None:
+        """Swap the database file and ``other``; the database's file ends up as the spare."""
+        old = self.path.with_name(self.path.name + ".replaced")
+        os.replace(self.path, old)
+        try:
+            os.replace(other, self.path)
+        except OSError:
+            os.replace(old, self.path)
+            raise
+        os.replace(old, self._spare)
+        for suffix in ("-wal", "-shm"):  # the old file's; SQLite removes them on close
+            self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
 
     def _take_batch(self) -> list[_Pending]:
         if self._queue[0].exclusive:
@@ -306,6 +324,34 @@ class Database:
         while self._queue and not self._queue[0].exclusive:
             batch.append(self._queue.pop(0))
         return batch
+
+
+class NotADatabase(ValueError):
+    """A file that is not a whole SQLite database of this emulator."""
+
+
+def check_database_file(path: Path) -> None:
+    """Cheap checks that ``path`` is a whole SQLite database with our schema (not a full
+    integrity check, which costs a read of every page): its header, its size against the page
+    count the header records, and its schema table."""
+    with open(path, "rb") as file:
+        header = file.read(100)
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        raise NotADatabase("not an SQLite database")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    counted = header[24:28] == header[92:96]  # the page count is valid for this version
+    if counted and pages * page_size != path.stat().st_size:
+        raise NotADatabase("the file is cut short (or has extra bytes)")
+    try:
+        conn = sqlite3.connect(path)
+        try:
+            conn.execute("SELECT version FROM schema_migrations LIMIT 1").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise NotADatabase(f"not a database of this emulator ({exc})") from exc
 
 
 def _copy_over(source: Path, target: Path) -> None:

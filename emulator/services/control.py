@@ -11,7 +11,7 @@ import msgspec
 
 from emulator.kernel.clock import CLOCK_RANGE, ClockState, in_clock_range, iso, to_us
 from emulator.kernel.scheduler import ClockBackwards
-from emulator.kernel.storage import Tx
+from emulator.kernel.storage import NotADatabase, Tx
 from emulator.repos import merchants as merchants_repo
 from emulator.repos import sink as sink_repo
 
@@ -192,7 +192,12 @@ async def restore_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
         raise ControlError(404, "snapshot_not_found", f"no snapshot named {name!r}")
     async with rt.scheduler.paused():  # an advance under way ends first, not on top of this
         rt.journal.discard()
-        await rt.db.replace(path)
+        try:
+            await rt.db.replace(path)
+        except NotADatabase as exc:
+            raise ControlError(
+                400, "invalid_snapshot", f"snapshot {name!r} cannot be restored: {exc}"
+            ) from None
         state = await load_clock(rt)
         if state is not None:
             rt.clock.restore(state)

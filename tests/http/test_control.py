@@ -410,3 +410,21 @@ async def test_a_restore_during_an_advance_ends_on_the_snapshots_clock(http, run
     assert advanced.status_code == restored.status_code == 200
     assert restored.json()["now"] == "2026-01-05T09:00:00Z"
     assert (await http.get("/_emulator/clock")).json()["now"] == "2026-01-05T09:00:00Z"
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+async def test_restoring_a_damaged_snapshot_is_refused_and_keeps_the_state(
+    http, runtime, gw, damage
+):
+    """A snapshot file that is not a whole database is a 400; the live state stays as it was."""
+    created = await http.post("/api/v1/clients/", json={"email": "kept@example.com"}, headers=gw)
+    assert (await http.post("/_emulator/snapshots/good")).status_code == 201
+    good = runtime.snapshot_dir / "good.sqlite"
+    bad = runtime.snapshot_dir / "bad.sqlite"
+    bad.write_bytes(b"not a database" * 1000 if damage == "garbage" else good.read_bytes()[:8192])
+    response = await http.post("/_emulator/snapshots/bad/restore")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_snapshot"
+    again = await http.get(f"/api/v1/clients/{created.json()['id']}/", headers=gw)
+    assert again.status_code == 200
+    assert (await http.post("/_emulator/snapshots/good/restore")).status_code == 200
