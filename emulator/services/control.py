@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from emulator.kernel.clock import CLOCK_RANGE, ClockState, in_clock_range, iso, to_us
+from emulator.kernel.dbfile import NotADatabase
 from emulator.kernel.scheduler import ClockBackwards
-from emulator.kernel.storage import NotADatabase, Tx
+from emulator.kernel.storage import Tx
 from emulator.repos import merchants as merchants_repo
 from emulator.repos import sink as sink_repo
 

@@ -1,0 +1,60 @@
+"""The database as a file: checking that a file is one of ours, copying one over another."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+
+class NotADatabase(ValueError):
+    """A file that is not a whole SQLite database of this emulator."""
+
+
+def check_database_file(path: Path) -> None:
+    """Cheap checks that ``path`` is a whole SQLite database with our schema (not a full
+    integrity check, which costs a read of every page): its header, its size against the page
+    count the header records, and its schema table."""
+    with open(path, "rb") as file:
+        header = file.read(100)
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        raise NotADatabase("not an SQLite database")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    counted = header[24:28] == header[92:96]  # the page count is valid for this version
+    if counted and pages * page_size != path.stat().st_size:
+        raise NotADatabase("the file is cut short (or has extra bytes)")
+    try:
+        conn = sqlite3.connect(path)
+        try:
+            conn.execute("SELECT version FROM schema_migrations LIMIT 1").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise NotADatabase(f"not a database of this emulator ({exc})") from exc
+
+
+def copy_over(source: Path, target: Path) -> None:
+    """Copy ``source`` into ``target``, overwriting its blocks in place where it exists."""
+    copy_range = getattr(os, "copy_file_range", None)
+    if copy_range is None:  # not Linux
+        shutil.copyfile(source, target)
+        return
+    src = os.open(source, os.O_RDONLY)
+    dst = os.open(target, os.O_WRONLY | os.O_CREAT, 0o644)  # no O_TRUNC: reuse its blocks
+    try:
+        size = os.fstat(src).st_size
+        done = 0
+        while done < size:
+            copied = copy_range(src, dst, size - done, done, done)
+            if copied == 0:
+                break
+            done += copied
+        os.ftruncate(dst, size)
+    except OSError:  # e.g. a file system that cannot copy ranges
+        shutil.copyfile(source, target)
+    finally:
+        os.close(src)
+        os.close(dst)
