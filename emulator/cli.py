@@ -103,6 +103,9 @@ def tune_gc() -> None:
     gc.set_threshold(20_000, 20, 20)
 
 
+SHUTDOWN_GRACE = 5  # seconds open requests get to finish once the server is told to stop
+
+
 def serve(settings: Settings, log_level: str = "info") -> None:
     import uvicorn
 
@@ -120,6 +123,9 @@ def serve(settings: Settings, log_level: str = "info") -> None:
         loop="auto",
         http="auto",
         lifespan="on",
+        # A client stalled in the middle of a request must not keep a stopping server alive
+        # (and skip the shutdown that saves the clock and the journal) for ever.
+        timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
 
 

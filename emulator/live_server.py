@@ -168,7 +168,9 @@ class LiveServer:
         self._runtime = Runtime(settings)
         app = create_app(self._runtime)
         # log_config=None: the test process's logging stays as it is.
-        config = uvicorn.Config(app, lifespan="on", ws="none", log_config=None)
+        config = uvicorn.Config(
+            app, lifespan="on", ws="none", log_config=None, timeout_graceful_shutdown=5
+        )
         return _Server(config, ready)  # built before the thread, so stop() can always reach it
 
     def _await_health(self, ready: threading.Event) -> str:

@@ -68,6 +68,9 @@ def serving(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str
         os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            raise AssertionError("the emulator did not stop within 10 s of SIGTERM") from None
         finally:
             if process.stdout:
                 output.append(process.stdout.read())
@@ -186,3 +189,21 @@ def test_a_database_that_will_not_open_ends_the_process(tmp_path: Path):
     )
     assert result.returncode != 0
     assert "file is not a database" in result.stderr
+
+
+def test_a_client_stalled_mid_request_does_not_stop_a_clean_shutdown(tmp_path: Path):
+    """SIGTERM with a request stuck halfway: the server still stops (after its grace period)
+    and still saves what shutdown saves (the clock here)."""
+    db = str(tmp_path / "e.sqlite3")
+    with serving("--db", db, "--clock", "frozen", "--start", "2026-01-05T09:00:00Z") as (url, _):
+        httpx.post(f"{url}/_emulator/clock/advance", json={"seconds": 60})
+        stalled = socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])))
+        stalled.sendall(
+            b"POST /api/v1/clients/ HTTP/1.1\r\nHost: e\r\nContent-Type: application/json\r\n"
+            b"Authorization: Bearer sk_test_emulator_default_key\r\n"
+            b"Content-Length: 100\r\n\r\n{"
+        )
+        time.sleep(0.2)  # the request is in the server's hands, waiting for its body
+    stalled.close()
+    with serving("--db", db) as (url, _):
+        assert httpx.get(f"{url}/_emulator/clock").json()["now"] == "2026-01-05T09:01:00Z"
