@@ -10,6 +10,7 @@ the journal is a record of traffic, not state that anything depends on.
 from __future__ import annotations
 
 import asyncio
+import codecs
 from typing import Any
 
 import msgspec
@@ -17,7 +18,7 @@ import msgspec
 from emulator.kernel.clock import from_us, iso
 from emulator.kernel.storage import Database, Tx
 
-BODY_LIMIT = 64 * 1024  # characters of each body kept
+BODY_LIMIT = 64 * 1024  # bytes of each body kept (as sent; cut, then decoded)
 KEEP = 50_000  # entries kept; older ones are pruned
 FLUSH_SECONDS = 0.05
 
@@ -36,8 +37,9 @@ class Entry(msgspec.Struct, frozen=True):
 
 
 def body_text(raw: bytes) -> str:
-    text = raw[: BODY_LIMIT * 4].decode("utf-8", errors="replace")
-    return text[:BODY_LIMIT]
+    """At most BODY_LIMIT bytes of ``raw`` as text, never ending in half a character."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    return decoder.decode(raw[:BODY_LIMIT], final=len(raw) <= BODY_LIMIT)
 
 
 class Journal:
@@ -45,7 +47,6 @@ class Journal:
         self._db = db
         self._buffer: list[Entry] = []
         self._timer: asyncio.TimerHandle | None = None
-        self._flushes = 0
 
     def record(self, entry: Entry) -> None:
         self._buffer.append(entry)
@@ -58,9 +59,7 @@ class Journal:
         self._timer = None
         entries, self._buffer = self._buffer, []
         if entries:
-            self._flushes += 1
-            prune = self._flushes % 100 == 0
-            self._db.write_later(lambda tx: _insert(tx, entries, prune))
+            self._db.write_later(lambda tx: _insert(tx, entries))
 
     async def flush(self) -> None:
         """Write what is buffered and wait until it has committed."""
@@ -83,7 +82,7 @@ class Journal:
         return await self._db.read(lambda tx: _select(tx, merchant_id, limit, before_id))
 
 
-def _insert(tx: Tx, entries: list[Entry], prune: bool) -> None:
+def _insert(tx: Tx, entries: list[Entry]) -> None:
     tx.conn.executemany(
         "INSERT INTO requests (at_us, merchant_id, interface, method, path, query, status,"
         " request_body, response_body, duration_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -103,8 +102,8 @@ def _insert(tx: Tx, entries: list[Entry], prune: bool) -> None:
             for e in entries
         ],
     )
-    if prune:
-        tx.execute("DELETE FROM requests WHERE id <= (SELECT MAX(id) FROM requests) - ?", (KEEP,))
+    # Every flush: a range delete on the primary key, nearly free when nothing falls off.
+    tx.execute("DELETE FROM requests WHERE id <= (SELECT MAX(id) FROM requests) - ?", (KEEP,))
 
 
 def _select(

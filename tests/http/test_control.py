@@ -263,6 +263,27 @@ async def test_request_journal_paging_and_limits(http):
     assert (await http.get("/_emulator/requests?before=x")).status_code == 400
 
 
+async def test_request_journal_keeps_the_newest_entries_only(http, monkeypatch):
+    """Every flush prunes what falls past the cap, however short the run."""
+    monkeypatch.setattr("emulator.kernel.journal.KEEP", 5)
+    for _ in range(4):
+        await http.get("/api/v1/clients/", headers=DEFAULT)
+        await http.get("/_emulator/requests")  # a read flushes: many small flushes
+    for _ in range(8):
+        await http.get("/api/v1/clients/", headers=DEFAULT)
+    entries = (await http.get("/_emulator/requests?limit=100")).json()["requests"]
+    assert len(entries) == 5
+
+
+async def test_request_journal_keeps_64_kib_of_each_body(http):
+    """The limit is in bytes of the body as sent, multi-byte characters included."""
+    body = ('{"email": "' + "é" * 40_000 + '"}').encode()  # 80 kB of UTF-8
+    await http.post("/api/v1/clients/", content=body, headers=DEFAULT)
+    entry = (await http.get("/_emulator/requests?limit=1")).json()["requests"][0]
+    kept = entry["request_body"].encode()
+    assert body.startswith(kept) and 64 * 1024 - 2 <= len(kept) <= 64 * 1024
+
+
 async def test_sink_records_and_lists_oldest_first(http):
     """The sink answers 200, records headers and body, lists oldest first, can be cleared."""
     first = await http.post("/_emulator/sink/hooks", json={"n": 1}, headers={"X-Signature": "abc"})
