@@ -58,3 +58,37 @@ def copy_over(source: Path, target: Path) -> None:
     finally:
         os.close(src)
         os.close(dst)
+
+
+class DatabaseInUse(RuntimeError):
+    """Another emulator process has this database open."""
+
+
+class FileLock:
+    """An exclusive advisory lock on ``<db>.lock`` for as long as the database is open, so two
+    emulator processes never share one file (their caches and writer queues would disagree).
+    Where ``fcntl`` does not exist (Windows) it locks nothing."""
+
+    def __init__(self, db_path: Path) -> None:
+        self.path = db_path.with_name(db_path.name + ".lock")
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            return
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise DatabaseInUse(
+                f"{self.path.with_suffix('')} is in use by another emulator process"
+            ) from None
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor releases the lock
+            self._fd = None

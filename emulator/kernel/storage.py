@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from emulator.kernel.checkpoint import Checkpointer
-from emulator.kernel.dbfile import check_database_file, copy_over
+from emulator.kernel.dbfile import FileLock, check_database_file, copy_over
 from emulator.kernel.schema import apply_migrations
 
 log = logging.getLogger(__name__)
@@ -106,6 +106,7 @@ class Database:
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self._checkpointer = Checkpointer(path)
+        self._lock = FileLock(path)
         self._reads_open = asyncio.Event()  # cleared while the file is being swapped
         self._reads_in_flight = 0
         self._reads_idle = asyncio.Event()
@@ -116,10 +117,12 @@ class Database:
 
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock.acquire()
         try:
             await self._connect()
         except BaseException:
             await self._disconnect()  # a connection's thread left open keeps the process alive
+            self._lock.release()
             raise
         self._closing = False
         # Kept: asyncio.get_running_loop() costs a getpid() system call on every call.
@@ -148,6 +151,7 @@ class Database:
             await self._task
             self._task = None
         await self._disconnect()
+        self._lock.release()
 
     async def _disconnect(self) -> None:
         await self._checkpointer.close()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from emulator.kernel.dbfile import DatabaseInUse
 from emulator.kernel.schema import apply_migrations, migration_files
 from emulator.kernel.storage import Database, Tx
 
@@ -194,3 +195,13 @@ async def test_concurrent_restores_each_leave_a_whole_database(db: Database, tmp
     assert [r[0] for r in rows] == ["one"]
     integrity = await db.read(lambda tx: tx.one("PRAGMA integrity_check"))
     assert integrity is not None and integrity[0] == "ok"
+
+
+async def test_one_database_file_is_open_in_one_emulator_at_a_time(db: Database):
+    """A second opener of the same file is refused with a clear error; after close it may."""
+    second = Database(db.path)
+    with pytest.raises(DatabaseInUse, match="in use by another emulator process"):
+        await second.open()
+    await db.close()
+    await second.open()
+    await second.close()
