@@ -20,6 +20,7 @@ from emulator.kernel.storage import Database, Tx
 
 BODY_LIMIT = 64 * 1024  # bytes of each body kept (as sent; cut, then decoded)
 KEEP = 50_000  # entries kept; older ones are pruned
+PRUNE_EVERY = 1_000  # entries written between prunes (and the first flush of a process prunes)
 FLUSH_SECONDS = 0.05
 
 
@@ -38,8 +39,10 @@ class Entry(msgspec.Struct, frozen=True):
 
 def body_text(raw: bytes) -> str:
     """At most BODY_LIMIT bytes of ``raw`` as text, never ending in half a character."""
+    if len(raw) <= BODY_LIMIT:  # nearly always: no decoder object on every request
+        return raw.decode("utf-8", errors="replace")
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    return decoder.decode(raw[:BODY_LIMIT], final=len(raw) <= BODY_LIMIT)
+    return decoder.decode(raw[:BODY_LIMIT], final=False)  # drops a trailing half character
 
 
 class Journal:
@@ -47,6 +50,7 @@ class Journal:
         self._db = db
         self._buffer: list[Entry] = []
         self._timer: asyncio.TimerHandle | None = None
+        self._since_prune = PRUNE_EVERY  # so the first flush prunes what earlier runs left
 
     def record(self, entry: Entry) -> None:
         self._buffer.append(entry)
@@ -59,7 +63,11 @@ class Journal:
         self._timer = None
         entries, self._buffer = self._buffer, []
         if entries:
-            self._db.write_later(lambda tx: _insert(tx, entries))
+            self._since_prune += len(entries)
+            prune = self._since_prune >= PRUNE_EVERY
+            if prune:
+                self._since_prune = 0
+            self._db.write_later(lambda tx: _insert(tx, entries, prune))
 
     async def flush(self) -> None:
         """Write what is buffered and wait until it has committed."""
@@ -82,7 +90,7 @@ class Journal:
         return await self._db.read(lambda tx: _select(tx, merchant_id, limit, before_id))
 
 
-def _insert(tx: Tx, entries: list[Entry]) -> None:
+def _insert(tx: Tx, entries: list[Entry], prune: bool) -> None:
     tx.conn.executemany(
         "INSERT INTO requests (at_us, merchant_id, interface, method, path, query, status,"
         " request_body, response_body, duration_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -102,8 +110,8 @@ def _insert(tx: Tx, entries: list[Entry]) -> None:
             for e in entries
         ],
     )
-    # Every flush: a range delete on the primary key, nearly free when nothing falls off.
-    tx.execute("DELETE FROM requests WHERE id <= (SELECT MAX(id) FROM requests) - ?", (KEEP,))
+    if prune:  # at most PRUNE_EVERY entries over the cap, however short or long the run
+        tx.execute("DELETE FROM requests WHERE id <= (SELECT MAX(id) FROM requests) - ?", (KEEP,))
 
 
 def _select(

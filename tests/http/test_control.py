@@ -264,8 +264,9 @@ async def test_request_journal_paging_and_limits(http):
 
 
 async def test_request_journal_keeps_the_newest_entries_only(http, monkeypatch):
-    """Every flush prunes what falls past the cap, however short the run."""
+    """Pruning keeps the newest entries every PRUNE_EVERY entries, however short the run."""
     monkeypatch.setattr("emulator.kernel.journal.KEEP", 5)
+    monkeypatch.setattr("emulator.kernel.journal.PRUNE_EVERY", 1)
     for _ in range(4):
         await http.get("/api/v1/clients/", headers=DEFAULT)
         await http.get("/_emulator/requests")  # a read flushes: many small flushes
@@ -273,6 +274,23 @@ async def test_request_journal_keeps_the_newest_entries_only(http, monkeypatch):
         await http.get("/api/v1/clients/", headers=DEFAULT)
     entries = (await http.get("/_emulator/requests?limit=100")).json()["requests"]
     assert len(entries) == 5
+
+
+async def test_a_new_process_prunes_what_earlier_runs_left(tmp_path: Path, monkeypatch):
+    """Many short runs never reach PRUNE_EVERY each; the first flush of every run prunes."""
+    monkeypatch.setattr("emulator.kernel.journal.KEEP", 3)
+    settings = settings_for(tmp_path)
+    for _ in range(3):
+        async with Runtime(settings) as rt:
+            transport = httpx.ASGITransport(app=create_app(rt))
+            async with httpx.AsyncClient(transport=transport, base_url="http://e") as client:
+                for _ in range(4):
+                    await client.get("/api/v1/clients/", headers=DEFAULT)
+                await client.get("/_emulator/requests")  # flushes
+    async with Runtime(settings) as rt:
+        await rt.journal.flush()
+        count = await rt.db.read(lambda tx: tx.one("SELECT count(*) FROM requests"))
+    assert count is not None and count[0] <= 3 + 4
 
 
 async def test_request_journal_keeps_64_kib_of_each_body(http):
