@@ -59,14 +59,24 @@ class Runtime:
         if self.started:
             return
         await self.db.open()
+        try:
+            await self._start_on_open_database()
+        except BaseException:
+            await self.db.close()  # the file lock and the connections' threads
+            raise
+        self.started = True
+
+    async def _start_on_open_database(self) -> None:
         if self.settings.seed is not None:
-            # A seed repeats every id on a fresh database. On one that already holds state the
-            # same stream would hand out its ids again: continue from an unpredictable one.
-            fresh = await self.db.write(control.claim_seed)
+            # A seed repeats every id on a fresh database (no merchant yet, not even the
+            # default one). On one that holds state, from whatever version or run, the same
+            # stream would hand out its ids again: continue from an unpredictable one.
+            fresh = await self.db.read(control.is_fresh)
             self.ids.reseed(self.settings.seed if fresh else None)
-        stored = await control.load_clock(self)
-        if stored is not None and not self.settings.clock_explicit:
-            self.clock.restore(stored)
+        if not self.settings.clock_explicit:  # flags win: the stored clock is not even read
+            stored = await control.load_clock(self)
+            if stored is not None:
+                self.clock.restore(stored)
         await control.save_clock(self)
         await merchants.seed_default(self)
         await self.scheduler.refresh()
@@ -74,7 +84,6 @@ class Runtime:
         self._ticker = asyncio.get_running_loop().create_task(
             self.scheduler.tick_forever(self.settings.ticker_interval), name="scheduler-ticker"
         )
-        self.started = True
 
     async def stop(self) -> None:
         if not self.started:
@@ -98,8 +107,6 @@ class Runtime:
         from any point of the stream, so ids continue from an unpredictable one."""
         self.credentials.forget()
         if self.settings.seed is not None:
-            if wiped:
-                await self.db.write(control.claim_seed)
             self.ids.reseed(self.settings.seed if wiped else None)
         await control.save_clock(self)
         await merchants.seed_default(self)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import httpx
@@ -83,3 +84,18 @@ async def test_a_snapshot_of_an_earlier_run_then_a_restart_does_not_repeat_ids(t
     async with Runtime(settings) as rt:
         third = await _create_clients(rt, 2)
     assert len(set(first) | set(second) | set(third)) == len(first) + len(second) + len(third)
+
+
+async def test_a_seeded_database_without_any_seed_record_is_not_taken_for_fresh(tmp_path: Path):
+    """A database that already holds merchants (say, from an older version) is not fresh,
+    whatever it records: the seed's stream would repeat its ids."""
+    settings = settings_for(tmp_path, seed=99)
+    async with Runtime(settings) as rt:
+        before = await _create_clients(rt, 2)
+    conn = sqlite3.connect(tmp_path / "emulator.sqlite3")
+    conn.execute("DELETE FROM settings WHERE key != 'clock'")
+    conn.commit()
+    conn.close()
+    async with Runtime(settings) as rt:
+        after = await _create_clients(rt, 2)  # a 500 (UNIQUE id) if the stream repeated
+    assert not set(before) & set(after)

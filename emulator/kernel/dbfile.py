@@ -6,6 +6,7 @@ import os
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 
 class NotADatabase(ValueError):
@@ -38,26 +39,39 @@ def check_database_file(path: Path) -> None:
 
 def copy_over(source: Path, target: Path) -> None:
     """Copy ``source`` into ``target``, overwriting its blocks in place where it exists."""
-    copy_range = getattr(os, "copy_file_range", None)
-    if copy_range is None:  # not Linux
+    copy_range = getattr(os, "copy_file_range", None)  # Linux only
+    if copy_range is None or not _copy_in_place(copy_range, source, target):
         shutil.copyfile(source, target)
-        return
-    src = os.open(source, os.O_RDONLY)
-    dst = os.open(target, os.O_WRONLY | os.O_CREAT, 0o644)  # no O_TRUNC: reuse its blocks
+
+
+def _copy_in_place(copy_range: Any, source: Path, target: Path) -> bool:
+    """True when every byte was copied; False (nothing to clean up) when the caller should
+    copy the plain way: a file system without copy_file_range, a short copy, an error."""
     try:
-        size = os.fstat(src).st_size
-        done = 0
-        while done < size:
-            copied = copy_range(src, dst, size - done, done, done)
-            if copied == 0:
-                break
-            done += copied
-        os.ftruncate(dst, size)
-    except OSError:  # e.g. a file system that cannot copy ranges
-        shutil.copyfile(source, target)
+        src = os.open(source, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        try:
+            dst = os.open(target, os.O_WRONLY | os.O_CREAT, 0o644)  # no O_TRUNC: reuse blocks
+        except OSError:
+            return False
+        try:
+            size = os.fstat(src).st_size
+            done = 0
+            while done < size:
+                copied = copy_range(src, dst, size - done, done, done)
+                if copied == 0:
+                    return False
+                done += copied
+            os.ftruncate(dst, size)
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(dst)
     finally:
         os.close(src)
-        os.close(dst)
 
 
 class DatabaseInUse(RuntimeError):

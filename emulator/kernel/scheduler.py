@@ -28,7 +28,7 @@ from typing import Any
 
 import msgspec
 
-from emulator.kernel.clock import Clock
+from emulator.kernel.clock import CLOCK_RANGE, Clock, in_clock_range
 from emulator.kernel.storage import Database, Tx
 
 log = logging.getLogger(__name__)
@@ -58,6 +58,10 @@ class _Batch(msgspec.Struct):
 
 class ClockBackwards(ValueError):
     """An advance to an instant before now: the clock only moves forward."""
+
+
+class ClockOutOfRange(ValueError):
+    """An advance past the clock's range (``kernel.clock.in_clock_range``)."""
 
 
 class Scheduler:
@@ -135,6 +139,8 @@ class Scheduler:
                 target_us = now_us + by_us
             if target_us is None or target_us < now_us:
                 raise ClockBackwards("the clock only moves forward")
+            if not in_clock_range(target_us):  # checked here: concurrent advances add up
+                raise ClockOutOfRange(f"the clock stays {CLOCK_RANGE}")
             count = await self._run_until(target_us, move_clock=True)
             self._clock.set_us(target_us)
             return count
@@ -176,11 +182,13 @@ class Scheduler:
             if move_clock and job.due_us > self._clock.now_us():
                 self._clock.set_us(job.due_us)
             tx.execute("SAVEPOINT job")
+            hooks = len(tx.hooks)
             try:
                 handler(tx, job)
                 tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
             except Exception as exc:
                 tx.execute("ROLLBACK TO job")
+                del tx.hooks[hooks:]  # what the rolled-back job meant to do after commit
                 log.exception("job %s (%s) failed", job.id, job.kind)
                 _mark_failed(tx, job, exc)
             tx.execute("RELEASE job")

@@ -255,7 +255,7 @@ class Database:
                 writer = self._writer_conn
                 if writer is None:  # a swap failed to reopen the file
                     for pending in batch:
-                        pending.future.set_exception(RuntimeError("database is not open"))
+                        _fail(pending, RuntimeError("database is not open"))
                     continue
                 try:
                     results = await _on_thread(writer, functools.partial(_run, writer, batch))
@@ -302,21 +302,22 @@ class Database:
                 await self._connect()
                 raise
         except Exception as exc:
-            pending.future.set_exception(exc)
+            _fail(pending, exc)
         else:
-            pending.future.set_result(None)
+            if not pending.future.done():  # its caller may have given up (cancelled) meanwhile
+                pending.future.set_result(None)
         finally:
             self._reads_open.set()
 
     def _exchange(self, other: Path) -> None:
-        """Swap the database file and ``other``; the database's file ends up as the spare."""
+        """Put ``other`` in the database's place; the database's file ends up as the spare.
+        The database path names a whole database at every instant (a hard link keeps the old
+        one reachable while ``other`` replaces it in one atomic rename), so a kill anywhere in
+        between leaves the old database or the new one, never none."""
         old = self.path.with_name(self.path.name + ".replaced")
-        os.replace(self.path, old)
-        try:
-            os.replace(other, self.path)
-        except OSError:
-            os.replace(old, self.path)
-            raise
+        old.unlink(missing_ok=True)  # a leftover of a process killed right here before
+        os.link(self.path, old)
+        os.replace(other, self.path)
         os.replace(old, self._spare)
         for suffix in ("-wal", "-shm"):  # the old file's; SQLite removes them on close
             self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
@@ -373,6 +374,11 @@ def _run_exclusive(conn: sqlite3.Connection, pending: _Pending) -> list[_Result]
             conn.execute("ROLLBACK")
         return [(False, exc, [])]
     return [(True, value, tx.hooks)]
+
+
+def _fail(pending: _Pending, exc: BaseException) -> None:
+    if not pending.future.done():  # its caller may have given up (cancelled) meanwhile
+        pending.future.set_exception(exc)
 
 
 def _consume_exception(future: asyncio.Future[Any]) -> None:

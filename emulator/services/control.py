@@ -11,7 +11,7 @@ import msgspec
 
 from emulator.kernel.clock import CLOCK_RANGE, ClockState, in_clock_range, iso, to_us
 from emulator.kernel.dbfile import NotADatabase
-from emulator.kernel.scheduler import ClockBackwards
+from emulator.kernel.scheduler import ClockBackwards, ClockOutOfRange
 from emulator.kernel.storage import Tx
 from emulator.repos import merchants as merchants_repo
 from emulator.repos import sink as sink_repo
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 CLOCK_KEY = "clock"
-SEEDED_KEY = "seeded"
 SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 SINK_NAME = SNAPSHOT_NAME
 
@@ -55,13 +54,9 @@ async def save_clock(rt: Runtime) -> None:
     await rt.db.write(lambda tx: persist_clock(tx, state))
 
 
-def claim_seed(tx: Tx) -> bool:
-    """Mark the database as one a seed has started; True when it was not yet (it is fresh)."""
-    cursor = tx.execute(
-        "INSERT INTO settings (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING",
-        (SEEDED_KEY,),
-    )
-    return cursor.rowcount == 1
+def is_fresh(tx: Tx) -> bool:
+    """A database nothing has been stored in yet (every start seeds the default merchant)."""
+    return tx.one("SELECT 1 FROM merchants LIMIT 1") is None
 
 
 async def load_clock(rt: Runtime) -> ClockState | None:
@@ -75,18 +70,18 @@ async def advance(rt: Runtime, seconds: float | None, to: datetime | None) -> di
     if (seconds is None) == (to is None):
         raise ControlError(400, "invalid", "give exactly one of 'seconds' or 'to'")
     if to is not None:
-        _check_range(to_us(to))
         target = {"target_us": to_us(to)}
     else:
         assert seconds is not None
         target = {"by_us": round(seconds * 1_000_000)}
-        _check_range(rt.clock.now_us() + target["by_us"])
     try:
         jobs_run = await rt.scheduler.advance(**target)
     except ClockBackwards:
         raise ControlError(
             400, "invalid", "the clock only moves forward; use freeze with 'at' to jump"
         ) from None
+    except ClockOutOfRange as exc:
+        raise ControlError(400, "invalid", str(exc)) from None
     await save_clock(rt)
     return {**clock_view(rt), "jobs_run": jobs_run}
 
@@ -99,8 +94,9 @@ def _check_range(moment_us: int) -> None:
 async def freeze(rt: Runtime, at: datetime | None) -> dict[str, Any]:
     if at is not None:
         _check_range(to_us(at))
-    rt.clock.freeze(to_us(at) if at is not None else None)
-    await save_clock(rt)
+    async with rt.scheduler.paused():  # an advance under way would overwrite the jump
+        rt.clock.freeze(to_us(at) if at is not None else None)
+        await save_clock(rt)
     await rt.scheduler.run_due()
     return clock_view(rt)
 
@@ -111,11 +107,12 @@ async def resume(rt: Runtime, at: datetime | None, system: bool = False) -> dict
         raise ControlError(400, "invalid", "give 'at' or 'system', not both")
     if at is not None:
         _check_range(to_us(at))
-    if system:
-        rt.clock.configure("real", None)
-    else:
-        rt.clock.resume(to_us(at) if at is not None else None)
-    await save_clock(rt)
+    async with rt.scheduler.paused():  # an advance under way would overwrite the jump
+        if system:
+            rt.clock.configure("real", None)
+        else:
+            rt.clock.resume(to_us(at) if at is not None else None)
+        await save_clock(rt)
     await rt.scheduler.run_due()
     return clock_view(rt)
 
@@ -195,9 +192,13 @@ async def restore_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
         rt.journal.discard()
         try:
             await rt.db.replace(path)
-        except NotADatabase as exc:
+        except (NotADatabase, sqlite3.DatabaseError) as exc:  # the live database is unchanged
             raise ControlError(
                 400, "invalid_snapshot", f"snapshot {name!r} cannot be restored: {exc}"
+            ) from None
+        except OSError as exc:
+            raise ControlError(
+                500, "restore_failed", f"snapshot {name!r} could not be copied in: {exc}"
             ) from None
         state = await load_clock(rt)
         if state is not None:

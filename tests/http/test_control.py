@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 import httpx
@@ -467,3 +468,48 @@ async def test_restoring_a_damaged_snapshot_is_refused_and_keeps_the_state(
     again = await http.get(f"/api/v1/clients/{created.json()['id']}/", headers=gw)
     assert again.status_code == 200
     assert (await http.post("/_emulator/snapshots/good/restore")).status_code == 200
+
+
+async def test_a_snapshot_whose_migrations_fail_is_refused_and_keeps_the_state(http, runtime, gw):
+    """A snapshot that passes the file checks but will not migrate: 400, old state kept."""
+    created = await http.post("/api/v1/clients/", json={"email": "kept@example.com"}, headers=gw)
+    assert (await http.post("/_emulator/snapshots/good")).status_code == 201
+    bad = runtime.snapshot_dir / "bad.sqlite"
+    bad.write_bytes((runtime.snapshot_dir / "good.sqlite").read_bytes())
+    conn = sqlite3.connect(bad)
+    conn.execute("DELETE FROM schema_migrations")  # so it would apply 0001 over its own tables
+    conn.commit()
+    conn.close()
+    response = await http.post("/_emulator/snapshots/bad/restore")
+    assert (response.status_code, response.json()["error"]["code"]) == (400, "invalid_snapshot")
+    again = await http.get(f"/api/v1/clients/{created.json()['id']}/", headers=gw)
+    assert again.status_code == 200
+
+
+def _open_descriptors() -> int:
+    """This process's open file descriptors (0 where /proc does not say)."""
+    fds = Path("/proc/self/fd")
+    return len(list(fds.iterdir())) if fds.is_dir() else 0
+
+
+async def test_a_restore_that_cannot_copy_is_a_clear_error_and_leaks_nothing(http, runtime):
+    """The spare file's place taken by a directory: a 500 that says so, no descriptor leaked."""
+    assert (await http.post("/_emulator/snapshots/good")).status_code == 201
+    runtime.db.path.with_name(runtime.db.path.name + ".restoring").mkdir()
+    descriptors = _open_descriptors()
+    for _ in range(5):
+        response = await http.post("/_emulator/snapshots/good/restore")
+        assert (response.status_code, response.json()["error"]["code"]) == (500, "restore_failed")
+    assert _open_descriptors() <= descriptors
+    assert (await http.get("/api/v1/clients/", headers=DEFAULT)).status_code == 200
+
+
+async def test_concurrent_advances_cannot_pass_the_clock_range(http):
+    """Each advance is checked against the range once it holds the clock."""
+    years = 3500 * 365 * 86400
+    first, second = await asyncio.gather(
+        http.post("/_emulator/clock/advance", json={"seconds": years}),
+        http.post("/_emulator/clock/advance", json={"seconds": years}),
+    )
+    assert sorted([first.status_code, second.status_code]) == [200, 400]
+    assert (await http.get("/_emulator/clock")).status_code == 200

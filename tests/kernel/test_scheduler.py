@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 import httpx
+import msgspec
 import pytest
 
 from emulator.app import create_app
@@ -237,3 +239,38 @@ async def test_concurrent_advances_add_up(runtime: Runtime):
     """Each 'by' is measured once the clock is the advance's own: ten hours, not one."""
     await asyncio.gather(*(runtime.scheduler.advance(by_us=3600 * SECOND) for _ in range(10)))
     assert runtime.clock.now_us() == T0 + 10 * 3600 * SECOND
+
+
+async def test_a_start_that_fails_after_opening_the_database_releases_it(tmp_path: Path):
+    """A stored clock that will not decode fails the start, and leaves nothing open: the same
+    file can be opened again at once."""
+    async with Runtime(settings_for(tmp_path)):
+        pass
+    conn = sqlite3.connect(tmp_path / "emulator.sqlite3")
+    conn.execute("""UPDATE settings SET value = '{"mode": 1}' WHERE key = 'clock'""")
+    conn.commit()
+    conn.close()
+    with pytest.raises(msgspec.ValidationError):
+        await Runtime(settings_for(tmp_path, clock_explicit=False)).start()
+    async with Runtime(settings_for(tmp_path)) as rt:  # clock given: the stored one is ignored
+        assert rt.started
+
+
+async def test_a_failed_jobs_after_commit_hooks_do_not_run(runtime: Runtime):
+    """What a rolled-back job registered for after the commit is dropped with it."""
+    ran: list[str] = []
+
+    def job(tx: Tx, job: Job) -> None:
+        tx.after_commit(lambda: ran.append(str(job.payload["name"])))
+        if job.payload["name"] == "bad":
+            raise ValueError("no")
+
+    runtime.scheduler.handle("test.hooks", job)
+
+    def unit(tx: Tx) -> None:
+        for n, name in enumerate(("good", "bad", "fine")):
+            runtime.scheduler.schedule(tx, "test.hooks", T0 + (n + 1) * SECOND, {"name": name})
+
+    await runtime.db.write(unit)
+    await runtime.scheduler.advance(T0 + 10 * SECOND)
+    assert ran == ["good", "fine"]

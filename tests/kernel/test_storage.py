@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,19 @@ async def test_one_database_file_is_open_in_one_emulator_at_a_time(db: Database)
     await db.close()
     await second.open()
     await second.close()
+
+
+async def test_a_cancelled_restore_leaves_the_writer_working(db: Database, tmp_path: Path):
+    """The caller of a restore may give up (a timeout, a server shutting down) while the swap
+    waits its turn; the writer must go on serving every later unit."""
+    snapshot = tmp_path / "snap.sqlite3"
+    await db.exclusive(
+        lambda conn: conn.backup(target := sqlite3.connect(snapshot)) or target.close()
+    )
+    slow = asyncio.ensure_future(db.write(lambda tx: time.sleep(0.3)))  # ahead of the swap
+    await asyncio.sleep(0.05)
+    restore = asyncio.ensure_future(db.replace(snapshot))
+    await asyncio.sleep(0.1)  # copied; the swap is queued behind the slow unit
+    restore.cancel()
+    await slow
+    assert await asyncio.wait_for(db.write(lambda tx: 42), 5) == 42
