@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from pathlib import Path
 
 import httpx
-import msgspec
 import pytest
 
 from emulator.app import create_app
@@ -31,10 +29,12 @@ def recorder(rt: Runtime, seen: list[tuple[str, int]]) -> None:
     rt.scheduler.handle("test.record", handler)
 
 
-async def schedule(rt: Runtime, *jobs: tuple[str, int]) -> None:
+async def schedule(rt: Runtime, *jobs: tuple[str, int], kind: str = "test.record") -> None:
+    """Jobs of ``kind`` with payload {"name": ...}, each due at its time, in one unit."""
+
     def unit(tx: Tx) -> None:
         for name, due in jobs:
-            rt.scheduler.schedule(tx, "test.record", due, {"name": name})
+            rt.scheduler.schedule(tx, kind, due, {"name": name})
 
     await rt.db.write(unit)
 
@@ -186,6 +186,11 @@ async def test_many_atomic_and_async_jobs_interleave_in_due_order(runtime: Runti
     assert await runtime.db.read(pending_jobs) == []
 
 
+def _one_a_second(names: tuple[str, ...]) -> list[tuple[str, int]]:
+    """(name, due) pairs one second apart, the first at T0 + 1 s."""
+    return [(name, T0 + (n + 1) * SECOND) for n, name in enumerate(names)]
+
+
 async def test_a_failing_job_rolls_back_alone_inside_a_batch(runtime: Runtime):
     """What a failing handler wrote is undone; the jobs around it in the batch commit."""
     await runtime.db.write(lambda tx: tx.execute("CREATE TABLE marks (name TEXT)"))
@@ -196,12 +201,7 @@ async def test_a_failing_job_rolls_back_alone_inside_a_batch(runtime: Runtime):
             raise ValueError("half done")
 
     runtime.scheduler.handle("test.mark", mark)
-
-    def unit(tx: Tx) -> None:
-        for n, name in enumerate(("first", "bad", "last")):
-            runtime.scheduler.schedule(tx, "test.mark", T0 + (n + 1) * SECOND, {"name": name})
-
-    await runtime.db.write(unit)
+    await schedule(runtime, *_one_a_second(("first", "bad", "last")), kind="test.mark")
     assert await runtime.scheduler.advance(T0 + 10 * SECOND) == 3
     marks = await runtime.db.read(lambda tx: tx.all("SELECT name FROM marks"))
     assert [m[0] for m in marks] == ["first", "last"]
@@ -241,36 +241,16 @@ async def test_concurrent_advances_add_up(runtime: Runtime):
     assert runtime.clock.now_us() == T0 + 10 * 3600 * SECOND
 
 
-async def test_a_start_that_fails_after_opening_the_database_releases_it(tmp_path: Path):
-    """A stored clock that will not decode fails the start, and leaves nothing open: the same
-    file can be opened again at once."""
-    async with Runtime(settings_for(tmp_path)):
-        pass
-    conn = sqlite3.connect(tmp_path / "emulator.sqlite3")
-    conn.execute("""UPDATE settings SET value = '{"mode": 1}' WHERE key = 'clock'""")
-    conn.commit()
-    conn.close()
-    with pytest.raises(msgspec.ValidationError):
-        await Runtime(settings_for(tmp_path, clock_explicit=False)).start()
-    async with Runtime(settings_for(tmp_path)) as rt:  # clock given: the stored one is ignored
-        assert rt.started
-
-
 async def test_a_failed_jobs_after_commit_hooks_do_not_run(runtime: Runtime):
     """What a rolled-back job registered for after the commit is dropped with it."""
     ran: list[str] = []
 
-    def job(tx: Tx, job: Job) -> None:
+    def remember(tx: Tx, job: Job) -> None:
         tx.after_commit(lambda: ran.append(str(job.payload["name"])))
         if job.payload["name"] == "bad":
             raise ValueError("no")
 
-    runtime.scheduler.handle("test.hooks", job)
-
-    def unit(tx: Tx) -> None:
-        for n, name in enumerate(("good", "bad", "fine")):
-            runtime.scheduler.schedule(tx, "test.hooks", T0 + (n + 1) * SECOND, {"name": name})
-
-    await runtime.db.write(unit)
+    runtime.scheduler.handle("test.hooks", remember)
+    await schedule(runtime, *_one_a_second(("good", "bad", "fine")), kind="test.hooks")
     await runtime.scheduler.advance(T0 + 10 * SECOND)
     assert ran == ["good", "fine"]
