@@ -17,6 +17,7 @@ from emulator.kernel.journal import Journal
 from emulator.kernel.outbox import Outbox
 from emulator.kernel.scheduler import Scheduler
 from emulator.kernel.storage import Database
+from emulator.scenarios.engine import Scenarios
 from emulator.services import auth, control, merchants
 from emulator.settings import Settings
 
@@ -41,6 +42,7 @@ class Runtime:
         )
         self.outbox = Outbox(self.ids)
         self.journal = Journal(self.db)
+        self.scenarios = Scenarios()
         self.credentials = auth.Credentials(self)
         self.default_merchant = resources.default_merchant()
         self.test_values: dict[str, Any] = resources.test_values()

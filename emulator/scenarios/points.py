@@ -1,0 +1,267 @@
+"""Every decision point a scenario can name, in one registry: its match fields and outcome.
+
+A domain asks the engine at a decision point ("how does this payout's execution end?") with
+the subject's fields; the engine answers with the ``then`` of the newest active matching rule,
+decoded into the point's outcome struct, or ``None`` so the defaults and test values apply.
+
+``Point[T]`` carries its outcome type, so ``engine.decide(tx, PAYOUT_EXECUTION, ...)`` is typed
+``PayoutExecution | None``. Match fields name the subject's own fields; each has a kind that
+says which operators apply (numbers: equality, ``in``, ``gt``, ``gte``, ``lt``, ``lte``;
+strings: equality, ``in``, ``prefix``; booleans: equality).
+
+Pure: no I/O, no clock. README's scenario section is checked against this module by a test.
+"""
+
+from __future__ import annotations
+
+from typing import Generic, Literal, TypeVar
+
+import msgspec
+
+FieldKind = Literal["string", "number", "boolean"]
+
+DeclineReason = Literal[
+    "do_not_honour",
+    "insufficient_funds",
+    "expired_card",
+    "invalid_card",
+    "lost_stolen",
+    "suspected_fraud",
+]
+BankStatus = Literal["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
+
+
+class Outcome(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Base of every point's ``then``: unknown keys are errors, not silently ignored."""
+
+
+# -- outcomes, one struct per point (field names are the contract of DESIGN.md) --
+
+
+class RateLimit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    limit: int
+    window_seconds: int = 60
+
+
+class HttpRequest(Outcome, frozen=True):
+    """A fault before the request reaches its handler. ``status`` 429 answers with the
+    rate-limit headers; 5xx with the interface's error body. ``delay_ms`` waits first (on the
+    event loop, not the emulator clock: it is latency, not time). ``drop`` closes the
+    connection without an answer. ``rate_limit`` turns on a per-merchant limiter instead:
+    ``limit`` requests per ``window_seconds``."""
+
+    status: Literal[429, 500, 502, 503, 504] | None = None
+    delay_ms: int | None = msgspec.field(default=None)
+    drop: bool = False
+    retry_after_seconds: int | None = None
+    rate_limit: RateLimit | None = None
+
+
+class PurchasePayment(Outcome, frozen=True):
+    result: Literal["paid", "declined", "3ds_failed"]
+    reason: DeclineReason | None = None
+
+
+class PurchaseCapture(Outcome, frozen=True):
+    result: Literal["paid", "pending_capture", "error"]
+    delay_seconds: int | None = None
+    message: str | None = None
+
+
+class PurchaseCharge(Outcome, frozen=True):
+    result: Literal["paid", "pending_charge", "declined"]
+    reason: DeclineReason | None = None
+    delay_seconds: int | None = None
+
+
+class PayoutExecution(Outcome, frozen=True):
+    result: Literal["success", "pending", "error"]
+    code: str | None = None
+    message: str | None = None
+
+
+class PayoutSettlement(Outcome, frozen=True):
+    result: Literal["success", "failed"]
+    after_seconds: int | None = None
+    message: str | None = None
+
+
+class BankOutcome(Outcome, frozen=True):
+    """``collection.outcome`` and ``payment.outcome``."""
+
+    status: BankStatus
+    reason: str | None = None
+    after_seconds: int | None = None
+
+
+class MandateAuthorisation(Outcome, frozen=True):
+    status: Literal["AUTHENTICATED", "REJECTED", "EXPIRED"]
+    after_seconds: int | None = None
+    reason: str | None = None
+
+
+class AccountVerification(Outcome, frozen=True):
+    valid: bool
+    details: dict[str, str] | None = None
+
+
+class Delivery(Outcome, frozen=True):
+    """``webhook.delivery`` and ``callback.delivery``. ``copies``: how many times the same
+    message (same event id) is delivered; ``delay_seconds`` holds it back on the emulator
+    clock; ``fail_attempts``: the receiver is treated as down for that many attempts (each
+    recorded as failed, retried on the usual schedule); ``reorder`` lets it overtake the
+    object's earlier messages still waiting."""
+
+    copies: int = 1
+    delay_seconds: int = 0
+    fail_attempts: int = 0
+    reorder: bool = False
+
+
+# -- the registry --
+
+T = TypeVar("T", bound=Outcome)
+
+
+class Point(Generic[T]):
+    """A decision point: its name, what it decides, its match fields and outcome type."""
+
+    def __init__(self, name: str, doc: str, fields: dict[str, FieldKind], outcome: type[T]) -> None:
+        self.name = name
+        self.doc = doc
+        self.fields = fields
+        self.outcome = outcome
+
+    def __repr__(self) -> str:
+        return f"Point({self.name!r})"
+
+
+_CARD_PURCHASE: dict[str, FieldKind] = {
+    "amount": "number",  # the purchase total, in the currency's minor units
+    "currency": "string",
+    "reference": "string",
+    "email": "string",  # the client's
+    "brand_id": "string",
+    "product": "string",  # the first product's name
+}
+
+HTTP_REQUEST = Point(
+    "http.request",
+    "every request to /api/v1/, /v2/ and /oauth2/, before its handler",
+    {"method": "string", "path": "string", "interface": "string", "query": "string"},
+    HttpRequest,
+)
+PURCHASE_PAYMENT = Point(
+    "purchase.payment",
+    "a payer pays a purchase with a card (checkout page, direct post, /_emulator pay)",
+    {**_CARD_PURCHASE, "card_number": "string", "card_brand": "string"},
+    PurchasePayment,
+)
+PURCHASE_CAPTURE = Point(
+    "purchase.capture",
+    "capture of a held purchase",
+    {**_CARD_PURCHASE, "capture_amount": "number"},
+    PurchaseCapture,
+)
+PURCHASE_CHARGE = Point(
+    "purchase.charge",
+    "a charge with a recurring token (API or subscription billing)",
+    {**_CARD_PURCHASE, "recurring_token": "string", "is_subscription": "boolean"},
+    PurchaseCharge,
+)
+PAYOUT_EXECUTION = Point(
+    "payout.execution",
+    "the card payload posted to a payout's execution_url",
+    {
+        "amount": "number",
+        "currency": "string",
+        "reference": "string",
+        "email": "string",
+        "brand_id": "string",
+        "card_number": "string",
+        "card_brand": "string",
+    },
+    PayoutExecution,
+)
+PAYOUT_SETTLEMENT = Point(
+    "payout.settlement",
+    "how and when a pending payout settles",
+    {
+        "amount": "number",
+        "currency": "string",
+        "reference": "string",
+        "email": "string",
+        "brand_id": "string",
+        "card_number": "string",
+    },
+    PayoutSettlement,
+)
+_BANK_MONEY: dict[str, FieldKind] = {
+    "amountCents": "number",
+    "accountNumber": "string",
+    "branchCode": "string",
+    "externalReference": "string",
+    "serviceType": "string",
+    "profileCode": "string",
+}
+COLLECTION_OUTCOME = Point(
+    "collection.outcome",
+    "how an EFT or DebiCheck collection ends, and when",
+    {**_BANK_MONEY, "collectionType": "string"},
+    BankOutcome,
+)
+PAYMENT_OUTCOME = Point(
+    "payment.outcome",
+    "how an EFT payment ends, and when",
+    {**_BANK_MONEY, "realTimeClearing": "boolean"},
+    BankOutcome,
+)
+MANDATE_AUTHORISATION = Point(
+    "mandate.authorisation",
+    "the debtor's answer to a DebiCheck mandate",
+    {
+        "authenticationType": "string",
+        "accountNumber": "string",
+        "branchCode": "string",
+        "externalReference": "string",
+        "maxAmountCents": "number",
+        "profileCode": "string",
+    },
+    MandateAuthorisation,
+)
+ACCOUNT_VERIFICATION = Point(
+    "account.verification",
+    "an account verification (AVS-R) request",
+    {"accountNumber": "string", "branchCode": "string", "accountType": "string"},
+    AccountVerification,
+)
+WEBHOOK_DELIVERY = Point(
+    "webhook.delivery",
+    "a gateway webhook or success callback about to be sent",
+    {"event_type": "string", "object_type": "string", "object_id": "string", "url": "string"},
+    Delivery,
+)
+CALLBACK_DELIVERY = Point(
+    "callback.delivery",
+    "a bank interface callback about to be sent",
+    {"callbackType": "string", "status": "string", "url": "string", "id": "string"},
+    Delivery,
+)
+
+REGISTRY: dict[str, Point[Outcome]] = {
+    p.name: p  # type: ignore[misc]
+    for p in (
+        HTTP_REQUEST,
+        PURCHASE_PAYMENT,
+        PURCHASE_CAPTURE,
+        PURCHASE_CHARGE,
+        PAYOUT_EXECUTION,
+        PAYOUT_SETTLEMENT,
+        COLLECTION_OUTCOME,
+        PAYMENT_OUTCOME,
+        MANDATE_AUTHORISATION,
+        ACCOUNT_VERIFICATION,
+        WEBHOOK_DELIVERY,
+        CALLBACK_DELIVERY,
+    )
+}
