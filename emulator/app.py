@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import Receive, Scope, Send
 
 from emulator.domain.errors import ApiError
 from emulator.http import oauth
@@ -21,6 +23,7 @@ from emulator.http.control import errors as control_errors
 from emulator.http.control.guard import AdminGuard
 from emulator.http.control.routes import ROUTES as CONTROL
 from emulator.http.dialects import Dialect, Dialects
+from emulator.http.faults import DROPPED, SERVER_SEND
 from emulator.http.gateway import errors as gateway_errors
 from emulator.http.gateway.routes import ROUTES as GATEWAY
 from emulator.http.middleware import EmulatorMiddleware
@@ -61,6 +64,20 @@ def _under(prefix: str, routes: list[Route]) -> list[BaseRoute]:
     ]
 
 
+class EmulatorApp(Starlette):
+    """Starlette, keeping the server's own ``send`` in the scope: a scenario's ``drop`` closes
+    the connection through it (``emulator.http.faults.drop_connection``). Where there is no
+    connection (an in-process transport), a drop raises what an HTTP client raises when a
+    server hangs up without answering."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            scope[SERVER_SEND] = send
+        await super().__call__(scope, receive, send)
+        if scope.get(DROPPED):
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
+
+
 def create_app(runtime: Runtime) -> Starlette:
     """The emulator's ASGI app. Its lifespan starts and stops ``runtime`` if nobody else did
     (``httpx.ASGITransport`` runs no lifespan: tests start the runtime themselves)."""
@@ -77,10 +94,10 @@ def create_app(runtime: Runtime) -> Starlette:
                 await runtime.stop()
 
     settings = runtime.settings
-    middleware = [Middleware(EmulatorMiddleware, runtime=runtime)]
+    middleware = [Middleware(EmulatorMiddleware, runtime=runtime, dialects=DIALECTS)]
     if not settings.loopback and settings.admin_token is not None:
         middleware.insert(0, Middleware(AdminGuard, token=settings.admin_token))
-    app = Starlette(
+    app = EmulatorApp(
         routes=[
             *_under("/api/v1", GATEWAY),
             *_under("/v2", BANK),

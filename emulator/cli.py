@@ -13,7 +13,17 @@ from pathlib import Path
 from emulator import __version__
 from emulator.kernel.clock import CLOCK_RANGE, MODES, in_clock_range, parse_iso, to_us
 from emulator.kernel.ids import Ids
-from emulator.settings import DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT, Settings, from_env
+from emulator.scenarios import library
+from emulator.scenarios.rules import InvalidScenario
+from emulator.services.scenarios import looks_like_file
+from emulator.settings import (
+    DEFAULT_DB,
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    RateLimitSetting,
+    Settings,
+    from_env,
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,7 +52,24 @@ def _parser() -> argparse.ArgumentParser:
         "--admin-token",
         help="control-plane token, needed when not bound to loopback (env EMULATOR_ADMIN_TOKEN)",
     )
+    serve.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME_OR_FILE",
+        help="activate a shipped scenario or a scenario file for every merchant (repeatable)",
+    )
+    serve.add_argument(
+        "--rate-limit",
+        metavar="N[/SECONDS]",
+        help="at most N requests per merchant per window (default 60 s) (env EMULATOR_RATE_LIMIT)",
+    )
     serve.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
+    scenario = commands.add_parser("scenario", help="check or list scenario files")
+    actions = scenario.add_subparsers(dest="action", required=True)
+    validate = actions.add_parser("validate", help="check scenario files (exit 1 if any is bad)")
+    validate.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    actions.add_parser("list", help="list the shipped scenarios")
     return parser
 
 
@@ -57,6 +84,13 @@ def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -
         values["start"] = parse_iso(args.start)
     if args.admin_token is not None:
         values["admin_token"] = args.admin_token
+    if args.rate_limit is not None:
+        try:
+            values["rate_limit"] = RateLimitSetting.parse(args.rate_limit)
+        except ValueError as exc:
+            raise ValueError(f"--rate-limit: {exc}") from None
+    check_scenarios(tuple(args.scenario))
+    values["scenarios"] = tuple(args.scenario)
     values["clock_explicit"] = "clock" in values or "start" in values
     start = values.get("start")
     if isinstance(start, datetime) and not in_clock_range(to_us(start)):
@@ -88,6 +122,13 @@ def banner(settings: Settings) -> str:
         f"  client_secret  {seed.client_secret}",
         f"  profiles       {', '.join(p.profileCode for p in seed.profiles)}",
     ]
+    if settings.scenarios:
+        lines.append(f"scenarios active: {', '.join(settings.scenarios)}")
+    if settings.rate_limit is not None:
+        lines.append(
+            f"rate limit: {settings.rate_limit.limit} requests per merchant per"
+            f" {settings.rate_limit.window_seconds} s"
+        )
     if not settings.loopback:
         lines.append(f"admin token (control plane): {settings.admin_token}")
     return "\n".join(lines)
@@ -129,8 +170,40 @@ def serve(settings: Settings, log_level: str = "info") -> None:
     )
 
 
+def check_scenarios(items: tuple[str, ...]) -> None:
+    """``--scenario`` values: files must load, names must be shipped scenarios."""
+    for item in items:
+        if looks_like_file(item):
+            library.read_file(Path(item))  # InvalidScenario is a ValueError naming the file
+        elif item not in library.shipped():
+            raise ValueError(
+                f"--scenario {item}: no shipped scenario of that name and no such file"
+                " (`payments-emulator scenario list` lists them)"
+            )
+
+
+def scenario_command(args: argparse.Namespace) -> int:
+    if args.action == "list":
+        for name, scenario in sorted(library.shipped().items()):
+            print(f"{name}: {scenario.description}")
+        return 0
+    bad = 0
+    for path in args.files:
+        try:
+            scenario = library.read_file(path)
+        except InvalidScenario as exc:
+            print(f"{exc}", file=sys.stderr)
+            bad += 1
+            continue
+        n = len(scenario.rules)
+        print(f"{path}: ok ({scenario.name}, {n} rule{'' if n == 1 else 's'})")
+    return 1 if bad else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "scenario":
+        return scenario_command(args)
     if args.command == "serve":
         try:
             settings = settings_from(args)

@@ -14,7 +14,7 @@ so each gets its own in-process emulator (or they all share the external one).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -32,6 +32,10 @@ MARKER = (
     "follows system time again."
 )
 CLOCK_MODES = ("real", "frozen")
+SCENARIO_MARKER_USAGE = (
+    "emulator_scenario(*names): activate these scenarios (shipped or loaded) for the test's "
+    "merchant only (the one `emulator_merchant`, `gateway` and `bank` use); deactivated after."
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -56,6 +60,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER)
+    config.addinivalue_line("markers", SCENARIO_MARKER_USAGE)
 
 
 def _option(config: pytest.Config, name: str) -> str | None:
@@ -115,9 +120,58 @@ def _emulator_client(
 
 
 @pytest.fixture(name="emulator_merchant")
-def _emulator_merchant(emulator_client: EmulatorClient) -> Merchant:
-    """A fresh merchant: nothing another test created is visible to it."""
-    return emulator_client.new_merchant()
+def _emulator_merchant(
+    request: pytest.FixtureRequest, emulator_client: EmulatorClient
+) -> Iterator[Merchant]:
+    """A fresh merchant: nothing another test created is visible to it. Scenarios named by
+    the test's ``emulator_scenario`` markers are active for this merchant only."""
+    merchant = emulator_client.new_merchant()
+    with _Scenarios(emulator_client, merchant) as scenarios:
+        for marker in request.node.iter_markers("emulator_scenario"):
+            if marker.kwargs or not marker.args:
+                pytest.fail(SCENARIO_MARKER_USAGE, pytrace=False)
+            for name in marker.args:
+                scenarios.activate(name)
+        yield merchant
+
+
+class _Scenarios:
+    """Scenarios activated for one test's merchant, deactivated when the test ends."""
+
+    def __init__(self, client: EmulatorClient, merchant: Merchant) -> None:
+        self.client = client
+        self.merchant = merchant
+        self.active: list[str] = []
+
+    def activate(self, name_or_yaml: str) -> str:
+        name = name_or_yaml
+        if "\n" in name_or_yaml:  # YAML text: load it first
+            name = self.client.load_scenario(name_or_yaml)
+        self.client.activate_scenario(name, self.merchant)
+        self.active.append(name)
+        return name
+
+    def __enter__(self) -> _Scenarios:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        from emulator.testing import EmulatorError
+
+        for name in reversed(self.active):
+            try:
+                self.client.deactivate_scenario(name, self.merchant)
+            except EmulatorError:  # the test reset or restored the state: nothing to undo
+                pass
+
+
+@pytest.fixture(name="emulator_scenario")
+def _emulator_scenario(
+    emulator_client: EmulatorClient, emulator_merchant: Merchant
+) -> Iterator[Callable[[str], str]]:
+    """``emulator_scenario(name_or_yaml)``: activate a shipped or loaded scenario (or load
+    YAML text and activate it) for the test's merchant only; deactivated after the test."""
+    with _Scenarios(emulator_client, emulator_merchant) as scenarios:
+        yield scenarios.activate
 
 
 @pytest.fixture(name="gateway")

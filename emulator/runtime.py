@@ -18,7 +18,7 @@ from emulator.kernel.outbox import Outbox
 from emulator.kernel.scheduler import Scheduler
 from emulator.kernel.storage import Database
 from emulator.scenarios.engine import Scenarios
-from emulator.services import auth, control, merchants
+from emulator.services import auth, control, merchants, scenarios
 from emulator.settings import Settings
 
 
@@ -42,7 +42,7 @@ class Runtime:
         )
         self.outbox = Outbox(self.ids)
         self.journal = Journal(self.db)
-        self.scenarios = Scenarios()
+        self.scenarios = Scenarios(self.db)
         self.credentials = auth.Credentials(self)
         self.default_merchant = resources.default_merchant()
         self.test_values: dict[str, Any] = resources.test_values()
@@ -81,6 +81,8 @@ class Runtime:
                 self.clock.restore(stored)
         await control.save_clock(self)
         await merchants.seed_default(self)
+        await self.scenarios.load()
+        await scenarios.activate_at_start(self, self.settings.scenarios)
         await self.scheduler.refresh()
         self.http = httpx.AsyncClient(transport=self._transport, timeout=5.0)
         self._ticker = asyncio.get_running_loop().create_task(
@@ -112,6 +114,9 @@ class Runtime:
             self.ids.reseed(self.settings.seed if wiped else None)
         await control.save_clock(self)
         await merchants.seed_default(self)
+        await self.scenarios.load()
+        if wiped:  # scenarios given at start are part of how this emulator was started
+            await scenarios.activate_at_start(self, self.settings.scenarios)
         await self.scheduler.refresh()
 
     async def __aenter__(self) -> Runtime:

@@ -18,6 +18,27 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 @dataclass(frozen=True)
+class RateLimitSetting:
+    limit: int
+    window_seconds: int
+
+    @classmethod
+    def parse(cls, text: str) -> RateLimitSetting:
+        """``N`` (per minute) or ``N/SECONDS``."""
+        count, _, window = text.strip().partition("/")
+        try:
+            limit, seconds = int(count), int(window) if window else 60
+        except ValueError:
+            raise ValueError(f"expected N or N/SECONDS, not {text!r}") from None
+        if not (1 <= limit <= 1_000_000 and 1 <= seconds <= 86_400):
+            raise ValueError("the limit must be 1..1000000 requests per 1..86400 seconds")
+        return cls(limit, seconds)
+
+    def __str__(self) -> str:
+        return f"{self.limit}/{self.window_seconds}"
+
+
+@dataclass(frozen=True)
 class Settings:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
@@ -30,6 +51,10 @@ class Settings:
     seed: int | None = None  # seeds the random source: repeatable ids and tokens
     admin_token: str | None = None  # required on the control plane when not bound to loopback
     ticker_interval: float = 1.0
+    # Scenarios active for every merchant from the start (names of shipped ones or files).
+    scenarios: tuple[str, ...] = ()
+    # A requests-per-window limit per merchant (429 rate_limit_exceeded over it), or None.
+    rate_limit: RateLimitSetting | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -50,6 +75,7 @@ _ENV: list[tuple[str, str, Callable[[str], object]]] = [
     ("EMULATOR_START", "start", parse_iso),
     ("EMULATOR_SEED", "seed", int),
     ("EMULATOR_ADMIN_TOKEN", "admin_token", str),
+    ("EMULATOR_RATE_LIMIT", "rate_limit", RateLimitSetting.parse),
 ]
 
 

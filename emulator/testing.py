@@ -88,6 +88,12 @@ class Sink:
         )
 
 
+def _scope(merchant: Merchant | str | None) -> dict[str, Any]:
+    if merchant is None:
+        return {}
+    return {"merchant": merchant.company_id if isinstance(merchant, Merchant) else merchant}
+
+
 class EmulatorClient:
     """The control plane (``/_emulator/``) of one emulator, over ``httpx``.
 
@@ -194,6 +200,28 @@ class EmulatorClient:
         elif system:
             body = {"system": True}
         return msgspec.convert(self._clock_call("clock/resume", body), ClockInfo)
+
+    def scenarios(self) -> list[dict[str, Any]]:
+        """Every scenario (shipped and loaded), each with where it is active."""
+        return list(self.call("GET", "scenarios")["scenarios"])
+
+    def load_scenario(self, source: str) -> str:
+        """Load (or replace) a scenario from its YAML text; returns its name."""
+        response = self.http.post("scenarios", content=source.encode("utf-8"))
+        if response.is_error:
+            raise EmulatorError(response)
+        return str(response.json()["name"])
+
+    def activate_scenario(
+        self, name: str, merchant: Merchant | str | None = None
+    ) -> dict[str, Any]:
+        """Activate ``name`` for one merchant, or for every merchant when none is given."""
+        return self.call("POST", f"scenarios/{name}/activate", json=_scope(merchant))
+
+    def deactivate_scenario(
+        self, name: str, merchant: Merchant | str | None = None
+    ) -> dict[str, Any]:
+        return self.call("POST", f"scenarios/{name}/deactivate", json=_scope(merchant))
 
     def sink(self, name: str | None = None, *, prefix: str = "sink") -> Sink:
         """The receiver ``name``, or a new one with a unique name starting with ``prefix``."""

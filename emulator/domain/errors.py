@@ -122,3 +122,39 @@ class BankBadRequest(ApiError):
 
     code = "bad_request"
     message = "Bad request"
+
+
+# -- faults (the rate limiter and the http.request decision point) --
+
+
+class ServerFault(ApiError):
+    code = "server_error"
+    message = "Internal server error."
+    status = 500
+
+
+class UpstreamUnavailable(ApiError):
+    code = "upstream_unavailable"
+    message = "Upstream unavailable."
+    status = 502
+
+
+class TemporaryMaintenance(ApiError):
+    code = "temporary_maintenance"
+    message = "Temporarily unavailable for maintenance."
+    status = 503
+
+
+class UpstreamTimeout(ApiError):
+    code = "upstream_timeout"
+    message = "Upstream did not answer in time."
+    status = 504
+
+
+FAULTS: dict[int, type[ApiError]] = {
+    429: RateLimited,
+    500: ServerFault,
+    502: UpstreamUnavailable,
+    503: TemporaryMaintenance,
+    504: UpstreamTimeout,
+}

@@ -8,12 +8,16 @@ from typing import TYPE_CHECKING
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from emulator.http.common import CALLER_KEY
+from emulator.http.dialects import Dialects
+from emulator.http.faults import DROPPED, Decision, Faults, drop_connection
 from emulator.kernel.journal import Entry, body_text
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 # Path prefix → interface name, for requests that are journaled and see due work first.
+NO_FAULT = Decision()
+
 INTERFACES = (("/api/v1/", "gateway"), ("/v2/", "bank"), ("/oauth2/", "auth"))
 
 
@@ -25,9 +29,10 @@ def interface_of(path: str) -> str | None:
 
 
 class EmulatorMiddleware:
-    def __init__(self, app: ASGIApp, runtime: Runtime) -> None:
+    def __init__(self, app: ASGIApp, runtime: Runtime, dialects: Dialects) -> None:
         self.app = app
         self.rt = runtime
+        self.faults = Faults(runtime, dialects)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -52,22 +57,35 @@ class EmulatorMiddleware:
                 request_chunks.append(message.get("body", b""))
             return message
 
+        decision = NO_FAULT
+
         async def journal_send(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                if decision.headers:
+                    message = {**message, "headers": [*message["headers"], *decision.headers]}
             elif message["type"] == "http.response.body":
                 response_chunks.append(message.get("body", b""))
             await send(message)
 
         try:
-            await self.app(scope, journal_receive, journal_send)
+            if self.faults.active():
+                decision = await self.faults.decide(scope, interface)
+            if decision.drop:
+                status = 0  # journaled as 0: no answer at all
+                if not drop_connection(scope):
+                    scope[DROPPED] = True
+            elif decision.response is not None:
+                await decision.response(scope, journal_receive, journal_send)
+            else:
+                await self.app(scope, journal_receive, journal_send)
         finally:
             caller = scope.get(CALLER_KEY)
             self.rt.journal.record(
                 Entry(
                     at_us=at_us,
-                    merchant_id=getattr(caller, "merchant_id", None),
+                    merchant_id=getattr(caller, "merchant_id", decision.merchant_id),
                     interface=interface,
                     method=scope["method"],
                     path=scope["path"],

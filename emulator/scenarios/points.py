@@ -14,7 +14,7 @@ Pure: no I/O, no clock. README's scenario section is checked against this module
 
 from __future__ import annotations
 
-from typing import Generic, Literal, TypeVar
+from typing import Annotated, Generic, Literal, TypeVar
 
 import msgspec
 
@@ -30,17 +30,24 @@ DeclineReason = Literal[
 ]
 BankStatus = Literal["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
 
+Seconds = Annotated[int, msgspec.Meta(ge=0, le=366 * 86_400)]  # at most a year on the clock
+
 
 class Outcome(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Base of every point's ``then``: unknown keys are errors, not silently ignored."""
+
+
+def _reason_only_when_declined(result: str, reason: str | None) -> None:
+    if reason is not None and result != "declined":
+        raise ValueError("reason applies only to result: declined")
 
 
 # -- outcomes, one struct per point (field names are the contract of DESIGN.md) --
 
 
 class RateLimit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    limit: int
-    window_seconds: int = 60
+    limit: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
+    window_seconds: Annotated[int, msgspec.Meta(ge=1, le=86_400)] = 60
 
 
 class HttpRequest(Outcome, frozen=True):
@@ -51,27 +58,41 @@ class HttpRequest(Outcome, frozen=True):
     ``limit`` requests per ``window_seconds``."""
 
     status: Literal[429, 500, 502, 503, 504] | None = None
-    delay_ms: int | None = msgspec.field(default=None)
+    delay_ms: Annotated[int, msgspec.Meta(ge=0, le=120_000)] | None = None
     drop: bool = False
-    retry_after_seconds: int | None = None
+    retry_after_seconds: Annotated[int, msgspec.Meta(ge=0, le=86_400)] = 1
     rate_limit: RateLimit | None = None
+
+    def __post_init__(self) -> None:
+        if self.status is None and self.delay_ms is None and not self.drop and not self.rate_limit:
+            raise ValueError("give at least one of status, delay_ms, drop or rate_limit")
+        if self.drop and (self.status is not None or self.rate_limit is not None):
+            raise ValueError("drop closes the connection: it cannot also answer with a status")
 
 
 class PurchasePayment(Outcome, frozen=True):
+    """``declined`` without a ``reason`` declines do_not_honour."""
+
     result: Literal["paid", "declined", "3ds_failed"]
     reason: DeclineReason | None = None
+
+    def __post_init__(self) -> None:
+        _reason_only_when_declined(self.result, self.reason)
 
 
 class PurchaseCapture(Outcome, frozen=True):
     result: Literal["paid", "pending_capture", "error"]
-    delay_seconds: int | None = None
+    delay_seconds: Seconds | None = None
     message: str | None = None
 
 
 class PurchaseCharge(Outcome, frozen=True):
     result: Literal["paid", "pending_charge", "declined"]
     reason: DeclineReason | None = None
-    delay_seconds: int | None = None
+    delay_seconds: Seconds | None = None
+
+    def __post_init__(self) -> None:
+        _reason_only_when_declined(self.result, self.reason)
 
 
 class PayoutExecution(Outcome, frozen=True):
@@ -82,7 +103,7 @@ class PayoutExecution(Outcome, frozen=True):
 
 class PayoutSettlement(Outcome, frozen=True):
     result: Literal["success", "failed"]
-    after_seconds: int | None = None
+    after_seconds: Seconds | None = None
     message: str | None = None
 
 
@@ -91,12 +112,12 @@ class BankOutcome(Outcome, frozen=True):
 
     status: BankStatus
     reason: str | None = None
-    after_seconds: int | None = None
+    after_seconds: Seconds | None = None
 
 
 class MandateAuthorisation(Outcome, frozen=True):
     status: Literal["AUTHENTICATED", "REJECTED", "EXPIRED"]
-    after_seconds: int | None = None
+    after_seconds: Seconds | None = None
     reason: str | None = None
 
 
@@ -112,9 +133,9 @@ class Delivery(Outcome, frozen=True):
     recorded as failed, retried on the usual schedule); ``reorder`` lets it overtake the
     object's earlier messages still waiting."""
 
-    copies: int = 1
-    delay_seconds: int = 0
-    fail_attempts: int = 0
+    copies: Annotated[int, msgspec.Meta(ge=1, le=10)] = 1
+    delay_seconds: Seconds = 0
+    fail_attempts: Annotated[int, msgspec.Meta(ge=0, le=20)] = 0
     reorder: bool = False
 
 

@@ -7,6 +7,7 @@ emulator clock, so an advanced clock expires a cached token too.
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,7 @@ class Credentials:
         self._rt = rt
         self._keys: dict[str, tuple[str, str]] = {}
         self._tokens: dict[str, _Token] = {}
+        self._clients: dict[str, str] = {}  # OAuth client id → merchant, for merchant_of
         # Bumped by forget(): a lookup that read the database before a reset or restore must
         # not cache what it read after it (the credential may be gone).
         self._generation = 0
@@ -53,6 +55,7 @@ class Credentials:
     def forget(self) -> None:
         self._keys.clear()
         self._tokens.clear()
+        self._clients.clear()
         self._generation += 1
 
     async def _api_key(self, key: str) -> tuple[str, str] | None:
@@ -103,6 +106,41 @@ class Credentials:
         if key is not None and key[1] == "sandbox":
             raise Forbidden()
         raise InvalidToken()
+
+    async def merchant_of(self, authorization: str) -> str | None:
+        """The merchant an Authorization header speaks for, without judging whether the
+        request may proceed (its handler does that): for scenarios scoped to a merchant and
+        the rate limiter, which act before the handler. ``None`` when it names nobody."""
+        scheme, _, value = authorization.partition(" ")
+        value = value.strip()
+        scheme = scheme.lower()
+        if not value:
+            return None
+        if scheme == "bearer":
+            key = await self._api_key(value)
+            if key is not None:
+                return key[0]
+            token = await self._token(value)
+            return None if token is None else token.merchant_id
+        if scheme == "basic":
+            try:
+                client_id = base64.b64decode(value, validate=True).decode().partition(":")[0]
+            except ValueError:
+                return None
+            return await self._client_merchant(client_id)
+        return None
+
+    async def _client_merchant(self, client_id: str) -> str | None:
+        found = self._clients.get(client_id)
+        if found is None:
+            generation = self._generation
+            row = await self._rt.db.read(lambda tx: repo.oauth_client(tx, client_id))
+            if row is None:
+                return None
+            found = str(row[0])
+            if generation == self._generation:
+                self._clients[client_id] = found
+        return found
 
     async def issue_token(self, client_id: str, secret: str) -> tuple[Caller, dict[str, Any]]:
         """A new access token: who asked for it (for the journal), and the token response."""

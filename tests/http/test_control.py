@@ -338,8 +338,6 @@ async def test_test_values_are_the_fixtures(http, runtime):
 @pytest.mark.parametrize(
     ("method", "path"),
     [
-        ("GET", "/_emulator/scenarios"),
-        ("POST", "/_emulator/scenarios/x/activate"),
         ("GET", "/_emulator/deliveries"),
         ("POST", "/_emulator/purchases/x/pay"),
         ("POST", "/_emulator/mandates/x/authorise"),

@@ -120,8 +120,9 @@ WALK: list[tuple[str, str, str, dict[str, str] | str | None, Any, int, Any, type
      v2_400("take must be between 1 and 1000."), errors.BankBadRequest),
 ]  # fmt: skip
 
-# Error classes whose paths arrive with later domains (rate limits: the scenarios issue).
-LATER = {errors.RateLimited}
+# Faults answer only under a scenario or a rate limit: tests/http/test_faults.py walks each
+# of them, in both dialects.
+LATER = set(errors.FAULTS.values())
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,11 @@ FIXED_MESSAGES = {
     403: "Forbidden",
     404: "Resource not found",
     405: "Method Not Allowed",
+    429: "Too Many Requests",
     500: "Internal server error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
 }
 
 

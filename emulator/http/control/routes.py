@@ -10,26 +10,13 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from emulator import __version__
-from emulator.domain.errors import MalformedBody
-from emulator.http.common import JSON, parse_int, parse_json, read_body, runtime
+from emulator.http.common import JSON, parse_int, read_body, runtime
+from emulator.http.control.body import json_body
 from emulator.http.control.errors import error
+from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
 from emulator.kernel.clock import parse_iso
 from emulator.services import control, merchants
 from emulator.services.control import ControlError
-
-
-async def _json_body(request: Request) -> dict[str, Any]:
-    """An optional JSON object body; empty means {}."""
-    raw = await read_body(request)
-    if not raw.strip():
-        return {}
-    try:
-        body = parse_json(raw)
-    except MalformedBody as exc:
-        raise ControlError(400, "malformed_json", exc.detail) from exc
-    if not isinstance(body, dict):
-        raise ControlError(400, "invalid", "the body must be a JSON object")
-    return body
 
 
 def _instant(body: dict[str, Any], name: str) -> datetime | None:
@@ -77,7 +64,7 @@ async def reset(request: Request) -> Response:
 
 
 async def create_merchant(request: Request) -> Response:
-    body = await _json_body(request)
+    body = await json_body(request)
     name = body.get("name")
     if name is not None and (not isinstance(name, str) or not 0 < len(name) <= 128):
         raise ControlError(400, "invalid", "'name' must be a string of 1 to 128 characters")
@@ -93,19 +80,19 @@ async def clock(request: Request) -> Response:
 
 
 async def advance(request: Request) -> Response:
-    body = await _json_body(request)
+    body = await json_body(request)
     return JSON(
         await control.advance(runtime(request), _number(body, "seconds"), _instant(body, "to"))
     )
 
 
 async def freeze(request: Request) -> Response:
-    body = await _json_body(request)
+    body = await json_body(request)
     return JSON(await control.freeze(runtime(request), _instant(body, "at")))
 
 
 async def resume(request: Request) -> Response:
-    body = await _json_body(request)
+    body = await json_body(request)
     system = body.get("system", False)
     if not isinstance(system, bool):
         raise ControlError(400, "invalid", "'system' must be true or false")
@@ -194,13 +181,11 @@ ROUTES = [
     Route("/sink/{name}", sink_get, methods=["GET"]),
     Route("/sink/{name}", sink_delete, methods=["DELETE"]),
     Route("/test-values", test_values, methods=["GET"]),
+    *SCENARIO_ROUTES,
 ]
 
 
 NOT_YET = [
-    "/scenarios",
-    "/scenarios/{name}/activate",
-    "/scenarios/{name}/deactivate",
     "/deliveries",
     "/purchases/{id}/pay",
     "/mandates/{id}/authorise",

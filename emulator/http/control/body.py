@@ -1,0 +1,25 @@
+"""Bodies of control-plane requests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+
+from emulator.domain.errors import MalformedBody
+from emulator.http.common import parse_json, read_body
+from emulator.services.control import ControlError
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    """An optional JSON object body; empty means {}."""
+    raw = await read_body(request)
+    if not raw.strip():
+        return {}
+    try:
+        body = parse_json(raw)
+    except MalformedBody as exc:
+        raise ControlError(400, "malformed_json", exc.detail) from exc
+    if not isinstance(body, dict):
+        raise ControlError(400, "invalid", "the body must be a JSON object")
+    return body

@@ -1,0 +1,142 @@
+"""Faults before a request reaches its handler: the ``http.request`` decision point and the
+rate limiter.
+
+A matching ``http.request`` rule may wait (``delay_ms``, real latency: it is not emulator
+time), close the connection without an answer (``drop``), answer 429/5xx in the interface's
+own error dialect, or put the request under a limiter of its own (``rate_limit``). The
+per-merchant limit of the settings (``--rate-limit``) applies to every request that names a
+merchant. A 429 carries ``X-RateLimit-Limit``, ``X-RateLimit-Remaining``, ``X-RateLimit-Reset``
+(Unix time on the emulator clock) and ``Retry-After``; requests under a limit carry the first
+three too, so clients can pace themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Scope, Send
+
+from emulator.domain.errors import FAULTS, RateLimited
+from emulator.http.dialects import Dialects
+from emulator.kernel.ratelimit import FixedWindow, Verdict
+from emulator.scenarios.points import HTTP_REQUEST, HttpRequest
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+SERVER_SEND = "emulator.server_send"  # the server's own ``send``, kept by the app for drops
+DROPPED = "emulator.dropped"  # set when a drop found no connection to close (in-process)
+
+
+class Decision(msgspec.Struct):
+    """What happens to the request: an answer now, a dropped connection, or go on (with the
+    rate-limit headers to add, if a limit applies)."""
+
+    merchant_id: str | None = None
+    response: Response | None = None
+    drop: bool = False
+    headers: list[tuple[bytes, bytes]] = []
+
+
+class Faults:
+    def __init__(self, rt: Runtime, dialects: Dialects) -> None:
+        self._rt = rt
+        self._dialects = dialects
+        self._limiter = FixedWindow()
+
+    def active(self) -> bool:
+        return self._rt.scenarios.has(HTTP_REQUEST) or self._rt.settings.rate_limit is not None
+
+    async def decide(self, scope: Scope, interface: str) -> Decision:
+        rt = self._rt
+        merchant_id = await self._merchant(scope)
+        subject = {
+            "method": scope["method"],
+            "path": scope["path"],
+            "interface": interface,
+            "query": scope.get("query_string", b"").decode("latin-1"),
+        }
+        chosen = None
+        if rt.scenarios.has(HTTP_REQUEST):
+            chosen = await rt.scenarios.decide_now(HTTP_REQUEST, merchant_id, subject)
+        verdict: Verdict | None = None
+        if chosen is not None:
+            outcome = chosen.rule.outcome
+            assert isinstance(outcome, HttpRequest)
+            if outcome.delay_ms:
+                await asyncio.sleep(outcome.delay_ms / 1000)
+            if outcome.drop:
+                return Decision(merchant_id, drop=True)
+            if outcome.rate_limit is not None:
+                limit = outcome.rate_limit
+                key = ("scenario", chosen.activation_id, chosen.rule.index, merchant_id)
+                verdict = self._hit(key, limit.limit, limit.window_seconds)
+            elif outcome.status is not None:
+                return Decision(merchant_id, response=await self._fault(scope, outcome))
+        setting = rt.settings.rate_limit
+        if verdict is None and setting is not None and merchant_id is not None:
+            verdict = self._hit(("merchant", merchant_id), setting.limit, setting.window_seconds)
+        if verdict is None:
+            return Decision(merchant_id)
+        headers = _rate_headers(verdict)
+        if verdict.allowed:
+            encoded = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+            return Decision(merchant_id, headers=encoded)
+        retry = max(verdict.reset_s - rt.clock.now_us() // 1_000_000, 1)
+        error = RateLimited(
+            f"Request was throttled: more than {verdict.limit} requests in the window."
+            f" Expected available in {retry} seconds."
+        )
+        response = await self._dialects.api_error(Request(scope), error)
+        response.headers.update({**headers, "Retry-After": str(retry)})
+        return Decision(merchant_id, response=response)
+
+    async def _merchant(self, scope: Scope) -> str | None:
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                return await self._rt.credentials.merchant_of(value.decode("latin-1"))
+        return None
+
+    def _hit(self, key: Any, limit: int, window_s: int) -> Verdict:
+        return self._limiter.hit(key, limit, window_s, self._rt.clock.now_us() // 1_000_000)
+
+    async def _fault(self, scope: Scope, outcome: HttpRequest) -> Response:
+        assert outcome.status is not None
+        response = await self._dialects.api_error(Request(scope), FAULTS[outcome.status]())
+        if outcome.status in (429, 503):
+            retry = outcome.retry_after_seconds
+            response.headers["Retry-After"] = str(retry)
+        if outcome.status == 429:
+            now_s = self._rt.clock.now_us() // 1_000_000
+            setting = self._rt.settings.rate_limit
+            verdict = Verdict(False, setting.limit if setting else 0, 0, now_s + retry)
+            response.headers.update(_rate_headers(verdict))
+        return response
+
+
+def _rate_headers(verdict: Verdict) -> dict[str, str]:
+    return {
+        "X-RateLimit-Limit": str(verdict.limit),
+        "X-RateLimit-Remaining": str(max(verdict.remaining, 0)),
+        "X-RateLimit-Reset": str(verdict.reset_s),
+    }
+
+
+def drop_connection(scope: Scope) -> bool:
+    """Close the client's connection without an answer. Under uvicorn the server's ``send``
+    belongs to the request's protocol cycle, which holds the transport: abort it, and tell the
+    cycle the client is gone so it writes no 500 of its own. Elsewhere (in-process transports)
+    there is no connection to close: returns False, and the app raises what an HTTP client
+    raises for a dropped connection."""
+    send: Send | None = scope.get(SERVER_SEND)
+    cycle = getattr(send, "__self__", None)
+    transport = getattr(cycle, "transport", None)
+    if transport is None or not hasattr(cycle, "disconnected"):
+        return False
+    transport.abort()
+    cycle.disconnected = True  # type: ignore[union-attr]
+    return True

@@ -1,0 +1,136 @@
+"""Scenarios through the control plane, the CLI and the pytest plugin: load, activate,
+deactivate, list. The engine (``emulator/scenarios/engine.py``) answers the decisions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from emulator.kernel.clock import from_us, iso
+from emulator.kernel.storage import Tx
+from emulator.repos import scenarios as repo
+from emulator.scenarios import library
+from emulator.scenarios.points import REGISTRY
+from emulator.scenarios.rules import InvalidScenario, Scenario, parse
+from emulator.services.control import ControlError
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+
+def _invalid(exc: InvalidScenario) -> ControlError:
+    return ControlError(400, "invalid_scenario", str(exc))
+
+
+def _find(tx: Tx, name: str) -> Scenario | None:
+    """A loaded scenario of that name, else the shipped one."""
+    source = repo.definition(tx, name)
+    if source is not None:
+        try:
+            return parse(source)
+        except InvalidScenario:  # stored by an older version; the library may still have it
+            pass
+    return library.shipped().get(name)
+
+
+async def define(rt: Runtime, source: bytes | str) -> Scenario:
+    """Load (or replace) a scenario from YAML; it is not active until activated."""
+    try:
+        scenario = parse(source)
+    except InvalidScenario as exc:
+        raise _invalid(exc) from None
+    now = rt.clock.now_us()
+    await rt.db.write(lambda tx: repo.save_definition(tx, scenario.name, scenario.source, now))
+    return scenario
+
+
+async def activate(rt: Runtime, name: str, merchant_id: str | None) -> dict[str, Any]:
+    now = rt.clock.now_us()
+
+    def unit(tx: Tx) -> Scenario:
+        scenario = _find(tx, name)
+        if scenario is None:
+            raise ControlError(404, "scenario_not_found", f"no scenario named {name!r}")
+        if merchant_id is not None and not repo.merchant_exists(tx, merchant_id):
+            raise ControlError(404, "merchant_not_found", f"no merchant {merchant_id!r}")
+        uses = {r.index: r.times for r in scenario.rules if r.times is not None}
+        repo.activate(tx, name, merchant_id or repo.GLOBAL, scenario.source, now, uses)
+        return scenario
+
+    scenario = await rt.db.write(unit)
+    await rt.scenarios.load()
+    return {
+        "name": scenario.name,
+        "active": True,
+        "merchant": merchant_id,
+        "activated_at": iso(from_us(now)),
+    }
+
+
+async def deactivate(rt: Runtime, name: str, merchant_id: str | None) -> dict[str, Any]:
+    scope = merchant_id or repo.GLOBAL
+    found = await rt.db.write(lambda tx: repo.deactivate(tx, name, scope))
+    if not found:
+        whom = f"merchant {merchant_id!r}" if merchant_id else "every merchant (global)"
+        raise ControlError(404, "not_active", f"scenario {name!r} is not active for {whom}")
+    await rt.scenarios.load()
+    return {"name": name, "active": False, "merchant": merchant_id}
+
+
+async def activate_at_start(rt: Runtime, names_or_files: tuple[str, ...]) -> None:
+    """``serve --scenario``: load files, then activate each for every merchant."""
+    for item in names_or_files:
+        name = item
+        if looks_like_file(item):
+            try:
+                name = (await define(rt, library.read_file(Path(item)).source)).name
+            except InvalidScenario as exc:
+                raise ValueError(str(exc)) from None
+        try:
+            await activate(rt, name, None)
+        except ControlError as exc:
+            raise ValueError(f"--scenario {item}: {exc.message}") from None
+
+
+def looks_like_file(item: str) -> bool:
+    return item.endswith((".yaml", ".yml")) or "/" in item or Path(item).is_file()
+
+
+async def listing(rt: Runtime) -> dict[str, Any]:
+    def unit(tx: Tx) -> dict[str, Any]:
+        loaded = repo.definitions(tx)
+        active = repo.activations(tx)
+        left = repo.remaining(tx)
+        entries: dict[str, dict[str, Any]] = {}
+        shipped = library.shipped()
+        for name in sorted({*shipped, *loaded}):
+            origin = "loaded" if name in loaded else "library"
+            try:
+                scenario = parse(loaded[name]) if name in loaded else shipped[name]
+            except InvalidScenario as exc:
+                entries[name] = {"name": name, "origin": origin, "error": str(exc), "active": []}
+                continue
+            entries[name] = _view(scenario, origin)
+        for row in active:  # newest first
+            entry = entries.setdefault(row.name, {"name": row.name, "origin": "gone"})
+            entry.setdefault("active", []).append(
+                {
+                    "merchant": row.scope or None,
+                    "activated_at": iso(from_us(row.activated_us)),
+                    "uses_left": {str(i): n for i, n in sorted(left.get(row.id, {}).items())},
+                }
+            )
+        return {"scenarios": list(entries.values()), "decision_points": sorted(REGISTRY)}
+
+    return await rt.db.read(unit)
+
+
+def _view(scenario: Scenario, origin: str) -> dict[str, Any]:
+    return {
+        "name": scenario.name,
+        "description": scenario.description,
+        "origin": origin,
+        "points": sorted({r.point for r in scenario.rules}),
+        "rules": len(scenario.rules),
+        "active": [],
+    }

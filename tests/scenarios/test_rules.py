@@ -1,0 +1,166 @@
+"""The scenario file format: every refusal says where; matchers apply each operator."""
+
+from __future__ import annotations
+
+import pytest
+
+from emulator.scenarios.points import (
+    COLLECTION_OUTCOME,
+    HTTP_REQUEST,
+    PURCHASE_CHARGE,
+    REGISTRY,
+    BankOutcome,
+    HttpRequest,
+    PurchasePayment,
+)
+from emulator.scenarios.rules import InvalidScenario, compile_match, parse
+
+DESIGN_EXAMPLE = """
+name: unpaid-large-debit-orders
+description: EFT collections above R500 come back UNPAID; each callback is delivered twice.
+rules:
+  - when: collection.outcome
+    match: {amountCents: {gt: 50000}}
+    then: {status: UNPAID, reason: insufficient funds}
+  - when: callback.delivery
+    match: {callbackType: EFT_COLLECTION}
+    then: {copies: 2}
+  - when: http.request
+    match: {method: POST, path: /api/v1/purchases/}
+    then: {status: 503}
+    times: 1
+"""
+
+
+def one_rule(rule: str) -> str:
+    return "name: s\nrules:\n  - " + rule.strip().replace("\n", "\n    ") + "\n"
+
+
+def test_the_design_example_loads_into_typed_outcomes():
+    scenario = parse(DESIGN_EXAMPLE)
+    assert scenario.name == "unpaid-large-debit-orders"
+    assert [r.point for r in scenario.rules] == [
+        "collection.outcome",
+        "callback.delivery",
+        "http.request",
+    ]
+    assert scenario.rules[0].outcome == BankOutcome(status="UNPAID", reason="insufficient funds")
+    assert scenario.rules[2].outcome == HttpRequest(status=503)
+    assert [r.times for r in scenario.rules] == [None, None, 1]
+    assert scenario.rules[0].matcher({"amountCents": 50001})
+    assert not scenario.rules[0].matcher({"amountCents": 50000})
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (one_rule("when: collection.outcome\nthen: {status: PAID}"),
+         "rules[0].then.status: Invalid enum value 'PAID'; expected one of COMPLETED, DISPUTED, REJECTED, UNPAID"),
+        (one_rule("when: purchase.payment\nthen: {result: declined, reason: broke}"),
+         "rules[0].then.reason: Invalid enum value 'broke'; expected one of do_not_honour, expired_card, insufficient_funds, invalid_card, lost_stolen, suspected_fraud"),
+        (one_rule("when: payout.sent\nthen: {}"),
+         "rules[0].when: unknown decision point 'payout.sent'; expected one of " + ", ".join(REGISTRY)),
+        (one_rule("when: http.request\nmatch: {verb: GET}\nthen: {status: 503}"),
+         "rules[0].match.verb: unknown match field for http.request; expected one of method, path, interface, query"),
+        (one_rule("when: http.request\nmatch: {path: {gt: 3}}\nthen: {status: 503}"),
+         "rules[0].match.path.gt: unknown operator 'gt' for a string field; expected one of eq, in, prefix"),
+        (one_rule("when: collection.outcome\nmatch: {amountCents: {between: [1, 2]}}\nthen: {status: UNPAID}"),
+         "rules[0].match.amountCents.between: unknown operator 'between' for a number field; expected one of eq, in, gt, gte, lt, lte"),
+        (one_rule("when: collection.outcome\nmatch: {amountCents: {gt: lots}}\nthen: {status: UNPAID}"),
+         "rules[0].match.amountCents.gt: expected a number, got 'lots'"),
+        (one_rule("when: collection.outcome\nmatch: {amountCents: {in: 5}}\nthen: {status: UNPAID}"),
+         "rules[0].match.amountCents.in: expected a list of number values"),
+        (one_rule("when: collection.outcome\nmatch: {amountCents: {}}\nthen: {status: UNPAID}"),
+         "rules[0].match.amountCents: an empty condition matches nothing"),
+        (one_rule("when: http.request\nthen: {status: 503, colour: red}"),
+         "rules[0].then: Object contains unknown field `colour`; expected one of status, delay_ms, drop, retry_after_seconds, rate_limit"),
+        (one_rule("when: http.request\nthen: {status: 418}"),
+         "rules[0].then.status: Invalid enum value 418; expected one of 429, 500, 502, 503, 504"),
+        (one_rule("when: http.request\nthen: {}"),
+         "rules[0].then: give at least one of status, delay_ms, drop or rate_limit"),
+        (one_rule("when: http.request\nthen: {drop: true, status: 502}"),
+         "rules[0].then: drop closes the connection: it cannot also answer with a status"),
+        (one_rule("when: http.request\nthen: {status: 503}\ntimes: 0"),
+         "rules[0].times: Expected `int` >= 1"),
+        (one_rule("when: http.request\nthen: {status: 503}\nonce: true"),
+         "rules[0]: Object contains unknown field `once`"),
+        (one_rule("when: http.request"), "rules[0]: Object missing required field `then`"),
+        (one_rule("when: webhook.delivery\nthen: {copies: 0}"), "rules[0].then.copies: Expected `int` >= 1"),
+        (one_rule("when: purchase.charge\nthen: {result: paid, reason: lost_stolen}"),
+         "rules[0].then: reason applies only to result: declined"),
+        (one_rule("when: payout.settlement\nthen: {result: failed, after_seconds: -1}"),
+         "rules[0].then.after_seconds: Expected `int` >= 0"),
+        ("name: s\nrules: []\n", "rules: at least one rule is needed"),
+        ("name: Bad Name\nrules: []\n", "name: must be 1-64 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit"),
+        ("rules: []\n", "Object missing required field `name`"),
+        ("name: s\nrules: []\nauthor: me\n", "Object contains unknown field `author`"),
+        ("- just\n- a list\n", "Expected `object`, got `array`"),
+        ("name: s\nrules:\n  - when: http.request\n    then: {status: 503}\n  - when: nope\n    then: {}\n",
+         "rules[1].when: unknown decision point 'nope'; expected one of " + ", ".join(REGISTRY)),
+    ],
+)  # fmt: skip
+def test_refusals_say_where(text, message):
+    with pytest.raises(InvalidScenario) as refused:
+        parse(text)
+    assert str(refused.value) == message
+
+
+def test_yaml_that_does_not_parse_is_refused():
+    with pytest.raises(InvalidScenario, match=r"^not valid YAML: "):
+        parse("name: s\nrules: [\n")
+
+
+@pytest.mark.parametrize(
+    ("match", "subject", "expected"),
+    [
+        ({"method": "POST"}, {"method": "POST"}, True),
+        ({"method": "POST"}, {"method": "GET"}, False),
+        ({"method": {"in": ["PUT", "PATCH"]}}, {"method": "PATCH"}, True),
+        ({"path": {"prefix": "/v2/"}}, {"path": "/v2/collection/eft"}, True),
+        ({"path": {"prefix": "/v2/"}}, {"path": "/api/v1/purchases/"}, False),
+        ({"method": "GET", "path": {"prefix": "/v2/"}}, {"method": "POST", "path": "/v2/x"}, False),
+        ({}, {"method": "GET"}, True),
+        ({"method": "GET"}, {}, False),  # a field the subject lacks never matches
+    ],
+)
+def test_string_matchers(match, subject, expected):
+    assert compile_match(HTTP_REQUEST, match, "m")(subject) is expected
+
+
+@pytest.mark.parametrize(
+    ("condition", "amount", "expected"),
+    [
+        (100, 100, True),
+        ({"gt": 100}, 100, False),
+        ({"gte": 100}, 100, True),
+        ({"lt": 100}, 99, True),
+        ({"lte": 100}, 101, False),
+        ({"gte": 100, "lt": 200}, 150, True),
+        ({"gte": 100, "lt": 200}, 200, False),
+        ({"in": [1, 2, 3]}, 2, True),
+        ({"gt": 100}, "1000", False),  # a string is not a number
+        ({"gt": 100}, True, False),  # nor is a boolean
+    ],
+)
+def test_number_matchers(condition, amount, expected):
+    matcher = compile_match(COLLECTION_OUTCOME, {"amountCents": condition}, "m")
+    assert matcher({"amountCents": amount}) is expected
+
+
+def test_boolean_matchers_take_equality_only():
+    matcher = compile_match(PURCHASE_CHARGE, {"is_subscription": True}, "m")
+    assert matcher({"is_subscription": True})
+    assert not matcher({"is_subscription": 1})
+    with pytest.raises(InvalidScenario, match="unknown operator 'in' for a boolean field"):
+        compile_match(PURCHASE_CHARGE, {"is_subscription": {"in": [True]}}, "m")
+
+
+def test_a_declined_payment_without_reason_is_allowed():
+    (rule,) = parse(one_rule("when: purchase.payment\nthen: {result: declined}")).rules
+    assert rule.outcome == PurchasePayment(result="declined")
+
+
+def test_every_point_has_fields_and_an_outcome_that_refuses_unknown_keys():
+    for name, point in REGISTRY.items():
+        assert point.name == name and point.fields and point.doc
+        assert point.outcome.__struct_config__.forbid_unknown_fields
