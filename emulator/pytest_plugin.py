@@ -2,7 +2,9 @@
 
 Fixtures: ``emulator`` (the session's emulator, started on first use), ``emulator_client``,
 ``emulator_merchant`` (a fresh isolated merchant per test), ``gateway`` and ``bank`` (httpx
-clients of that merchant), ``emulator_clock`` and ``emulator_sink``. The ``emulator`` marker
+clients of that merchant), ``emulator_clock``, ``emulator_sink`` and ``emulator_scenario``
+(activate a scenario for the test's merchant). The ``emulator_scenario`` marker does the same
+from a decorator; both deactivate after the test. The ``emulator`` marker
 sets the clock for one test; it is applied by ``emulator_client``, which every fixture but
 ``emulator`` builds on. ``--emulator-url`` (or the ``emulator_url`` ini option) uses an
 emulator that is already running instead of starting one in-process.

@@ -207,3 +207,27 @@ def test_a_client_stalled_mid_request_does_not_stop_a_clean_shutdown(tmp_path: P
     stalled.close()
     with serving("--db", db) as (url, _):
         assert httpx.get(f"{url}/_emulator/clock").json()["now"] == "2026-01-05T09:01:00Z"
+
+
+def test_serve_activates_scenarios_and_the_rate_limit(tmp_path: Path):
+    """`--scenario` takes shipped names and files; `--rate-limit` limits each merchant; a
+    dropped connection leaves no error in the server's log."""
+    mine = tmp_path / "hang-up.yaml"
+    mine.write_text(
+        "name: hang-up\nrules:\n  - when: http.request\n    match: {method: DELETE}\n"
+        "    then: {drop: true}\n"
+    )
+    args = ("--db", str(tmp_path / "e.sqlite3"), "--scenario", "upstream-502-burst",
+            "--scenario", str(mine), "--rate-limit", "5/60", "--clock", "frozen")  # fmt: skip
+    with serving(*args) as (url, output):
+        listing = httpx.get(f"{url}/_emulator/scenarios").json()["scenarios"]
+        active = {s["name"]: s["active"] for s in listing if s["active"]}
+        assert set(active) == {"upstream-502-burst", "hang-up"}
+        statuses = [httpx.get(f"{url}/api/v1/clients/", headers=DEFAULT) for _ in range(6)]
+        assert [r.status_code for r in statuses] == [502, 502, 502, 200, 200, 429]
+        assert statuses[3].headers["X-RateLimit-Limit"] == "5"
+        with pytest.raises(httpx.RemoteProtocolError):
+            httpx.delete(f"{url}/api/v1/clients/00000000-0000-4000-8000-000000000000/")
+    assert "scenarios active: upstream-502-burst, " in output[0]
+    assert "rate limit: 5 requests per merchant per 60 s" in output[0]
+    assert "ASGI callable" not in output[-1] and "Traceback" not in output[-1]

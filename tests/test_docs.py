@@ -121,3 +121,30 @@ def test_plugin_examples_in_the_readme_pass(pytester, monkeypatch):
 def test_plain_class_example_in_the_readme_runs():
     """The README's example without pytest runs as written."""
     exec(compile(python_blocks("Pytest plugin")[1], "README.md", "exec"), {})
+
+
+def backticked(cell: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", cell)
+
+
+def test_scenario_points_table_matches_the_registry():
+    """Every decision point, its match fields and its outcome fields, as the code has them."""
+    from emulator.scenarios.points import REGISTRY
+
+    rows = [r for r in table_rows(section("Scenarios")) if r[0].startswith("`") and "." in r[0]]
+    documented = {
+        backticked(r[0])[0]: (backticked(r[1]), backticked(r[2])) for r in rows if len(r) == 3
+    }
+    expected = {
+        name: (list(point.fields), list(point.outcome.__struct_fields__))
+        for name, point in REGISTRY.items()
+    }
+    assert documented == expected
+
+
+def test_scenario_library_table_matches_the_shipped_files():
+    from emulator.scenarios.library import shipped
+
+    rows = table_rows(section("Scenarios"))
+    names = [backticked(r[0])[0] for r in rows if len(r) == 2 and r[0].startswith("`")]
+    assert names == sorted(shipped())

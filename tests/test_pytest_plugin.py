@@ -233,3 +233,42 @@ def test_emulator_url_uses_a_running_emulator(
     with outside.client() as client:
         bodies = [e["request_body"] for e in client.requests(limit=10)]
     assert f'{{"email":"{how}@example.com"}}' in bodies
+
+
+def test_scenarios_for_the_tests_merchant_only(pytester: pytest.Pytester):
+    """The emulator_scenario marker and fixture activate scenarios for the test's merchant
+    only, and nothing is left active after the test."""
+    pytester.makepyfile(
+        """
+        import pytest
+
+        CUSTOM = '''
+        name: clients-down
+        rules:
+          - when: http.request
+            match: {path: {prefix: /api/v1/clients}}
+            then: {status: 503}
+        '''
+
+        @pytest.mark.emulator_scenario("upstream-502-burst")
+        def test_marker(gateway, emulator_client):
+            other = emulator_client.new_merchant()
+            with emulator_client.gateway(other) as theirs:
+                assert theirs.get("clients/").status_code == 200
+            assert [gateway.get("clients/").status_code for _ in range(4)] == [502, 502, 502, 200]
+
+        def test_fixture_with_yaml(gateway, emulator_scenario):
+            assert emulator_scenario(CUSTOM) == "clients-down"
+            assert gateway.get("clients/").status_code == 503
+
+        def test_nothing_left_active(emulator_client):
+            assert all(s["active"] == [] for s in emulator_client.scenarios())
+
+        @pytest.mark.emulator_scenario()
+        def test_marker_needs_a_name(gateway):
+            pass
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(["*emulator_scenario(*names): activate these scenarios*"])

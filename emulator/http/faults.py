@@ -60,10 +60,17 @@ class Faults:
             "interface": interface,
             "query": scope.get("query_string", b"").decode("latin-1"),
         }
+        # The merchant's own limit first: a throttled request reaches nothing behind it (not
+        # even a counted scenario rule), and a faulted one still counted against it.
+        setting = rt.settings.rate_limit
+        verdict: Verdict | None = None
+        if setting is not None and merchant_id is not None:
+            verdict = self._hit(("merchant", merchant_id), setting.limit, setting.window_seconds)
+            if not verdict.allowed:
+                return Decision(merchant_id, response=await self._throttled(scope, verdict))
         chosen = None
         if rt.scenarios.has(HTTP_REQUEST):
             chosen = await rt.scenarios.decide_now(HTTP_REQUEST, merchant_id, subject)
-        verdict: Verdict | None = None
         if chosen is not None:
             outcome = chosen.rule.outcome
             assert isinstance(outcome, HttpRequest)
@@ -75,25 +82,25 @@ class Faults:
                 limit = outcome.rate_limit
                 key = ("scenario", chosen.activation_id, chosen.rule.index, merchant_id)
                 verdict = self._hit(key, limit.limit, limit.window_seconds)
+                if not verdict.allowed:
+                    return Decision(merchant_id, response=await self._throttled(scope, verdict))
             elif outcome.status is not None:
                 return Decision(merchant_id, response=await self._fault(scope, outcome))
-        setting = rt.settings.rate_limit
-        if verdict is None and setting is not None and merchant_id is not None:
-            verdict = self._hit(("merchant", merchant_id), setting.limit, setting.window_seconds)
         if verdict is None:
             return Decision(merchant_id)
         headers = _rate_headers(verdict)
-        if verdict.allowed:
-            encoded = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
-            return Decision(merchant_id, headers=encoded)
-        retry = max(verdict.reset_s - rt.clock.now_us() // 1_000_000, 1)
+        encoded = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+        return Decision(merchant_id, headers=encoded)
+
+    async def _throttled(self, scope: Scope, verdict: Verdict) -> Response:
+        retry = max(verdict.reset_s - self._rt.clock.now_us() // 1_000_000, 1)
         error = RateLimited(
             f"Request was throttled: more than {verdict.limit} requests in the window."
             f" Expected available in {retry} seconds."
         )
         response = await self._dialects.api_error(Request(scope), error)
-        response.headers.update({**headers, "Retry-After": str(retry)})
-        return Decision(merchant_id, response=response)
+        response.headers.update({**_rate_headers(verdict), "Retry-After": str(retry)})
+        return response
 
     async def _merchant(self, scope: Scope) -> str | None:
         for name, value in scope["headers"]:

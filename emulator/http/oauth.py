@@ -71,8 +71,15 @@ async def http_error(request: Request, exc: Exception) -> Response:
     return _error("invalid_request", "Not found.", status=exc.status_code)
 
 
+# RFC 6749's codes for a server that cannot answer now; a 429 keeps the provider's code.
+_UNAVAILABLE = {429: "rate_limit_exceeded", 503: "temporarily_unavailable"}
+
+
 async def api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
+    if exc.status >= 429:
+        code = _UNAVAILABLE.get(exc.status, "server_error")
+        return _error(code, exc.detail, status=exc.status)
     return _error("invalid_request", exc.detail, status=exc.status)
 
 

@@ -66,13 +66,19 @@ async def test_load_activate_and_deactivate_one_for_one_merchant(http, merchant)
     off = await http.post(
         "/_emulator/scenarios/gateway-down/deactivate", json={"merchant": merchant["company_id"]}
     )
-    assert off.json() == {"name": "gateway-down", "active": False, "merchant": merchant["company_id"]}
+    assert off.json() == {
+        "name": "gateway-down",
+        "active": False,
+        "merchant": merchant["company_id"],
+    }
     assert (await http.get("/api/v1/clients/", headers=bearer(merchant))).status_code == 200
 
 
 async def test_activation_without_a_body_is_global(http, merchant):
     await http.post("/_emulator/scenarios", content=FAULT)
-    assert (await http.post("/_emulator/scenarios/gateway-down/activate")).json()["merchant"] is None
+    assert (await http.post("/_emulator/scenarios/gateway-down/activate")).json()[
+        "merchant"
+    ] is None
     assert (await http.get("/api/v1/clients/", headers=bearer(merchant))).status_code == 503
     # the control plane itself is never faulted
     assert (await http.post("/_emulator/scenarios/gateway-down/deactivate")).status_code == 200

@@ -65,7 +65,10 @@ async def test_a_scoped_rule_never_touches_another_merchant(runtime):
 
 async def test_the_newest_activation_wins_and_deactivation_uncovers_the_older(runtime):
     await scenarios.define(runtime, UNPAID_ABOVE_500)
-    await scenarios.define(runtime, "name: all-completed\nrules:\n  - when: collection.outcome\n    then: {status: COMPLETED}\n")
+    await scenarios.define(
+        runtime,
+        "name: all-completed\nrules:\n  - when: collection.outcome\n    then: {status: COMPLETED}\n",
+    )
     await scenarios.activate(runtime, "unpaid-above-500", None)
     await scenarios.activate(runtime, "all-completed", None)
     assert (await decide(runtime, None, 60_000)).status == "COMPLETED"
@@ -87,14 +90,20 @@ async def test_counted_rules_are_used_up_in_order_then_nothing(runtime):
 
 
 async def test_concurrent_decisions_never_take_the_same_last_use(runtime):
-    await scenarios.define(runtime, "name: three\nrules:\n  - when: collection.outcome\n    then: {status: UNPAID}\n    times: 3\n")
+    await scenarios.define(
+        runtime,
+        "name: three\nrules:\n  - when: collection.outcome\n    then: {status: UNPAID}\n    times: 3\n",
+    )
     await scenarios.activate(runtime, "three", None)
     results = await asyncio.gather(*(decide(runtime, None, 1) for _ in range(40)))
     assert sum(r is not None for r in results) == 3
 
 
 async def test_a_use_is_spent_only_if_its_unit_of_work_commits(runtime):
-    await scenarios.define(runtime, "name: once\nrules:\n  - when: collection.outcome\n    then: {status: UNPAID}\n    times: 1\n")
+    await scenarios.define(
+        runtime,
+        "name: once\nrules:\n  - when: collection.outcome\n    then: {status: UNPAID}\n    times: 1\n",
+    )
     await scenarios.activate(runtime, "once", None)
 
     def failing(tx):
@@ -110,7 +119,10 @@ async def test_a_use_is_spent_only_if_its_unit_of_work_commits(runtime):
 
 
 async def test_reactivating_starts_the_count_over(runtime):
-    await scenarios.define(runtime, "name: once\nrules:\n  - when: collection.outcome\n    then: {status: UNPAID}\n    times: 1\n")
+    await scenarios.define(
+        runtime,
+        "name: once\nrules:\n  - when: collection.outcome\n    then: {status: UNPAID}\n    times: 1\n",
+    )
     await scenarios.activate(runtime, "once", None)
     assert await decide(runtime, None, 1) is not None
     assert await decide(runtime, None, 1) is None
