@@ -113,3 +113,38 @@ async def test_token_endpoint(http, body, auth):
     response = await http.post("/oauth2/token", content=body, headers=headers)
     assert response.status_code in (200, 400)
     assert "error" in response.json() or "access_token" in response.json()
+
+
+scenario_rules = st.fixed_dictionaries(
+    {"when": st.sampled_from(["http.request", "collection.outcome", "purchase.payment", "x"])},
+    optional={"match": json_values, "then": json_values, "times": json_values},
+)
+scenario_docs = st.fixed_dictionaries(
+    {"name": st.sampled_from(["fuzzed", "Bad Name", ""]) | st.text(max_size=8)},
+    optional={
+        "rules": st.lists(scenario_rules, max_size=3) | json_values,
+        "description": json_values,
+    },
+)
+
+
+@FUZZ
+@given(
+    body=st.one_of(
+        scenario_docs.map(lambda d: json.dumps(d).encode()),  # JSON is YAML
+        st.binary(max_size=200),
+        st.text(max_size=200).map(str.encode),
+    )
+)
+async def test_scenario_loading(http, body):
+    """Any body is a 201 or a located 400 invalid_scenario, never a 500; whatever loaded
+    activates and deactivates."""
+    response = await http.post("/_emulator/scenarios", content=body)
+    assert response.status_code in (201, 400), response.text
+    if response.status_code == 400:
+        assert response.json()["error"]["code"] == "invalid_scenario"
+        return
+    name = response.json()["name"]
+    assert (await http.post(f"/_emulator/scenarios/{name}/activate")).status_code == 200
+    assert (await http.get("/api/v1/clients/", headers=GW)).status_code < 600
+    assert (await http.post(f"/_emulator/scenarios/{name}/deactivate")).status_code == 200
