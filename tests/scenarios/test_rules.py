@@ -164,3 +164,41 @@ def test_every_point_has_fields_and_an_outcome_that_refuses_unknown_keys():
     for name, point in REGISTRY.items():
         assert point.name == name and point.fields and point.doc
         assert point.outcome.__struct_config__.forbid_unknown_fields
+
+
+# One rule per decision point of DESIGN.md, with the outcome fields its table names.
+DESIGN_OUTCOMES = {
+    "http.request": [{"status": 429}, {"status": 500}, {"delay_ms": 250}, {"drop": True}],
+    "purchase.payment": [{"result": "paid"}, {"result": "declined", "reason": "lost_stolen"},
+                         {"result": "3ds_failed"}],
+    "purchase.capture": [{"result": "paid"}, {"result": "pending_capture", "delay_seconds": 600},
+                         {"result": "error"}],
+    "purchase.charge": [{"result": "paid"}, {"result": "pending_charge", "delay_seconds": 60},
+                        {"result": "declined", "reason": "expired_card"}],
+    "payout.execution": [{"result": "success"}, {"result": "pending"},
+                         {"result": "error", "code": "card_blocked"}],
+    "payout.settlement": [{"result": "success", "after_seconds": 10}, {"result": "failed"}],
+    "collection.outcome": [{"status": s, "reason": "r", "after_seconds": 40}
+                           for s in ("COMPLETED", "UNPAID", "REJECTED", "DISPUTED")],
+    "payment.outcome": [{"status": "REJECTED", "after_seconds": 0}],
+    "mandate.authorisation": [{"status": s, "after_seconds": 5}
+                              for s in ("AUTHENTICATED", "REJECTED", "EXPIRED")],
+    "account.verification": [{"valid": False, "details": {"accountExists": "No"}}, {"valid": True}],
+    "webhook.delivery": [{"copies": 2}, {"delay_seconds": 30}, {"fail_attempts": 3},
+                         {"reorder": True}],
+    "callback.delivery": [{"copies": 3, "delay_seconds": 5, "fail_attempts": 1, "reorder": True}],
+}  # fmt: skip
+
+
+def test_the_registry_is_exactly_the_design_points():
+    assert set(REGISTRY) == set(DESIGN_OUTCOMES)
+
+
+@pytest.mark.parametrize("point", sorted(DESIGN_OUTCOMES))
+def test_each_design_outcome_loads(point):
+    import json
+
+    for then in DESIGN_OUTCOMES[point]:
+        (rule,) = parse(one_rule(f"when: {point}\nthen: {json.dumps(then)}")).rules
+        for field, value in then.items():
+            assert getattr(rule.outcome, field) == value
