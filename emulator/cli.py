@@ -15,7 +15,7 @@ from emulator.kernel.clock import CLOCK_RANGE, MODES, in_clock_range, parse_iso,
 from emulator.kernel.ids import Ids
 from emulator.scenarios import library
 from emulator.scenarios.rules import InvalidScenario
-from emulator.services.scenarios import looks_like_file
+from emulator.services.scenarios import resolve
 from emulator.settings import (
     DEFAULT_DB,
     DEFAULT_HOST,
@@ -89,7 +89,7 @@ def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -
             values["rate_limit"] = RateLimitSetting.parse(args.rate_limit)
         except ValueError as exc:
             raise ValueError(f"--rate-limit: {exc}") from None
-    check_scenarios(tuple(args.scenario))
+    resolve(tuple(args.scenario))  # refuse bad names and files before anything starts
     values["scenarios"] = tuple(args.scenario)
     values["clock_explicit"] = "clock" in values or "start" in values
     start = values.get("start")
@@ -168,18 +168,6 @@ def serve(settings: Settings, log_level: str = "info") -> None:
         # (and skip the shutdown that saves the clock and the journal) for ever.
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
-
-
-def check_scenarios(items: tuple[str, ...]) -> None:
-    """``--scenario`` values: files must load, names must be shipped scenarios."""
-    for item in items:
-        if looks_like_file(item):
-            library.read_file(Path(item))  # InvalidScenario is a ValueError naming the file
-        elif item not in library.shipped():
-            raise ValueError(
-                f"--scenario {item}: no shipped scenario of that name and no such file"
-                " (`payments-emulator scenario list` lists them)"
-            )
 
 
 def scenario_command(args: argparse.Namespace) -> int:

@@ -112,6 +112,14 @@ def _emulator_client(
 ) -> Iterator[EmulatorClient]:
     """The control plane, with the test's ``emulator`` marker applied. A test that moved the
     clock leaves it following system time again (real mode), so the next test is unaffected."""
+    if request.node.get_closest_marker("emulator_scenario") and (
+        "emulator_merchant" not in request.fixturenames
+    ):
+        pytest.fail(
+            "@pytest.mark.emulator_scenario applies to the test's merchant: use the"
+            " `emulator_merchant`, `gateway` or `bank` fixture",
+            pytrace=False,
+        )
     with emulator.client() as client:
         try:
             _apply_marker(request, client)
@@ -147,7 +155,7 @@ class _Scenarios:
 
     def activate(self, name_or_yaml: str) -> str:
         name = name_or_yaml
-        if "\n" in name_or_yaml:  # YAML text: load it first
+        if "\n" in name_or_yaml or ":" in name_or_yaml:  # YAML text (names have no ':')
             name = self.client.load_scenario(name_or_yaml)
         self.client.activate_scenario(name, self.merchant)
         self.active.append(name)

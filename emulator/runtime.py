@@ -15,6 +15,7 @@ from emulator.kernel.clock import Clock
 from emulator.kernel.ids import Ids
 from emulator.kernel.journal import Journal
 from emulator.kernel.outbox import Outbox
+from emulator.kernel.ratelimit import FixedWindow
 from emulator.kernel.scheduler import Scheduler
 from emulator.kernel.storage import Database
 from emulator.scenarios.engine import Scenarios
@@ -43,6 +44,8 @@ class Runtime:
         self.outbox = Outbox(self.ids)
         self.journal = Journal(self.db)
         self.scenarios = Scenarios(self.db)
+        self.limiter = FixedWindow()  # rate-limit windows: traffic, not state
+        self._start_scenarios: list[scenarios.StartScenario] = []
         self.credentials = auth.Credentials(self)
         self.default_merchant = resources.default_merchant()
         self.test_values: dict[str, Any] = resources.test_values()
@@ -82,7 +85,10 @@ class Runtime:
         await control.save_clock(self)
         await merchants.seed_default(self)
         await self.scenarios.load()
-        await scenarios.activate_at_start(self, self.settings.scenarios)
+        # Files are read once: a reset activates what the process was started with even if
+        # a file has changed or gone since.
+        self._start_scenarios = scenarios.resolve(self.settings.scenarios)
+        await scenarios.activate_at_start(self, self._start_scenarios, keep_counts=True)
         await self.scheduler.refresh()
         self.http = httpx.AsyncClient(transport=self._transport, timeout=5.0)
         self._ticker = asyncio.get_running_loop().create_task(
@@ -110,13 +116,14 @@ class Runtime:
         a seed starts over, as on a fresh database; after a restore the restored ids may come
         from any point of the stream, so ids continue from an unpredictable one."""
         self.credentials.forget()
+        self.limiter.clear()
         if self.settings.seed is not None:
             self.ids.reseed(self.settings.seed if wiped else None)
         await control.save_clock(self)
         await merchants.seed_default(self)
         await self.scenarios.load()
         if wiped:  # scenarios given at start are part of how this emulator was started
-            await scenarios.activate_at_start(self, self.settings.scenarios)
+            await scenarios.activate_at_start(self, self._start_scenarios, keep_counts=False)
         await self.scheduler.refresh()
 
     async def __aenter__(self) -> Runtime:

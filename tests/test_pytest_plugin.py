@@ -272,3 +272,18 @@ def test_scenarios_for_the_tests_merchant_only(pytester: pytest.Pytester):
     result = run(pytester)
     result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines(["*emulator_scenario(*names): activate these scenarios*"])
+
+
+def test_the_scenario_marker_needs_the_tests_merchant(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.emulator_scenario("upstream-502-burst")
+        def test_without_merchant(emulator_client):
+            pass
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*emulator_scenario applies to the test's merchant*"])

@@ -22,13 +22,15 @@ from starlette.types import Scope, Send
 
 from emulator.domain.errors import FAULTS, RateLimited
 from emulator.http.dialects import Dialects
-from emulator.kernel.ratelimit import FixedWindow, Verdict
+from emulator.kernel.ratelimit import Verdict
 from emulator.scenarios.points import HTTP_REQUEST, HttpRequest
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 SERVER_SEND = "emulator.server_send"  # the server's own ``send``, kept by the app for drops
+# X-RateLimit-Limit of an injected 429 when no --rate-limit is set: a limit has to be named.
+NOMINAL_LIMIT = 60
 DROPPED = "emulator.dropped"  # set when a drop found no connection to close (in-process)
 
 
@@ -46,7 +48,6 @@ class Faults:
     def __init__(self, rt: Runtime, dialects: Dialects) -> None:
         self._rt = rt
         self._dialects = dialects
-        self._limiter = FixedWindow()
 
     def active(self) -> bool:
         return self._rt.scenarios.has(HTTP_REQUEST) or self._rt.settings.rate_limit is not None
@@ -109,19 +110,21 @@ class Faults:
         return None
 
     def _hit(self, key: Any, limit: int, window_s: int) -> Verdict:
-        return self._limiter.hit(key, limit, window_s, self._rt.clock.now_us() // 1_000_000)
+        return self._rt.limiter.hit(key, limit, window_s, self._rt.clock.now_us() // 1_000_000)
 
     async def _fault(self, scope: Scope, outcome: HttpRequest) -> Response:
         assert outcome.status is not None
         response = await self._dialects.api_error(Request(scope), FAULTS[outcome.status]())
-        if outcome.status in (429, 503):
-            retry = outcome.retry_after_seconds
+        retry = outcome.retry_after_seconds
+        if retry is None and outcome.status in (429, 503):
+            retry = 1
+        if retry is not None:
             response.headers["Retry-After"] = str(retry)
         if outcome.status == 429:
             now_s = self._rt.clock.now_us() // 1_000_000
             setting = self._rt.settings.rate_limit
-            verdict = Verdict(False, setting.limit if setting else 0, 0, now_s + retry)
-            response.headers.update(_rate_headers(verdict))
+            limit = setting.limit if setting is not None else NOMINAL_LIMIT
+            response.headers.update(_rate_headers(Verdict(False, limit, 0, now_s + (retry or 1))))
         return response
 
 

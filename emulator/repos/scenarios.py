@@ -58,10 +58,6 @@ def deactivate(tx: Tx, name: str, scope: str) -> bool:
     return cursor.rowcount > 0
 
 
-def deactivate_scope(tx: Tx, scope: str) -> int:
-    return tx.execute("DELETE FROM scenario_activations WHERE scope = ?", (scope,)).rowcount
-
-
 def activations(tx: Tx) -> list[ActivationRow]:
     rows = tx.all(
         "SELECT id, name, scope, source, activated_us FROM scenario_activations ORDER BY id DESC"

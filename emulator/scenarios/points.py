@@ -52,15 +52,16 @@ class RateLimit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class HttpRequest(Outcome, frozen=True):
     """A fault before the request reaches its handler. ``status`` 429 answers with the
-    rate-limit headers; 5xx with the interface's error body. ``delay_ms`` waits first (on the
-    event loop, not the emulator clock: it is latency, not time). ``drop`` closes the
-    connection without an answer. ``rate_limit`` turns on a per-merchant limiter instead:
-    ``limit`` requests per ``window_seconds``."""
+    rate-limit headers; 5xx with the interface's error body; ``Retry-After`` is
+    ``retry_after_seconds`` (default 1 on 429 and 503, none on the others unless given).
+    ``delay_ms`` waits first (on the event loop, not the emulator clock: it is latency, not
+    time). ``drop`` closes the connection without an answer. ``rate_limit`` puts the matching
+    requests under a limiter of their own: ``limit`` per ``window_seconds`` per merchant."""
 
     status: Literal[429, 500, 502, 503, 504] | None = None
     delay_ms: Annotated[int, msgspec.Meta(ge=0, le=120_000)] | None = None
     drop: bool = False
-    retry_after_seconds: Annotated[int, msgspec.Meta(ge=0, le=86_400)] = 1
+    retry_after_seconds: Annotated[int, msgspec.Meta(ge=0, le=86_400)] | None = None
     rate_limit: RateLimit | None = None
 
     def __post_init__(self) -> None:
@@ -68,6 +69,10 @@ class HttpRequest(Outcome, frozen=True):
             raise ValueError("give at least one of status, delay_ms, drop or rate_limit")
         if self.drop and (self.status is not None or self.rate_limit is not None):
             raise ValueError("drop closes the connection: it cannot also answer with a status")
+        if self.rate_limit is not None and self.status is not None:
+            raise ValueError("rate_limit answers 429 itself when over the limit: drop status")
+        if self.retry_after_seconds is not None and self.status is None:
+            raise ValueError("retry_after_seconds goes with a status")
 
 
 class PurchasePayment(Outcome, frozen=True):

@@ -9,12 +9,14 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 import msgspec
 
+from emulator.scenarios import yamlfile
 from emulator.scenarios.points import REGISTRY, FieldKind, Outcome, Point
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
@@ -65,25 +67,37 @@ class Scenario(msgspec.Struct, frozen=True):
     source: str  # the YAML text it was read from, stored with activations
 
 
+_AT = re.compile(r" - at `(?P<key>key` in `)?\$(?P<path>[^`]*)`$")
+
+
 def _located(message: str, prefix: str = "") -> str:
-    """msgspec says ``... - at `$.rules[1].then```; we say ``rules[1].then: ...``."""
-    text, sep, where = message.rpartition(" - at `")
-    if not sep:
+    """msgspec says ``... - at `$.rules[1].then``` (or ``at `key` in `$...```); we say
+    ``rules[1].then: ...``."""
+    found = _AT.search(message)
+    if found is None:
         return f"{prefix}: {message}" if prefix else message
-    path = where.rstrip("`").removeprefix("$").lstrip(".")
+    text = message[: found.start()]
+    if found["key"]:
+        text = f"a key: {text}"
+    path = found["path"].lstrip(".")
     path = f"{prefix}.{path}" if prefix and path else (prefix or path)
     return f"{path}: {text}" if path else text
 
 
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def parse(text: str | bytes) -> Scenario:
     """Decode and check one scenario file."""
-    source = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
     try:
-        spec = msgspec.yaml.decode(source.encode("utf-8"), type=ScenarioSpec)
+        document, source = yamlfile.load(text)
+        spec = msgspec.convert(document, ScenarioSpec)
+    except yamlfile.YamlRefused as exc:
+        raise InvalidScenario(str(exc)) from None
     except msgspec.ValidationError as exc:
         raise InvalidScenario(_located(str(exc))) from None
-    except msgspec.DecodeError as exc:
-        raise InvalidScenario(f"not valid YAML: {exc}") from None
     if not NAME.match(spec.name):
         raise InvalidScenario(
             "name: must be 1-64 characters of a-z, 0-9, '.', '_' or '-', starting with a letter"
@@ -115,25 +129,39 @@ def decode_outcome(point: Point[Outcome], then: dict[str, Any], where: str) -> O
         return msgspec.convert(then, point.outcome)
     except msgspec.ValidationError as exc:
         message = _located(str(exc), where)
-        field = message.partition(":")[0].removeprefix(where).lstrip(".").split(".")[0]
-        choices = _literal_choices(point.outcome, field)
-        if choices and "Invalid enum value" in message:
-            message += "; expected one of " + ", ".join(str(c) for c in choices)
-        elif "unknown field" in message:
-            message += "; expected one of " + ", ".join(point.outcome.__struct_fields__)
+        path = message.partition(": ")[0].removeprefix(where).lstrip(".")
+        segments = [p for p in path.split(".") if p]
+        if "unknown field" in message:
+            struct = _type_at(msgspec.inspect.type_info(point.outcome), segments)
+            if isinstance(struct, msgspec.inspect.StructType):
+                message += "; expected one of " + ", ".join(f.name for f in struct.fields)
+        else:
+            kind = _type_at(msgspec.inspect.type_info(point.outcome), segments)
+            if isinstance(kind, msgspec.inspect.LiteralType):
+                message += "; expected one of " + ", ".join(str(c) for c in kind.values)
         raise InvalidScenario(message) from None
 
 
-def _literal_choices(struct: type[Outcome], field: str) -> tuple[object, ...]:
-    info = msgspec.inspect.type_info(struct)
-    assert isinstance(info, msgspec.inspect.StructType)
-    for f in info.fields:
-        if f.name == field:
-            kinds = f.type.types if isinstance(f.type, msgspec.inspect.UnionType) else (f.type,)
-            for kind in kinds:
-                if isinstance(kind, msgspec.inspect.LiteralType):
-                    return tuple(kind.values)
-    return ()
+def _type_at(kind: msgspec.inspect.Type, segments: list[str]) -> msgspec.inspect.Type | None:
+    """The type at a path of field names inside a struct (unions of one struct or literal
+    and None are seen through)."""
+    for segment in segments:
+        kind = _unwrap(kind)
+        if not isinstance(kind, msgspec.inspect.StructType):
+            return None
+        found = next((f.type for f in kind.fields if f.name == segment), None)
+        if found is None:
+            return None
+        kind = found
+    return _unwrap(kind)
+
+
+def _unwrap(kind: msgspec.inspect.Type) -> msgspec.inspect.Type:
+    if isinstance(kind, msgspec.inspect.UnionType):
+        useful = [t for t in kind.types if not isinstance(t, msgspec.inspect.NoneType)]
+        if len(useful) == 1:
+            return useful[0]
+    return kind
 
 
 # -- matching --
@@ -143,7 +171,9 @@ def _kind_ok(kind: FieldKind, value: object) -> bool:
     if kind == "boolean":
         return isinstance(value, bool)
     if kind == "number":
-        return isinstance(value, int | float) and not isinstance(value, bool)
+        return (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        )
     return isinstance(value, str)
 
 
@@ -151,7 +181,7 @@ def _test(op: str, expected: Any) -> Callable[[Any], bool]:
     if op == "eq":
         return lambda v: bool(v == expected)
     if op == "in":
-        options = list(expected)
+        options = frozenset(expected)  # scalars: a set lookup however long the list
         return lambda v: v in options
     if op == "prefix":
         return lambda v: isinstance(v, str) and v.startswith(expected)
@@ -192,9 +222,12 @@ def compile_match(point: Point[Outcome], match: Mapping[str, Any], where: str) -
             values = expected if op == "in" else [expected]
             if op == "in" and not isinstance(expected, list):
                 raise InvalidScenario(f"{at}: expected a list of {kind} values")
+            if op == "in" and not expected:
+                raise InvalidScenario(f"{at}: an empty list matches nothing")
             for value in values:
                 if not _kind_ok(kind, value):
-                    raise InvalidScenario(f"{at}: expected a {kind}, got {value!r}")
+                    wanted = "finite number" if kind == "number" else kind
+                    raise InvalidScenario(f"{at}: expected a {wanted}, got {_short(value)}")
             tests.append((field, kind, _test(op, expected)))
 
     def matches(subject: Mapping[str, Any]) -> bool:

@@ -8,6 +8,7 @@ emulator clock, so an advanced clock expires a cached token too.
 from __future__ import annotations
 
 import base64
+import hmac
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +48,7 @@ class Credentials:
         self._rt = rt
         self._keys: dict[str, tuple[str, str]] = {}
         self._tokens: dict[str, _Token] = {}
-        self._clients: dict[str, str] = {}  # OAuth client id → merchant, for merchant_of
+        self._clients: dict[str, tuple[str, str]] = {}  # client id → (merchant, secret)
         # Bumped by forget(): a lookup that read the database before a reset or restore must
         # not cache what it read after it (the credential may be gone).
         self._generation = 0
@@ -124,23 +125,28 @@ class Credentials:
             return None if token is None else token.merchant_id
         if scheme == "basic":
             try:
-                client_id = base64.b64decode(value, validate=True).decode().partition(":")[0]
+                client_id, _, secret = (
+                    base64.b64decode(value, validate=True).decode().partition(":")
+                )
             except ValueError:
                 return None
-            return await self._client_merchant(client_id)
+            return await self._client_merchant(client_id, secret)
         return None
 
-    async def _client_merchant(self, client_id: str) -> str | None:
+    async def _client_merchant(self, client_id: str, secret: str) -> str | None:
+        """The client's merchant, only with the client's own secret: knowing a client id
+        must not let anyone spend a merchant's rate limit or scenario uses."""
         found = self._clients.get(client_id)
         if found is None:
             generation = self._generation
             row = await self._rt.db.read(lambda tx: repo.oauth_client(tx, client_id))
             if row is None:
                 return None
-            found = str(row[0])
+            found = (str(row[0]), str(row[1]))
             if generation == self._generation:
                 self._clients[client_id] = found
-        return found
+        merchant_id, known_secret = found
+        return merchant_id if hmac.compare_digest(secret, known_secret) else None
 
     async def issue_token(self, client_id: str, secret: str) -> tuple[Caller, dict[str, Any]]:
         """A new access token: who asked for it (for the journal), and the token response."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from emulator.kernel.clock import from_us, iso
 from emulator.kernel.storage import Tx
 from emulator.repos import scenarios as repo
@@ -44,11 +46,14 @@ async def define(rt: Runtime, source: bytes | str) -> Scenario:
     return scenario
 
 
-async def activate(rt: Runtime, name: str, merchant_id: str | None) -> dict[str, Any]:
+async def activate(
+    rt: Runtime, name: str, merchant_id: str | None, chosen: Scenario | None = None
+) -> dict[str, Any]:
+    """Activate ``name`` (the loaded definition, else the shipped one; or ``chosen``)."""
     now = rt.clock.now_us()
 
     def unit(tx: Tx) -> Scenario:
-        scenario = _find(tx, name)
+        scenario = chosen or _find(tx, name)
         if scenario is None:
             raise ControlError(404, "scenario_not_found", f"no scenario named {name!r}")
         if merchant_id is not None and not repo.merchant_exists(tx, merchant_id):
@@ -77,19 +82,44 @@ async def deactivate(rt: Runtime, name: str, merchant_id: str | None) -> dict[st
     return {"name": name, "active": False, "merchant": merchant_id}
 
 
-async def activate_at_start(rt: Runtime, names_or_files: tuple[str, ...]) -> None:
-    """``serve --scenario``: load files, then activate each for every merchant."""
-    for item in names_or_files:
-        name = item
+class StartScenario(msgspec.Struct, frozen=True):
+    scenario: Scenario
+    from_file: bool
+
+
+def resolve(items: tuple[str, ...]) -> list[StartScenario]:
+    """``serve --scenario`` values: files are read now (once: a reset later activates what the
+    process started with, even if a file changed or went away), names must be shipped."""
+    found: list[StartScenario] = []
+    for item in items:
         if looks_like_file(item):
-            try:
-                name = (await define(rt, library.read_file(Path(item)).source)).name
-            except InvalidScenario as exc:
-                raise ValueError(str(exc)) from None
-        try:
-            await activate(rt, name, None)
-        except ControlError as exc:
-            raise ValueError(f"--scenario {item}: {exc.message}") from None
+            found.append(StartScenario(library.read_file(Path(item)), from_file=True))
+            continue
+        shipped = library.shipped().get(item)
+        if shipped is None:
+            raise ValueError(
+                f"--scenario {item}: no shipped scenario of that name and no such file"
+                " (`payments-emulator scenario list` lists them)"
+            )
+        found.append(StartScenario(shipped, from_file=False))
+    return found
+
+
+async def activate_at_start(rt: Runtime, chosen: list[StartScenario], *, keep_counts: bool) -> None:
+    """Activate the ``serve --scenario`` scenarios for every merchant. At a restart
+    (``keep_counts``) one already active with the same definition is left as it is, so its
+    ``times`` counts go on where they were; after a reset each starts afresh."""
+    active = await rt.db.read(repo.activations)
+    for item in chosen:
+        scenario = item.scenario
+        if keep_counts and any(
+            a.name == scenario.name and a.scope == repo.GLOBAL and a.source == scenario.source
+            for a in active
+        ):
+            continue
+        if item.from_file:
+            await define(rt, scenario.source)
+        await activate(rt, scenario.name, None, scenario)
 
 
 def looks_like_file(item: str) -> bool:

@@ -12,7 +12,7 @@ from emulator.app import create_app
 from emulator.domain import errors
 from emulator.runtime import Runtime
 from emulator.settings import RateLimitSetting
-from tests.conftest import EPOCH_S, settings_for, token_for
+from tests.conftest import DEFAULT_KEY, EPOCH_S, settings_for, token_for
 
 
 def scenario(name: str, then: str, match: str = "{}", times: str = "") -> str:
@@ -111,7 +111,7 @@ async def test_an_injected_429_carries_the_rate_limit_headers(http, merchant):
     assert response.headers["X-RateLimit-Remaining"] == "0"
     assert response.headers["X-RateLimit-Reset"] == str(EPOCH_S + 7)
     assert response.headers["Retry-After"] == "7"
-    assert "X-RateLimit-Limit" in response.headers
+    assert response.headers["X-RateLimit-Limit"] == "60"  # nominal: no --rate-limit is set
 
 
 async def test_delay_is_real_latency(http, merchant):
@@ -205,3 +205,34 @@ def test_drop_over_a_real_connection_closes_it_without_an_answer():
             with pytest.raises(httpx.RemoteProtocolError):
                 gateway.get("clients/")
             assert gateway.get("clients/").status_code == 200
+
+
+async def test_windows_start_over_after_a_reset_and_with_a_new_activation(http):
+    default = {"Authorization": f"Bearer {DEFAULT_KEY}"}  # the default merchant survives resets
+    await activate(http, scenario("limited", "{rate_limit: {limit: 1}}"))
+    assert [
+        (await http.get("/api/v1/clients/", headers=default)).status_code for _ in range(2)
+    ] == [200, 429]
+    await http.post("/_emulator/scenarios/limited/deactivate")
+    await http.post("/_emulator/scenarios/limited/activate")
+    assert (await http.get("/api/v1/clients/", headers=default)).status_code == 200
+    await http.post("/_emulator/reset")
+    await activate(http, scenario("limited", "{rate_limit: {limit: 1}}"))
+    assert (await http.get("/api/v1/clients/", headers=default)).status_code == 200
+
+
+async def test_only_the_right_client_secret_speaks_for_a_merchant(tmp_path: Path):
+    """Before its handler, a request is the merchant's only with credentials that are
+    valid: a wrong secret must not spend the merchant's rate limit."""
+    settings = settings_for(tmp_path, rate_limit=RateLimitSetting(1, 60))
+    async with Runtime(settings) as rt:
+        transport = httpx.ASGITransport(app=create_app(rt))
+        async with httpx.AsyncClient(transport=transport, base_url="http://emulator") as http:
+            a = (await http.post("/_emulator/merchants")).json()
+            for _ in range(3):
+                wrong = await http.post(
+                    "/oauth2/token", auth=(a["client_id"], "wrong"),
+                    data={"grant_type": "client_credentials"},
+                )  # fmt: skip
+                assert wrong.status_code == 400
+            assert (await http.get("/api/v1/clients/", headers=gw(a))).status_code == 200

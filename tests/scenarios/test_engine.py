@@ -178,3 +178,23 @@ async def test_scenarios_given_at_start_are_active_again_after_a_reset(tmp_path)
         await scenarios.deactivate(rt, "unpaid-debit-orders", None)
         await control.reset(rt)
         assert await decide(rt, None, 1) is not None
+
+
+async def test_start_scenarios_keep_counts_across_restarts_and_outlive_their_file(tmp_path):
+    """`serve --scenario` files are read once; a restart leaves an activation of the same
+    definition as it is (counts go on); a reset activates it afresh even if the file is gone."""
+    from emulator.services import control
+
+    path = tmp_path / "twice.yaml"
+    path.write_text(
+        "name: twice\nrules:\n  - when: collection.outcome\n    then: {status: UNPAID}\n    times: 2\n"
+    )
+    settings = settings_for(tmp_path, scenarios=(str(path),))
+    async with Runtime(settings) as rt:
+        assert await decide(rt, None, 1) is not None
+    async with Runtime(settings) as rt:
+        assert await decide(rt, None, 1) is not None
+        assert await decide(rt, None, 1) is None  # two uses in all, across the restart
+        path.unlink()
+        await control.reset(rt)
+        assert await decide(rt, None, 1) is not None

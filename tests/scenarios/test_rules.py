@@ -67,7 +67,7 @@ def test_the_design_example_loads_into_typed_outcomes():
         (one_rule("when: collection.outcome\nmatch: {amountCents: {between: [1, 2]}}\nthen: {status: UNPAID}"),
          "rules[0].match.amountCents.between: unknown operator 'between' for a number field; expected one of eq, in, gt, gte, lt, lte"),
         (one_rule("when: collection.outcome\nmatch: {amountCents: {gt: lots}}\nthen: {status: UNPAID}"),
-         "rules[0].match.amountCents.gt: expected a number, got 'lots'"),
+         "rules[0].match.amountCents.gt: expected a finite number, got 'lots'"),
         (one_rule("when: collection.outcome\nmatch: {amountCents: {in: 5}}\nthen: {status: UNPAID}"),
          "rules[0].match.amountCents.in: expected a list of number values"),
         (one_rule("when: collection.outcome\nmatch: {amountCents: {}}\nthen: {status: UNPAID}"),
@@ -78,6 +78,10 @@ def test_the_design_example_loads_into_typed_outcomes():
          "rules[0].then.status: Invalid enum value 418; expected one of 429, 500, 502, 503, 504"),
         (one_rule("when: http.request\nthen: {}"),
          "rules[0].then: give at least one of status, delay_ms, drop or rate_limit"),
+        (one_rule("when: http.request\nthen: {status: 503, rate_limit: {limit: 5}}"),
+         "rules[0].then: rate_limit answers 429 itself when over the limit: drop status"),
+        (one_rule("when: http.request\nthen: {delay_ms: 5, retry_after_seconds: 5}"),
+         "rules[0].then: retry_after_seconds goes with a status"),
         (one_rule("when: http.request\nthen: {drop: true, status: 502}"),
          "rules[0].then: drop closes the connection: it cannot also answer with a status"),
         (one_rule("when: http.request\nthen: {status: 503}\ntimes: 0"),
@@ -108,6 +112,36 @@ def test_refusals_say_where(text, message):
 def test_yaml_that_does_not_parse_is_refused():
     with pytest.raises(InvalidScenario, match=r"^not valid YAML: "):
         parse("name: s\nrules: [\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # a few hundred bytes of aliases would expand to gigabytes
+        ("name: s\nx: &a [1, 1]\ny: [*a, *a]\nrules: []\n", "line 3: aliases (*name) are not allowed"),
+        ("name: a\nname: b\nrules: []\n", "line 2: duplicate key 'name'"),
+        ("name: s\nrules: " + "[" * 20000 + "]" * 20000 + "\n", "nested more than 32 levels deep"),
+        (b"name: s\ndescription: caf\xe9\nrules: []\n", "not UTF-8 text (byte 24)"),
+        ("name: s\nrules: []\n" + "#" * 300_000, "a scenario is at most 256 KiB"),
+        (one_rule("when: http.request\nmatch: {1: 2}\nthen: {status: 503}"),
+         "rules[0].match: a key: Expected `str`, got `int`"),
+        (one_rule("when: http.request\nthen: {rate_limit: {limt: 5}}"),
+         "rules[0].then.rate_limit: Object contains unknown field `limt`; expected one of limit, window_seconds"),
+        (one_rule("when: http.request\nthen: {status: PAID}"),
+         "rules[0].then.status: Expected `int | null`, got `str`; expected one of 429, 500, 502, 503, 504"),
+        (one_rule("when: collection.outcome\nmatch: {amountCents: {gt: .nan}}\nthen: {status: UNPAID}"),
+         "rules[0].match.amountCents.gt: expected a finite number, got nan"),
+        (one_rule("when: collection.outcome\nmatch: {amountCents: {in: []}}\nthen: {status: UNPAID}"),
+         "rules[0].match.amountCents.in: an empty list matches nothing"),
+        (one_rule("when: http.request\nmatch: {path: " + "x" * 500 + "1}\nthen: {status: 503}")
+         .replace("x" * 500 + "1", "[" + ", ".join(["1"] * 200) + "]"),
+         "rules[0].match.path: expected a string, got [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,..."),
+    ],
+)  # fmt: skip
+def test_hostile_or_odd_yaml_is_refused_cheaply(text, message):
+    with pytest.raises(InvalidScenario) as refused:
+        parse(text)
+    assert str(refused.value) == message
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,9 @@ CREATE TABLE scenarios (
 -- Active scenarios. scope is '' for global, else the merchant (company) id. The definition is
 -- copied in, so an activation runs what was active when it was made, across restarts.
 CREATE TABLE scenario_activations (
-    id INTEGER PRIMARY KEY,            -- newer activations win
+    -- AUTOINCREMENT: an id is never reused, so what is keyed by it in memory (a scenario's
+    -- rate-limit windows) never carries over to a later activation.
+    id INTEGER PRIMARY KEY AUTOINCREMENT,  -- newer activations win
     name TEXT NOT NULL,
     scope TEXT NOT NULL,
     source TEXT NOT NULL,

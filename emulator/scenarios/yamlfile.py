@@ -1,0 +1,78 @@
+"""Reading a scenario's YAML safely: it comes from anyone who can reach the control plane.
+
+PyYAML's safe loader, with what a scenario never needs taken away: aliases (``*a`` can
+expand a few hundred bytes into gigabytes), duplicate keys (the last one would silently win)
+and deep nesting (the C parser recurses without a limit and can crash the process). Text must
+be UTF-8.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+MAX_BYTES = 256 * 1024
+MAX_DEPTH = 32
+
+
+class YamlRefused(ValueError):
+    """The text is not a YAML document a scenario can be."""
+
+
+class _Loader(yaml.SafeLoader):  # the pure-Python loader: its composer can be told no
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise YamlRefused(f"line {event.start_mark.line + 1}: aliases (*name) are not allowed")
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, list | dict):
+                raise YamlRefused(f"line {key_node.start_mark.line + 1}: keys must be scalars")
+            if key in seen:
+                raise YamlRefused(f"line {key_node.start_mark.line + 1}: duplicate key {key!r}")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _depth(text: str) -> int:
+    """How deep flow collections nest (``[``/``{``), counting brackets inside strings too: a
+    scenario never needs more than a few levels, so the bound can be crude. Block nesting is
+    bounded by the size limit (n levels take n²/2 characters of indentation)."""
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def load(raw: str | bytes) -> tuple[Any, str]:
+    """The document and its text."""
+    if isinstance(raw, bytes):
+        if len(raw) > MAX_BYTES:
+            raise YamlRefused(f"a scenario is at most {MAX_BYTES // 1024} KiB")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise YamlRefused(f"not UTF-8 text (byte {exc.start})") from None
+    else:
+        text = raw
+    if len(text) > MAX_BYTES:
+        raise YamlRefused(f"a scenario is at most {MAX_BYTES // 1024} KiB")
+    if _depth(text) > MAX_DEPTH:
+        raise YamlRefused(f"nested more than {MAX_DEPTH} levels deep")
+    try:
+        return yaml.load(text, Loader=_Loader), text
+    except YamlRefused:
+        raise
+    except yaml.YAMLError as exc:
+        raise YamlRefused(f"not valid YAML: {exc}") from None
+    except RecursionError:
+        raise YamlRefused(f"nested more than {MAX_DEPTH} levels deep") from None
