@@ -28,7 +28,9 @@ def purchase_body(merchant: dict[str, Any], **fields: Any) -> dict[str, Any]:
 async def create(
     http: httpx.AsyncClient, gw: dict[str, str], merchant: dict[str, Any], **fields: Any
 ) -> dict[str, Any]:
-    response = await http.post("/api/v1/purchases/", json=purchase_body(merchant, **fields), headers=gw)
+    response = await http.post(
+        "/api/v1/purchases/", json=purchase_body(merchant, **fields), headers=gw
+    )
     assert response.status_code == 201, response.text
     body: dict[str, Any] = response.json()
     return body
@@ -47,7 +49,12 @@ async def pay(http: httpx.AsyncClient, purchase_id: str, **card: Any) -> httpx.R
 
 
 def form(number: str = CARD, **fields: str) -> dict[str, str]:
-    values = {"cardholder_name": "Jane Payer", "card_number": number, "expires": EXPIRES, "cvc": "123"}
+    values = {
+        "cardholder_name": "Jane Payer",
+        "card_number": number,
+        "expires": EXPIRES,
+        "cvc": "123",
+    }
     values.update(fields)
     return values
 

@@ -149,7 +149,10 @@ async def test_invalid_card_data(http, merchant, gw, card, field, message):
     body = {**form(), **card}
     response = await http.post(f"/p/{p['id']}/direct_post/?s2s=true", json=body)
     assert response.status_code == 400
-    assert response.json() == {"status": "error", "error": {"code": "invalid_card_data", "message": message}}
+    assert response.json() == {
+        "status": "error",
+        "error": {"code": "invalid_card_data", "message": message},
+    }
     assert (await get(http, gw, p["id"]))["status"] == "created"
 
 
@@ -177,7 +180,13 @@ async def test_direct_post_s2s_executes_and_is_single_use(http, merchant, gw):
     assert (await get(http, gw, p["id"]))["transaction_data"]["flow"] == "direct_post"
     again = await http.post(p["direct_post_url"] + "?s2s=true", json=form())
     assert again.status_code == 400
-    assert again.json() == {"status": "error", "error": {"code": "direct_post_expired", "message": "Direct post URL has expired or has already been used."}}
+    assert again.json() == {
+        "status": "error",
+        "error": {
+            "code": "direct_post_expired",
+            "message": "Direct post URL has expired or has already been used.",
+        },
+    }
 
 
 async def test_direct_post_s2s_authorized_and_error(http, merchant, gw):
@@ -185,7 +194,9 @@ async def test_direct_post_s2s_authorized_and_error(http, merchant, gw):
     response = await http.post(held["direct_post_url"] + "?s2s=true", json=form())
     assert response.json() == {"status": "authorized"}
     failing = await create(http, gw, merchant)
-    response = await http.post(failing["direct_post_url"] + "?s2s=true", json=form("4000000000009995"))
+    response = await http.post(
+        failing["direct_post_url"] + "?s2s=true", json=form("4000000000009995")
+    )
     assert response.status_code == 400
     assert response.json()["status"] == "error"
     assert response.json()["error"]["code"] == "card_declined"
@@ -250,9 +261,7 @@ async def test_3ds_cancelled_by_the_payer_fails(http, merchant, gw):
     assert failed["transaction_data"]["attempts"][0]["error"]["code"] == "3ds_authentication_failed"
 
 
-@pytest.mark.parametrize(
-    ("number", "status"), [(THREE_DS_PASS, "paid"), (THREE_DS_FAIL, "error")]
-)
+@pytest.mark.parametrize(("number", "status"), [(THREE_DS_PASS, "paid"), (THREE_DS_FAIL, "error")])
 async def test_control_plane_pay_completes_3ds(http, merchant, gw, number, status):
     """/_emulator/purchases/{id}/pay completes the challenge with the card's result."""
     p = await create(http, gw, merchant)

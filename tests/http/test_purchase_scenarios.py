@@ -51,7 +51,9 @@ async def test_charge_declined_is_purchase_charge_error(http, merchant, gw):
     assert response.status_code == 400
     failed = await get(http, gw, p["id"])
     error = failed["transaction_data"]["attempts"][0]["error"]
-    assert response.json() == {"__all__": {"message": error["message"], "code": "purchase_charge_error"}}
+    assert response.json() == {
+        "__all__": {"message": error["message"], "code": "purchase_charge_error"}
+    }
     assert error["code"] == "card_declined" and failed["status"] == "error"
 
 
@@ -62,7 +64,9 @@ async def test_capture_error_is_purchase_capture_error(http, merchant, gw):
     await activate(http, merchant, CAPTURE_ERROR, "capture-error")
     response = await http.post(f"/api/v1/purchases/{p['id']}/capture/", headers=gw)
     assert response.status_code == 400
-    assert response.json() == {"__all__": {"message": "Acquirer refused the capture.", "code": "purchase_capture_error"}}
+    assert response.json() == {
+        "__all__": {"message": "Acquirer refused the capture.", "code": "purchase_capture_error"}
+    }
     held = await get(http, gw, p["id"])
     assert held["status"] == "hold"
     assert held["transaction_data"]["attempts"][0]["error"]["code"] == "purchase_capture_error"

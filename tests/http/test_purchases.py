@@ -12,7 +12,9 @@ from tests.http.purchase_helpers import create, events, get, pay, purchase_body,
 
 async def test_create_returns_the_whole_purchase(http, merchant, gw):
     """POST /purchases/ answers 201 with every field of the provider's Purchase."""
-    p = await create(http, gw, merchant, reference="ORDER-1", success_callback="https://m.example/cb")
+    p = await create(
+        http, gw, merchant, reference="ORDER-1", success_callback="https://m.example/cb"
+    )
     pid = p["id"]
     assert p["status"] == "created"
     assert p["type"] == "purchase"
@@ -24,7 +26,9 @@ async def test_create_returns_the_whole_purchase(http, merchant, gw):
         {"name": "Widget", "price": 1000, "quantity": "1.0000", "discount": 0,
          "tax_percent": "0.00", "category": ""}
     ]  # fmt: skip
-    assert p["status_history"] == [{"status": "created", "timestamp": EPOCH_S, "related_object": None}]
+    assert p["status_history"] == [
+        {"status": "created", "timestamp": EPOCH_S, "related_object": None}
+    ]
     assert p["transaction_data"] == {
         "flow": "payform", "payment_method": "", "extra": {}, "country": "", "attempts": []
     }  # fmt: skip
@@ -79,7 +83,10 @@ async def test_client_id_copies_the_client_and_email_reuses_it(http, merchant, g
     p2 = await create(http, gw, merchant, client={"email": "KNOWN@example.com"})
     assert p2["client_id"] == client["id"]
     feed = (await http.get(f"/api/v1/clients/{client['id']}/feed/", headers=gw)).json()
-    assert [e["event_type"] for e in feed["results"]][:2] == ["purchase.created", "purchase.created"]
+    assert [e["event_type"] for e in feed["results"]][:2] == [
+        "purchase.created",
+        "purchase.created",
+    ]
 
 
 def _products(**item: Any) -> dict[str, Any]:
@@ -123,7 +130,9 @@ async def test_unknown_client_id_is_client_not_found(http, merchant, gw):
     del body["client"]
     response = await http.post("/api/v1/purchases/", json=body, headers=gw)
     assert response.status_code == 404
-    assert response.json() == {"client_id": {"message": "No such object", "code": "client_not_found"}}
+    assert response.json() == {
+        "client_id": {"message": "No such object", "code": "client_not_found"}
+    }
 
 
 async def test_another_merchants_purchase_is_not_found(http, merchant, gw):
@@ -132,7 +141,9 @@ async def test_another_merchants_purchase_is_not_found(http, merchant, gw):
     p = await create(http, {"Authorization": f"Bearer {other['api_key']}"}, other)
     response = await http.get(f"/api/v1/purchases/{p['id']}/", headers=gw)
     assert response.status_code == 404
-    assert response.json() == {"__all__": {"message": "No such object", "code": "purchase_not_found"}}
+    assert response.json() == {
+        "__all__": {"message": "No such object", "code": "purchase_not_found"}
+    }
 
 
 async def test_cancel(http, merchant, gw, runtime):
@@ -147,7 +158,9 @@ async def test_cancel(http, merchant, gw, runtime):
     assert paid.json()["error"]["code"] == "purchase_cancelled"
     again = await http.post(f"/api/v1/purchases/{p['id']}/cancel/", headers=gw)
     assert again.status_code == 409
-    assert again.json() == {"__all__": {"message": "Purchase has been cancelled.", "code": "purchase_cancelled"}}
+    assert again.json() == {
+        "__all__": {"message": "Purchase has been cancelled.", "code": "purchase_cancelled"}
+    }
     kinds = [kind for kind, _ in await events(runtime, p["id"])]
     assert kinds == ["purchase.created", "purchase.cancelled"]
 
@@ -175,7 +188,9 @@ async def test_partial_capture_releases_the_rest(http, merchant, gw):
     """A capture of part of the total takes that amount; the balance shows only it."""
     p = await create(http, gw, merchant, skip_capture=True)
     await pay(http, p["id"])
-    response = await http.post(f"/api/v1/purchases/{p['id']}/capture/", json={"amount": 400}, headers=gw)
+    response = await http.post(
+        f"/api/v1/purchases/{p['id']}/capture/", json={"amount": 400}, headers=gw
+    )
     assert response.json()["payment"]["amount"] == 400
     assert response.json()["refundable_amount"] == 400
     balance = (await http.get("/api/v1/account/json/balance/", headers=gw)).json()
@@ -186,9 +201,13 @@ async def test_partial_capture_releases_the_rest(http, merchant, gw):
 async def test_capture_invalid_amount(http, merchant, gw, amount):
     p = await create(http, gw, merchant, skip_capture=True)
     await pay(http, p["id"])
-    response = await http.post(f"/api/v1/purchases/{p['id']}/capture/", json={"amount": amount}, headers=gw)
+    response = await http.post(
+        f"/api/v1/purchases/{p['id']}/capture/", json={"amount": amount}, headers=gw
+    )
     assert response.status_code == 400
-    assert response.json() == {"amount": {"message": "Amount must be between 1 and 1000.", "code": "invalid_amount"}}
+    assert response.json() == {
+        "amount": {"message": "Amount must be between 1 and 1000.", "code": "invalid_amount"}
+    }
 
 
 async def test_capture_not_allowed(http, merchant, gw):
@@ -199,7 +218,12 @@ async def test_capture_not_allowed(http, merchant, gw):
     for pid in (plain["id"], held_unpaid["id"]):
         response = await http.post(f"/api/v1/purchases/{pid}/capture/", headers=gw)
         assert response.status_code == 409
-        assert response.json() == {"__all__": {"message": "Capture is not allowed for this purchase.", "code": "capture_not_allowed"}}
+        assert response.json() == {
+            "__all__": {
+                "message": "Capture is not allowed for this purchase.",
+                "code": "capture_not_allowed",
+            }
+        }
 
 
 async def test_slow_capture_is_pending_then_paid_ten_minutes_later(http, merchant, gw, runtime):
@@ -216,7 +240,12 @@ async def test_slow_capture_is_pending_then_paid_ten_minutes_later(http, merchan
     assert done["status"] == "paid"
     assert statuses(done) == ["created", "hold", "pending_capture", "paid"]
     kinds = [kind for kind, _ in await events(runtime, p["id"])]
-    assert kinds == ["purchase.created", "purchase.hold", "purchase.pending_capture", "purchase.captured"]
+    assert kinds == [
+        "purchase.created",
+        "purchase.hold",
+        "purchase.pending_capture",
+        "purchase.captured",
+    ]
 
 
 async def test_release(http, merchant, gw, runtime):
@@ -236,7 +265,9 @@ async def test_release(http, merchant, gw, runtime):
 async def test_mark_as_paid(http, merchant, gw):
     """mark_as_paid: paid, marked_as_paid, paid_on as given; no money in the balance."""
     p = await create(http, gw, merchant)
-    response = await http.post(f"/api/v1/purchases/{p['id']}/mark_as_paid/", json={"paid_on": EPOCH_S - 60}, headers=gw)
+    response = await http.post(
+        f"/api/v1/purchases/{p['id']}/mark_as_paid/", json={"paid_on": EPOCH_S - 60}, headers=gw
+    )
     body = response.json()
     assert response.status_code == 200
     assert body["status"] == "paid" and body["marked_as_paid"] is True
@@ -252,4 +283,6 @@ async def test_paying_a_paid_purchase_is_already_paid(http, merchant, gw):
     assert (await pay(http, p["id"])).status_code == 200
     again = await pay(http, p["id"])
     assert again.status_code == 409
-    assert again.json() == {"error": {"code": "purchase_already_paid", "message": "Purchase has already been paid."}}
+    assert again.json() == {
+        "error": {"code": "purchase_already_paid", "message": "Purchase has already been paid."}
+    }

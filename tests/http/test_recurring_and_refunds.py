@@ -53,7 +53,9 @@ async def test_charge_with_a_token(http, merchant, gw, runtime):
     """POST .../charge/ with a token of the same client: paid, tokenized in the ledger."""
     token = await token_for(http, gw, merchant)
     p = await create(http, gw, merchant)
-    response = await http.post(f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token["id"]}, headers=gw)
+    response = await http.post(
+        f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token["id"]}, headers=gw
+    )
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "paid" and body["recurring_token"] == token["id"]
@@ -62,7 +64,9 @@ async def test_charge_with_a_token(http, merchant, gw, runtime):
     assert [k for k, _ in await events(runtime, p["id"])] == ["purchase.created", "purchase.paid"]
     tokenized = (await http.get("/api/v1/account/json/balance/?tokenized=true", headers=gw)).json()
     assert tokenized["ZAR"]["balance"] == 1000
-    again = await http.post(f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token["id"]}, headers=gw)
+    again = await http.post(
+        f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token["id"]}, headers=gw
+    )
     assert again.status_code == 409
     assert again.json()["__all__"]["code"] == "purchase_already_paid"
 
@@ -70,7 +74,9 @@ async def test_charge_with_a_token(http, merchant, gw, runtime):
 async def test_slow_charge_is_pending_then_paid(http, merchant, gw, runtime):
     token = await token_for(http, gw, merchant, SLOW)
     p = await create(http, gw, merchant)
-    response = await http.post(f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token["id"]}, headers=gw)
+    response = await http.post(
+        f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token["id"]}, headers=gw
+    )
     assert response.json()["status"] == "pending_charge"
     await advance(http, 600)
     assert statuses(await get(http, gw, p["id"])) == ["created", "pending_charge", "paid"]
@@ -88,7 +94,9 @@ async def test_slow_charge_is_pending_then_paid(http, merchant, gw, runtime):
 )
 async def test_charge_with_a_bad_token(http, merchant, gw, token, status, code):
     p = await create(http, gw, merchant)
-    response = await http.post(f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token}, headers=gw)
+    response = await http.post(
+        f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token}, headers=gw
+    )
     assert response.status_code == status
     assert response.json()["recurring_token"]["code"] == code
 
@@ -96,7 +104,11 @@ async def test_charge_with_a_bad_token(http, merchant, gw, token, status, code):
 async def test_token_of_another_client_or_deleted_is_not_found(http, merchant, gw):
     token = await token_for(http, gw, merchant)
     other = await create(http, gw, merchant, client={"email": "other@example.com"})
-    response = await http.post(f"/api/v1/purchases/{other['id']}/charge/", json={"recurring_token": token["id"]}, headers=gw)
+    response = await http.post(
+        f"/api/v1/purchases/{other['id']}/charge/",
+        json={"recurring_token": token["id"]},
+        headers=gw,
+    )
     assert response.status_code == 404
     assert response.json()["recurring_token"]["code"] == "recurring_token_not_found"
 
@@ -106,27 +118,41 @@ async def test_expired_token(http, merchant, gw):
     token = await token_for(http, gw, merchant, expires="01/26")
     p = await create(http, gw, merchant, due=EPOCH_S + 40 * 86400)
     await advance(http, 30 * 86400)  # February 2026
-    response = await http.post(f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token["id"]}, headers=gw)
+    response = await http.post(
+        f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token["id"]}, headers=gw
+    )
     assert response.status_code == 409
-    assert response.json() == {"recurring_token": {"message": "Recurring token has expired.", "code": "recurring_token_expired"}}
+    assert response.json() == {
+        "recurring_token": {
+            "message": "Recurring token has expired.",
+            "code": "recurring_token_expired",
+        }
+    }
 
 
 async def test_delete_recurring_token_action(http, merchant, gw, runtime):
     """delete_recurring_token: no longer a token, two events, gone from the client's list."""
     token = await token_for(http, gw, merchant)
-    response = await http.post(f"/api/v1/purchases/{token['id']}/delete_recurring_token/", headers=gw)
+    response = await http.post(
+        f"/api/v1/purchases/{token['id']}/delete_recurring_token/", headers=gw
+    )
     assert response.status_code == 200
     assert response.json()["is_recurring_token"] is False
     assert response.json()["status"] == "paid"
     kinds = [k for k, _ in await events(runtime, token["id"])]
-    assert kinds[-2:] == ["purchase.pending_recurring_token_delete", "purchase.recurring_token_deleted"]
+    assert kinds[-2:] == [
+        "purchase.pending_recurring_token_delete",
+        "purchase.recurring_token_deleted",
+    ]
     listed = await http.get(f"/api/v1/clients/{token['client_id']}/recurring_tokens/", headers=gw)
     assert listed.json()["results"] == []
     again = await http.post(f"/api/v1/purchases/{token['id']}/delete_recurring_token/", headers=gw)
     assert again.status_code == 404
     assert again.json()["__all__"]["code"] == "recurring_token_not_found"
     p = await create(http, gw, merchant)
-    charge = await http.post(f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token["id"]}, headers=gw)
+    charge = await http.post(
+        f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token["id"]}, headers=gw
+    )
     assert charge.status_code == 404
 
 
@@ -137,7 +163,9 @@ async def test_delete_token_through_the_client(http, merchant, gw):
     again = await http.delete(path, headers=gw)
     assert again.status_code == 404
     assert again.json()["__all__"]["code"] == "recurring_token_not_found"
-    unknown = await http.delete(f"/api/v1/clients/{token['client_id']}/recurring_tokens/{UNKNOWN}/", headers=gw)
+    unknown = await http.delete(
+        f"/api/v1/clients/{token['client_id']}/recurring_tokens/{UNKNOWN}/", headers=gw
+    )
     assert unknown.json()["__all__"]["code"] == "recurring_token_not_found"
 
 
@@ -157,7 +185,10 @@ async def test_full_refund(http, merchant, gw, runtime):
     assert refunded["status"] == "refunded"
     assert refunded["refundable_amount"] == 0 and refunded["refunded_amount"] == 1000
     assert statuses(refunded)[-2:] == ["pending_refund", "refunded"]
-    assert refunded["status_history"][-1]["related_object"] == {"type": "payment", "id": payment["id"]}
+    assert refunded["status_history"][-1]["related_object"] == {
+        "type": "payment",
+        "id": payment["id"],
+    }
     assert [k for k, _ in await events(runtime, p["id"])][-1] == "purchase.pending_refund"
     assert await events(runtime, payment["id"]) == [("payment.refunded", payment)]
 
@@ -165,13 +196,17 @@ async def test_full_refund(http, merchant, gw, runtime):
 async def test_partial_refunds_then_refund_exceeds_amount(http, merchant, gw):
     p = await create(http, gw, merchant)
     await pay(http, p["id"])
-    first = await http.post(f"/api/v1/purchases/{p['id']}/refund/", json={"amount": 300}, headers=gw)
+    first = await http.post(
+        f"/api/v1/purchases/{p['id']}/refund/", json={"amount": 300}, headers=gw
+    )
     assert first.json()["payment"]["amount"] == 300
     after = await get(http, gw, p["id"])
     assert after["status"] == "paid" and after["refundable_amount"] == 700
     over = await http.post(f"/api/v1/purchases/{p['id']}/refund/", json={"amount": 701}, headers=gw)
     assert over.status_code == 400
-    assert over.json() == {"amount": {"message": "At most 700 can be refunded.", "code": "refund_exceeds_amount"}}
+    assert over.json() == {
+        "amount": {"message": "At most 700 can be refunded.", "code": "refund_exceeds_amount"}
+    }
     zero = await http.post(f"/api/v1/purchases/{p['id']}/refund/", json={"amount": 0}, headers=gw)
     assert zero.json()["amount"]["code"] == "invalid_amount"
     balance = (await http.get("/api/v1/account/json/balance/", headers=gw)).json()
