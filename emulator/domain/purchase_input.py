@@ -76,7 +76,7 @@ class DetailsInput(msgspec.Struct, forbid_unknown_fields=False):
 class PurchaseInput(msgspec.Struct, forbid_unknown_fields=False):
     purchase: DetailsInput
     brand_id: str
-    client: ClientInput | None | UnsetType = UNSET
+    client: ClientInput | UnsetType | None = UNSET
     client_id: str | UnsetType | None = UNSET
     send_receipt: bool = False
     skip_capture: bool = False
