@@ -12,6 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FIGURES = (
     "emulator create-client",
     "emulator get-client",
+    "emulator create-purchase",
+    "emulator pay-purchase",
     "bare insert",
     "bare read",
     "create-client / bare-insert",
