@@ -18,7 +18,7 @@ from emulator.kernel.outbox import Outbox
 from emulator.kernel.scheduler import Scheduler
 from emulator.kernel.storage import Database
 from emulator.scenarios.engine import Scenarios
-from emulator.services import auth, control, merchants, purchases
+from emulator.services import auth, control, merchants, purchase_jobs
 from emulator.settings import Settings
 
 
@@ -51,7 +51,7 @@ class Runtime:
         self._ticker: asyncio.Task[None] | None = None
         self.started = False
         self.scheduler.handle(auth.TOKEN_EXPIRY_JOB, auth.expire_token)
-        purchases.register_jobs(self)
+        purchase_jobs.register_jobs(self)
 
     @property
     def snapshot_dir(self) -> Path:

@@ -180,6 +180,8 @@ def details(data: DetailsInput, skip_capture: bool) -> PurchaseDetails:
     total = data.total_override if data.total_override is not None else total + data.debt
     if total < 0:
         _raise([v.invalid("purchase.debt", "The total cannot be negative.")])
+    # The total is bounded like total_override: the ledger's sums stay within 64 bits.
+    _raise([_bounds("purchase.total", total, 0, MAX_TOTAL_OVERRIDE)])
     if total == 0 and not skip_capture:
         # Provider quirk: a zero total is the preauthorization scenario, which needs skip_capture.
         _raise([FieldError("purchase.total", "invalid_amount", "A zero total needs skip_capture.")])

@@ -16,7 +16,8 @@ from emulator.domain.purchase_model import AttemptError, Challenge, Internal, Pu
 from emulator.kernel.storage import Tx
 from emulator.repos import purchases as repo
 from emulator.scenarios import points
-from emulator.services.purchases import book, emit, now_s, subject
+from emulator.services.purchase_common import book, emit, now_s, subject
+from emulator.services.purchase_jobs import schedule_hold_expiry
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -105,6 +106,7 @@ def _settle(
     repo.update(tx, merchant_id, p, i)
     emit(rt, tx, merchant_id, events)
     book(tx, merchant_id, p, i, rt.clock.now_us())
+    schedule_hold_expiry(rt, tx, merchant_id, p, now_s(rt))
     return p
 
 

@@ -1,5 +1,4 @@
-"""Gateway purchases: create, read, and the merchant's actions on them (one unit of work each),
-plus the jobs their time rules schedule."""
+"""Gateway purchases: create, read, and the merchant's actions on them (one unit of work each)."""
 
 from __future__ import annotations
 
@@ -23,59 +22,19 @@ from emulator.domain.purchase_model import (
     PurchaseClient,
     SavedCard,
 )
-from emulator.kernel.scheduler import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import clients as clients_repo
 from emulator.repos import ledger
 from emulator.repos import merchants as merchants_repo
 from emulator.repos import purchases as repo
 from emulator.scenarios import points
+from emulator.services.purchase_common import book, emit, load, now_s, subject
+from emulator.services.purchase_jobs import CAPTURE_JOB, CHARGE_JOB, DUE_JOB, SLOW_SECONDS
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 Changed = tuple[Purchase, Internal, list[Event]]
-
-DUE_JOB = "purchase.due"
-CAPTURE_JOB = "purchase.capture_settles"
-CHARGE_JOB = "purchase.charge_settles"
-SLOW_SECONDS = 600  # test card 4000 0000 0000 0259: paid 10 minutes after a capture/charge
-
-
-def now_s(rt: Runtime) -> int:
-    return rt.clock.now_us() // 1_000_000
-
-
-def emit(rt: Runtime, tx: Tx, merchant_id: str, events: list[Event]) -> None:
-    for event in events:
-        rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us())
-
-
-def book(tx: Tx, merchant_id: str, p: Purchase, internal: Internal, at_us: int) -> None:
-    """A purchase that has just become paid puts its money in the ledger."""
-    if p.status == "paid" and p.payment is not None and not p.marked_as_paid:
-        entry = domain.ledger_entry(p, internal, "purchase", p.payment.amount, "purchase", p.id)
-        ledger.record(tx, merchant_id, entry, at_us)
-
-
-def subject(p: Purchase, **extra: Any) -> dict[str, Any]:
-    """The match fields of the purchase decision points."""
-    return {
-        "amount": p.purchase.total,
-        "currency": p.purchase.currency,
-        "reference": p.reference,
-        "email": p.client.email,
-        "brand_id": p.brand_id,
-        "product": p.purchase.products[0].name if p.purchase.products else "",
-        **extra,
-    }
-
-
-def load(tx: Tx, merchant_id: str, purchase_id: str) -> tuple[Purchase, Internal]:
-    found = repo.get(tx, merchant_id, purchase_id)
-    if found is None:
-        raise e.PurchaseNotFound()
-    return found
 
 
 # -- create and read -------------------------------------------------------------------------
@@ -352,39 +311,3 @@ def token_view(p: Purchase, card: SavedCard | None) -> dict[str, Any]:
         "payment_method": card.brand if card else p.transaction_data.payment_method,
         "description": card.masked if card else "",
     }
-
-
-# -- jobs (atomic: they run inside the scheduler's unit of work) ------------------------------
-
-
-def _job(
-    rt: Runtime, change: Callable[[Purchase, Internal, int], tuple[Purchase, list[Event]]]
-) -> Callable[[Tx, Job], None]:
-    def handler(tx: Tx, job: Job) -> None:
-        assert job.merchant_id is not None
-        found = repo.get(tx, job.merchant_id, job.payload["purchase_id"])
-        if found is None:  # the merchant was wiped since
-            return
-        p, internal = found
-        p, events = change(p, internal, now_s(rt))
-        if events:
-            repo.update(tx, job.merchant_id, p, internal)
-            emit(rt, tx, job.merchant_id, events)
-            book(tx, job.merchant_id, p, internal, rt.clock.now_us())
-
-    return handler
-
-
-def register_jobs(rt: Runtime) -> None:
-    def due(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
-        return domain.due_passed(p, now)
-
-    def captured(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
-        return domain.capture_done(p, i.card, now) if p.status == "pending_capture" else (p, [])
-
-    def charged(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
-        return domain.charge_done(p, i.card, now) if p.status == "pending_charge" else (p, [])
-
-    rt.scheduler.handle(DUE_JOB, _job(rt, due))
-    rt.scheduler.handle(CAPTURE_JOB, _job(rt, captured))
-    rt.scheduler.handle(CHARGE_JOB, _job(rt, charged))

@@ -110,6 +110,7 @@ def _products(**item: Any) -> dict[str, Any]:
         pytest.param({"purchase": {"products": []}}, {"purchase.products": ("invalid", "At least one product is required.")}, id="no-products"),
         pytest.param({"brand_id": "nope"}, {"brand_id": ("invalid_uuid", "'nope' is not a valid UUID.")}, id="brand-uuid"),
         pytest.param({"brand_id": "00000000-0000-4000-8000-000000000000"}, {"brand_id": ("invalid", "No brand with this id.")}, id="brand-unknown"),
+        pytest.param({"purchase": {"products": [{"name": "W", "price": 9_999_999_999, "quantity": 200_000}]}}, {"purchase.total": ("max_value", "Ensure this value is less than or equal to 999,999,999,999,999.")}, id="total-too-big"),
         pytest.param({"purchase": _products(price=0)}, {"purchase.total": ("invalid_amount", "A zero total needs skip_capture.")}, id="zero-total"),
         pytest.param({"payment_method_whitelist": ["paypal"]}, {"payment_method_whitelist": ("payment_method_not_available", "'paypal' is not an available payment method.")}, id="whitelist"),
         pytest.param({"purchase": {"products": "x"}}, {"purchase.products": ("invalid", "Expected `array`, got `str`.")}, id="wrong-type"),
@@ -286,3 +287,17 @@ async def test_paying_a_paid_purchase_is_already_paid(http, merchant, gw):
     assert again.json() == {
         "error": {"code": "purchase_already_paid", "message": "Purchase has already been paid."}
     }
+
+
+async def test_an_uncaptured_hold_is_released_after_seven_days(http, merchant, gw, runtime):
+    """The authorisation lapses: released (purchase.released); capture is then not allowed."""
+    p = await create(http, gw, merchant, skip_capture=True)
+    await pay(http, p["id"])
+    await http.post("/_emulator/clock/advance", json={"seconds": 7 * 86400 - 1})
+    assert (await get(http, gw, p["id"]))["status"] == "hold"
+    await http.post("/_emulator/clock/advance", json={"seconds": 1})
+    assert (await get(http, gw, p["id"]))["status"] == "released"
+    response = await http.post(f"/api/v1/purchases/{p['id']}/capture/", headers=gw)
+    assert response.status_code == 409
+    assert response.json()["__all__"]["code"] == "capture_not_allowed"
+    assert [k for k, _ in await events(runtime, p["id"])][-1] == "purchase.released"
