@@ -111,7 +111,10 @@ class TransactionData(msgspec.Struct, kw_only=True):
     attempts: list[Attempt] = []  # newest first
 
 
-class StatusChange(msgspec.Struct, kw_only=True):
+class StatusChange(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One entry of status_history; ``related_object`` only when there is one (as the
+    provider's webhook bodies show)."""
+
     status: str
     timestamp: int
     related_object: dict[str, str] | None = None
@@ -221,16 +224,24 @@ class Internal(msgspec.Struct, kw_only=True):
     challenge: Challenge | None = None
 
 
+class PaymentTransactionData(msgspec.Struct, kw_only=True):
+    flow: str = "payform"
+    payment_method: str = ""
+    extra: dict[str, Any] = {}
+    country: str = ""
+
+
 class Payment(msgspec.Struct, kw_only=True):
-    """OpenAPI ``Payment``: a refund's record, as POST .../refund/ returns it."""
+    """OpenAPI ``Payment``: a refund's record, as POST .../refund/ returns it (the keys of the
+    provider's payment.refunded body; its client carries client_id, first and last name)."""
 
     id: str
     type: str = "payment"
     created_on: int
     updated_on: int
-    client: PurchaseClient
+    client: dict[str, Any]
     payment: PaymentDetails
-    transaction_data: TransactionData
+    transaction_data: PaymentTransactionData
     related_to: dict[str, str]
     status: str = "success"
     reference_generated: str
@@ -242,3 +253,8 @@ class Payment(msgspec.Struct, kw_only=True):
     fee_amount: int = 0
     refund_availability: str = "none"
     currency_conversion: dict[str, Any] | None = None
+    account_extra: dict[str, Any] = {}
+    account_fx_rate: float | None = None
+    account_fx_currency: str | None = None
+    account_fx_buy_amount: int | None = None
+    audit_log_entries: list[Any] = []

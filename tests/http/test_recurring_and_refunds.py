@@ -6,6 +6,7 @@ import pytest
 
 from tests.conftest import EPOCH_S
 from tests.http.purchase_helpers import SLOW, advance, create, events, get, pay, statuses
+from tests.http.test_purchases import PAYMENT_DETAILS_KEYS
 
 UNKNOWN = "00000000-0000-4000-8000-000000000000"
 
@@ -177,6 +178,33 @@ async def test_full_refund(http, merchant, gw, runtime):
     assert response.status_code == 200
     payment = response.json()
     assert payment["type"] == "payment" and payment["status"] == "success"
+    assert set(payment) == {
+        "account_extra",
+        "account_fx_buy_amount",
+        "account_fx_currency",
+        "account_fx_rate",
+        "audit_log_entries",
+        "brand_id",
+        "client",
+        "company_id",
+        "created_on",
+        "currency_conversion",
+        "fee_amount",
+        "id",
+        "is_test",
+        "payment",
+        "reference",
+        "reference_generated",
+        "refund_availability",
+        "related_to",
+        "status",
+        "transaction_data",
+        "type",
+        "updated_on",
+        "user_id",
+    }  # the provider's payment.refunded body, event_type aside, plus OpenAPI's brand_id
+    assert set(payment["payment"]) == PAYMENT_DETAILS_KEYS
+    assert payment["client"]["client_id"] == p["client_id"]
     assert payment["payment"]["payment_type"] == "refund"
     assert payment["payment"]["is_outgoing"] is True
     assert payment["payment"]["amount"] == 1000
