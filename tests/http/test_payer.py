@@ -286,3 +286,16 @@ async def test_unknown_purchase_pages_are_404(http):
         response = await http.get(path)
         assert response.status_code == 404
         assert "No such object" in response.text
+
+
+@pytest.mark.parametrize("number", ["4444333322221111", "4000000000000259", THREE_DS_PASS])
+async def test_approving_cards_pay(http, merchant, gw, number):
+    """The default card, the slow-capture card (paid at once without skip_capture) and the
+    3-D Secure card that passes: paid, with the card's method in transaction_data."""
+    p = await create(http, gw, merchant)
+    body = (await pay(http, p["id"], card_number=number)).json()
+    assert body["status"] == "paid"
+    assert body["transaction_data"]["attempts"][0]["successful"] is True
+    assert body["transaction_data"]["payment_method"] == (
+        "mastercard" if number[0] == "5" else "visa"
+    )
