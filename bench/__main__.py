@@ -23,7 +23,7 @@ from importlib import metadata
 from pathlib import Path
 from types import FrameType
 
-from bench import figures
+from bench import figures, purchases
 from bench.client import BenchError
 from bench.figures import progress
 from bench.plan import FULL, QUICK, Plan
@@ -101,6 +101,7 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     bare = start("bare", "bench.bare", "/health")
     report.loads = figures.throughput(plan, emulator, bare)
     report.ratios = figures.ratios(plan, report.loads)
+    report.loads += purchases.throughput(plan, emulator)
     report.timings.append(figures.fresh_merchants(plan, emulator))
     journal = figures.journal_entries(emulator)
     modes = f"{_journal_mode(emulator.db)} (emulator), {_journal_mode(bare.db)} (bare)"

@@ -27,6 +27,7 @@ from emulator.http.faults import DROPPED, SERVER_SEND
 from emulator.http.gateway import errors as gateway_errors
 from emulator.http.gateway.routes import ROUTES as GATEWAY
 from emulator.http.middleware import EmulatorMiddleware
+from emulator.http.pages.checkout import ROUTES as PAGES
 from emulator.runtime import Runtime
 from emulator.services.control import ControlError
 
@@ -103,6 +104,7 @@ def create_app(runtime: Runtime) -> Starlette:
             *_under("/v2", BANK),
             *_under("/oauth2", oauth.ROUTES),
             *_under("/_emulator", CONTROL),
+            *_under("/p", PAGES),
         ],
         middleware=middleware,
         exception_handlers={

@@ -19,7 +19,7 @@ from emulator.kernel.ratelimit import FixedWindow
 from emulator.kernel.scheduler import Scheduler
 from emulator.kernel.storage import Database
 from emulator.scenarios.engine import Scenarios
-from emulator.services import auth, control, merchants, scenarios
+from emulator.services import auth, control, merchants, purchase_jobs, scenarios
 from emulator.settings import Settings
 
 
@@ -54,6 +54,7 @@ class Runtime:
         self._ticker: asyncio.Task[None] | None = None
         self.started = False
         self.scheduler.handle(auth.TOKEN_EXPIRY_JOB, auth.expire_token)
+        purchase_jobs.register_jobs(self)
 
     @property
     def snapshot_dir(self) -> Path:

@@ -14,6 +14,8 @@ FIGURES = (
     "emulator get-client",
     "bare insert",
     "bare read",
+    "emulator create-purchase",
+    "emulator pay-purchase",
     "create-client / bare-insert",
     "get-client / bare-read",
     "fresh isolated merchant",
@@ -43,7 +45,7 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
 
     figures = json.loads(saved.read_text())
     assert {(x["name"], x["concurrency"]) for x in figures["loads"]} == {
-        (name, c) for name in FIGURES[:4] for c in (1, 64)
+        (name, c) for name in FIGURES[:6] for c in (1, 64)
     }
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
     assert len(figures["ratios"]) == 2 and len(figures["timings"]) == 4

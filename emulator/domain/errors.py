@@ -158,3 +158,91 @@ FAULTS: dict[int, type[ApiError]] = {
     503: TemporaryMaintenance,
     504: UpstreamTimeout,
 }
+# -- purchases (spec: Errors, Codes) --
+
+
+class PurchaseNotFound(ObjectNotFound):
+    code = "purchase_not_found"
+
+
+class PurchaseAlreadyPaid(ApiError):
+    code = "purchase_already_paid"
+    message = "Purchase has already been paid."
+    status = 409
+
+
+class PurchaseCancelled(ApiError):
+    code = "purchase_cancelled"
+    message = "Purchase has been cancelled."
+    status = 409
+
+
+class PurchaseExpired(ApiError):
+    code = "purchase_expired"
+    message = "Purchase has expired."
+    status = 409
+
+
+class PurchaseInvalidStatus(ApiError):
+    """Emulator's own code for an action the purchase's status does not allow and that no
+    code of the spec names (e.g. a refund of an unpaid purchase)."""
+
+    code = "purchase_invalid_status"
+    message = "This action is not available for the purchase in its current status."
+    status = 409
+
+
+class InvalidAmount(ApiError):
+    code = "invalid_amount"
+    message = "Invalid amount."
+
+
+class CaptureNotAllowed(ApiError):
+    code = "capture_not_allowed"
+    message = "Capture is not allowed for this purchase."
+    status = 409
+
+
+class PurchaseCaptureError(ApiError):
+    code = "purchase_capture_error"
+    message = "Capture failed."
+
+
+class PurchaseChargeError(ApiError):
+    code = "purchase_charge_error"
+    message = "Charge failed."
+
+
+class RefundExceedsAmount(ApiError):
+    code = "refund_exceeds_amount"
+    message = "Refund amount exceeds the refundable amount."
+
+
+class PaymentMethodNotAvailable(ApiError):
+    code = "payment_method_not_available"
+    message = "Payment method is not available for this purchase."
+
+
+class InvalidRecurringToken(ApiError):
+    code = "invalid_recurring_token"
+    message = "Invalid recurring token."
+
+
+class RecurringTokenNotFound(ObjectNotFound):
+    code = "recurring_token_not_found"
+
+
+class RecurringTokenExpired(ApiError):
+    code = "recurring_token_expired"
+    message = "Recurring token has expired."
+    status = 409
+
+
+class DirectPostExpired(ApiError):
+    code = "direct_post_expired"
+    message = "Direct post URL has expired or has already been used."
+
+
+class InvalidCardData(ApiError):
+    code = "invalid_card_data"
+    message = "Invalid card data."

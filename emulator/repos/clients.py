@@ -80,3 +80,12 @@ def page_raw(tx: Tx, merchant_id: str, email: str | None, limit: int, offset: in
             (merchant_id, email.lower(), limit, offset),
         )
     return [bytes(row[0]) for row in rows]
+
+
+def get_by_email(tx: Tx, merchant_id: str, email: str) -> Client | None:
+    """The merchant's client with this email (any case), through the unique index."""
+    row = tx.one(
+        "SELECT data FROM clients WHERE merchant_id = ? AND email_key = ?",
+        (merchant_id, email.lower()),
+    )
+    return _decode.decode(row[0]) if row is not None else None

@@ -53,6 +53,22 @@ def _depth(text: str) -> int:
     return deepest
 
 
+def _check_strings(node: Any) -> None:
+    """Escapes such as "\\ud800" make strings that are not text (lone surrogates)."""
+    if isinstance(node, str):
+        try:
+            node.encode("utf-8")
+        except UnicodeEncodeError:
+            raise YamlRefused(f"a string is not valid text: {node[:20]!r}") from None
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            _check_strings(key)
+            _check_strings(value)
+    elif isinstance(node, list):
+        for item in node:
+            _check_strings(item)
+
+
 def load(raw: str | bytes) -> tuple[Any, str]:
     """The document and its text."""
     if isinstance(raw, bytes):
@@ -69,7 +85,9 @@ def load(raw: str | bytes) -> tuple[Any, str]:
     if _depth(text) > MAX_DEPTH:
         raise YamlRefused(f"nested more than {MAX_DEPTH} levels deep")
     try:
-        return yaml.load(text, Loader=_Loader), text
+        document = yaml.load(text, Loader=_Loader)
+        _check_strings(document)
+        return document, text
     except YamlRefused:
         raise
     except yaml.YAMLError as exc:

@@ -9,11 +9,13 @@ import msgspec
 
 from emulator.domain import clients as domain
 from emulator.domain.clients import Client, ClientInput
-from emulator.domain.errors import ClientNotFound
+from emulator.domain.errors import ClientNotFound, PurchaseNotFound, RecurringTokenNotFound
 from emulator.domain.events import Event
 from emulator.kernel.outbox import events_of_client
 from emulator.kernel.storage import Tx
 from emulator.repos import clients as repo
+from emulator.repos import purchases as purchases_repo
+from emulator.services import purchases
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -100,10 +102,33 @@ async def delete(rt: Runtime, merchant_id: str, client_id: str) -> None:
 
 async def recurring_tokens(
     rt: Runtime, merchant_id: str, client_id: str, number: int, size: int
-) -> Page:
-    """The client's saved payment credentials; none exist until purchases can create them."""
+) -> tuple[list[dict[str, Any]], bool]:
+    """The client's saved payment credentials (purchases that are recurring tokens), newest
+    first."""
+
+    def unit(tx: Tx) -> list[dict[str, Any]] | None:
+        if repo.get_raw(tx, merchant_id, client_id) is None:
+            return None
+        found = purchases_repo.tokens_of_client(
+            tx, merchant_id, client_id, size + 1, (number - 1) * size
+        )
+        return [purchases.token_view(p, internal.card) for p, internal in found]
+
+    tokens = await rt.db.read(unit)
+    if tokens is None:
+        raise ClientNotFound()
+    return tokens[:size], len(tokens) > size
+
+
+async def delete_recurring_token(
+    rt: Runtime, merchant_id: str, client_id: str, token_id: str
+) -> None:
+    """DELETE /clients/{id}/recurring_tokens/{token}/: the purchase stops being a token."""
     await get_raw(rt, merchant_id, client_id)
-    return Page(items=[], has_next=False)
+    try:
+        await purchases.delete_recurring_token(rt, merchant_id, token_id, client_id=client_id)
+    except PurchaseNotFound:
+        raise RecurringTokenNotFound() from None
 
 
 async def feed(

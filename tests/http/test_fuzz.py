@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from emulator.domain.clients import ClientInput
+from emulator.domain.purchase_input import DetailsInput, PurchaseInput
 from tests.conftest import DEFAULT_KEY
 
 GW = {"Authorization": f"Bearer {DEFAULT_KEY}"}
@@ -113,6 +114,131 @@ async def test_token_endpoint(http, body, auth):
     response = await http.post("/oauth2/token", content=body, headers=headers)
     assert response.status_code in (200, 400)
     assert "error" in response.json() or "access_token" in response.json()
+
+
+# -- purchases, the payer's pages, account --------------------------------------------------
+
+DEFAULT_BRAND = "4b0d6e2a-1c3f-4a5b-8d7e-9f0a1b2c3d4e"
+purchase_fields = st.fixed_dictionaries(
+    {},
+    optional={
+        name: json_values | st.text(max_size=300)
+        for name in (*PurchaseInput.__struct_fields__, "client_id")
+    },
+)
+product_bodies = st.fixed_dictionaries(
+    {"name": st.text(max_size=300) | json_values},
+    optional={
+        "price": st.integers() | json_values,
+        "quantity": st.floats() | json_values,
+        "discount": st.integers(),
+        "tax_percent": st.floats() | st.integers(),
+    },
+)
+purchase_bodies = st.builds(
+    lambda base, products, details: {
+        "client": {"email": "fuzz@example.com"},
+        "brand_id": DEFAULT_BRAND,
+        "purchase": {"products": products, **details},
+        **base,
+    },
+    purchase_fields,
+    st.lists(product_bodies, max_size=3),
+    st.dictionaries(st.sampled_from(DetailsInput.__struct_fields__), json_values, max_size=3),
+)
+
+
+@FUZZ
+@given(body=st.one_of(purchase_bodies.map(lambda d: json.dumps(d).encode()), bodies))
+async def test_purchase_create(http, body):
+    """Any body to POST /purchases/: a 201 or a gateway-dialect 4xx."""
+    response = await http.post("/api/v1/purchases/", content=body, headers=GW)
+    assert_gateway_shape(response.status_code, response.json())
+
+
+ACTIONS = ["cancel/", "release/", "capture/", "charge/", "refund/", "delete_recurring_token/",
+           "mark_as_paid/"]  # fmt: skip
+action_bodies = st.one_of(
+    st.dictionaries(
+        st.sampled_from(["amount", "recurring_token", "paid_on"]), json_values, max_size=2
+    ).map(lambda d: json.dumps(d).encode()),
+    bodies,
+)
+
+
+@FUZZ
+@given(action=st.sampled_from(ACTIONS), body=action_bodies, known=st.booleans(), pid=path_ids)
+async def test_purchase_actions(http, action, body, known, pid):
+    """Any body to any action, on a real purchase (paid or not) or any id: never a 500."""
+    if known:
+        made = await http.post(
+            "/api/v1/purchases/",
+            json={"client": {"email": "f@example.com"}, "brand_id": DEFAULT_BRAND,
+                  "purchase": {"products": [{"name": "x", "price": 100}]}, "skip_capture": True},
+            headers=GW,
+        )  # fmt: skip
+        pid = made.json()["id"]
+        await http.post(f"/_emulator/purchases/{pid}/pay")
+    response = await http.post(f"/api/v1/purchases/{pid}/{action}", content=body, headers=GW)
+    assert_gateway_shape(response.status_code, response.json())
+
+
+account_queries = st.dictionaries(
+    st.sampled_from(["brand", "terminal_uid", "currency", "payment_method", "product", "flow",
+                     "country", "tokenized", "from", "to", "brand_id", "x"]),
+    st.text(max_size=40) | st.sampled_from(["ZAR", "true", "visa", "1700000000", DEFAULT_BRAND]),
+    max_size=4,
+)  # fmt: skip
+
+
+@FUZZ
+@given(
+    path=st.sampled_from(["account/json/balance/", "account/json/turnover/", "payment_methods/"]),
+    query=account_queries,
+)
+async def test_account_reads(http, path, query):
+    response = await http.get(f"/api/v1/{path}", params=query, headers=GW)
+    assert_gateway_shape(response.status_code, response.json())
+
+
+card_bodies = st.fixed_dictionaries(
+    {},
+    optional={
+        "card_number": st.sampled_from(["4444333322221111", "5555555555554444"])
+        | st.text(max_size=25),
+        "expires": st.sampled_from(["12/30", "01/26"]) | st.text(max_size=6),
+        "cvc": st.sampled_from(["123"]) | st.text(max_size=5),
+        "cardholder_name": st.text(max_size=35),
+        "remember_card": st.booleans() | st.integers() | st.text(max_size=5) | st.none(),
+    },
+)
+
+
+@FUZZ
+@given(
+    card=card_bodies,
+    kind=st.sampled_from(["json", "form", "raw"]),
+    raw=st.binary(max_size=100),
+    target=st.sampled_from(["/direct_post/?s2s=true", "/direct_post/", "/", "/3ds/x/"]),
+)
+async def test_payer_pages(http, card, kind, raw, target):
+    """Any card fields, as JSON, a form or raw bytes, to the payer's pages: never a 500."""
+    made = await http.post(
+        "/api/v1/purchases/",
+        json={"client": {"email": "f@example.com"}, "brand_id": DEFAULT_BRAND,
+              "purchase": {"products": [{"name": "x", "price": 100}]}},
+        headers=GW,
+    )  # fmt: skip
+    url = f"/p/{made.json()['id']}{target}"
+    if kind == "json":
+        response = await http.post(url, json=card)
+    elif kind == "form":
+        response = await http.post(url, data={k: str(v) for k, v in card.items()})
+    else:
+        response = await http.post(url, content=raw)
+    assert response.status_code < 500
+    control = await http.post(f"/_emulator/purchases/{made.json()['id']}/pay", json=card)
+    assert control.status_code < 500
 
 
 scenario_rules = st.fixed_dictionaries(

@@ -120,6 +120,7 @@ def test_yaml_that_does_not_parse_is_refused():
         # a few hundred bytes of aliases would expand to gigabytes
         ("name: s\nx: &a [1, 1]\ny: [*a, *a]\nrules: []\n", "line 3: aliases (*name) are not allowed"),
         ("name: a\nname: b\nrules: []\n", "line 2: duplicate key 'name'"),
+        ('{"name": "s", "rules": "\\ud800\\udc00"}', "a string is not valid text: '\\ud800\\udc00'"),
         ("name: s\nrules: " + "[" * 20000 + "]" * 20000 + "\n", "nested more than 32 levels deep"),
         (b"name: s\ndescription: caf\xe9\nrules: []\n", "not UTF-8 text (byte 24)"),
         ("name: s\nrules: []\n" + "#" * 300_000, "a scenario is at most 256 KiB"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from starlette.requests import Request
@@ -10,13 +10,16 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from emulator import __version__
+from emulator.domain.cards import DEFAULT_CARD, TEST_CVC
+from emulator.domain.validation import is_uuid
 from emulator.http.common import JSON, parse_int, read_body, runtime
 from emulator.http.control.body import json_body
 from emulator.http.control.errors import error
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
 from emulator.kernel.clock import parse_iso
-from emulator.services import control, merchants
+from emulator.services import control, merchants, payer
 from emulator.services.control import ControlError
+from emulator.services.payer import CardForm
 
 
 def _instant(body: dict[str, Any], name: str) -> datetime | None:
@@ -155,6 +158,35 @@ async def test_values(request: Request) -> Response:
     return JSON(runtime(request).test_values)
 
 
+async def pay_purchase(request: Request) -> Response:
+    """Act as the payer: pay with the default test card or the card given; a 3-D Secure
+    challenge completes at once with the card's documented result."""
+    body = await json_body(request)
+    fields = {}
+    for name in ("card_number", "expires", "cvc", "cardholder_name"):
+        value = body.get(name)
+        if value is not None and not isinstance(value, str):
+            raise ControlError(400, "invalid", f"'{name}' must be a string")
+        fields[name] = value
+    remember = body.get("remember_card", False)
+    if not isinstance(remember, bool):
+        raise ControlError(400, "invalid", "'remember_card' must be true or false")
+    rt = runtime(request)
+    purchase_id = request.path_params["id"]
+    if not is_uuid(purchase_id):
+        raise ControlError(404, "purchase_not_found", "No such object")
+    expiry = rt.clock.now() + timedelta(days=366 * 3)
+    form = CardForm(
+        card_number=fields["card_number"] or DEFAULT_CARD,
+        expires=fields["expires"] or expiry.strftime("%m/%y"),
+        cvc=fields["cvc"] or TEST_CVC,
+        cardholder_name=fields["cardholder_name"] or "Test Payer",
+        remember_card=remember,
+    )
+    result = await payer.pay(rt, purchase_id.lower(), form, "payform", auto_3ds=True)
+    return JSON(result.purchase)
+
+
 async def not_yet(request: Request) -> Response:
     """Parts of the contract whose domain has not landed yet."""
     return error(
@@ -182,12 +214,12 @@ ROUTES = [
     Route("/sink/{name}", sink_delete, methods=["DELETE"]),
     Route("/test-values", test_values, methods=["GET"]),
     *SCENARIO_ROUTES,
+    Route("/purchases/{id}/pay", pay_purchase, methods=["POST"]),
 ]
 
 
 NOT_YET = [
     "/deliveries",
-    "/purchases/{id}/pay",
     "/mandates/{id}/authorise",
     "/mandates/{id}/reject",
     "/collections/{id}/settle",

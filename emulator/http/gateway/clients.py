@@ -74,10 +74,23 @@ async def recurring_tokens(request: Request) -> Response:
     caller = await gateway_caller(request)
     client_id = _client_id(request)
     number, size = page_params(request)
-    page = await clients.recurring_tokens(
+    tokens, has_next = await clients.recurring_tokens(
         runtime(request), caller.merchant_id, client_id, number, size
     )
-    return raw_page_response(request, number, page.items, page.has_next)
+    return page_response(request, number, tokens, has_next)
+
+
+async def delete_recurring_token(request: Request) -> Response:
+    caller = await gateway_caller(request)
+    client_id = _client_id(request)
+    token = request.path_params["token"]
+    problem = uuid_field("token", token)
+    if problem is not None:
+        raise ValidationFailed([problem])
+    await clients.delete_recurring_token(
+        runtime(request), caller.merchant_id, client_id, token.lower()
+    )
+    return Response(status_code=204)
 
 
 async def feed(request: Request) -> Response:

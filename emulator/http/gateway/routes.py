@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from emulator.http.gateway import clients
+from emulator.http.gateway import account, clients, purchases
 
 ROUTES = [
     Route("/clients/", clients.create, methods=["POST"]),
@@ -14,5 +14,26 @@ ROUTES = [
     Route("/clients/{id}/", clients.patch, methods=["PATCH"]),
     Route("/clients/{id}/", clients.delete, methods=["DELETE"]),
     Route("/clients/{id}/recurring_tokens/", clients.recurring_tokens, methods=["GET"]),
+    Route(
+        "/clients/{id}/recurring_tokens/{token}/",
+        clients.delete_recurring_token,
+        methods=["DELETE"],
+    ),
     Route("/clients/{id}/feed/", clients.feed, methods=["GET"]),
+    Route("/purchases/", purchases.create, methods=["POST"]),
+    Route("/purchases/{id}/", purchases.read, methods=["GET"]),
+    Route("/purchases/{id}/cancel/", purchases.cancel, methods=["POST"]),
+    Route("/purchases/{id}/release/", purchases.release, methods=["POST"]),
+    Route("/purchases/{id}/capture/", purchases.capture, methods=["POST"]),
+    Route("/purchases/{id}/charge/", purchases.charge, methods=["POST"]),
+    Route("/purchases/{id}/refund/", purchases.refund, methods=["POST"]),
+    Route(
+        "/purchases/{id}/delete_recurring_token/",
+        purchases.delete_recurring_token,
+        methods=["POST"],
+    ),
+    Route("/purchases/{id}/mark_as_paid/", purchases.mark_as_paid, methods=["POST"]),
+    Route("/payment_methods/", account.payment_methods, methods=["GET"]),
+    Route("/account/json/balance/", account.balance, methods=["GET"]),
+    Route("/account/json/turnover/", account.turnover, methods=["GET"]),
 ]

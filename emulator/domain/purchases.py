@@ -1,0 +1,396 @@
+"""Purchases: the status machine as one table, and every change a purchase goes through.
+
+Pure: each function takes the purchase and ``now`` (Unix seconds) and returns a new purchase
+plus the events to emit; it never reads a clock or a database.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import msgspec
+
+from emulator.domain import errors as e
+from emulator.domain.cards import DECLINE_MESSAGES
+from emulator.domain.events import Event
+from emulator.domain.ledger import LedgerEntry
+from emulator.domain.purchase_model import (
+    Attempt,
+    AttemptError,
+    Internal,
+    PaymentDetails,
+    Purchase,
+    SavedCard,
+    StatusChange,
+)
+
+# Statuses (OpenAPI PurchaseStatus), those the emulator reaches:
+#   created          made by POST /purchases/, not paid yet
+#   viewed           the payer opened the checkout page
+#   error            the last payment attempt failed (the payer may try again)
+#   overdue          due passed without due_strict: still payable
+#   expired          due passed with due_strict: no longer payable
+#   cancelled        cancelled by the merchant
+#   hold             authorised with skip_capture: funds held until capture or release
+#   pending_capture  a capture is under way at a slow acquirer
+#   preauthorized    a zero-amount authorisation that saved the card (recurring token)
+#   released         the hold was released
+#   pending_charge   a recurring charge is under way
+#   paid             money taken (also after a partial refund)
+#   refunded         fully refunded
+PAYABLE = ("created", "viewed", "error", "overdue")
+UNPAID = ("created", "viewed", "error")
+
+# (status, trigger) -> (next status, event type)
+TRANSITIONS: dict[tuple[str, str], tuple[str, str]] = {
+    ("created", "view"): ("viewed", "purchase.viewed"),
+    **{(s, "expire"): ("expired", "purchase.expired") for s in UNPAID},
+    **{(s, "overdue"): ("overdue", "purchase.overdue") for s in UNPAID},
+    **{(s, "pay"): ("paid", "purchase.paid") for s in PAYABLE},
+    **{(s, "authorize"): ("hold", "purchase.hold") for s in PAYABLE},
+    **{(s, "preauthorize"): ("preauthorized", "purchase.preauthorized") for s in PAYABLE},
+    **{(s, "fail"): ("error", "purchase.payment_failure") for s in PAYABLE},
+    **{(s, "cancel"): ("cancelled", "purchase.cancelled") for s in PAYABLE},
+    **{(s, "charge"): ("paid", "purchase.paid") for s in PAYABLE},
+    **{(s, "charge_slow"): ("pending_charge", "purchase.pending_charge") for s in PAYABLE},
+    **{(s, "mark_as_paid"): ("paid", "purchase.paid") for s in (*PAYABLE, "expired")},
+    ("pending_charge", "charge_done"): ("paid", "purchase.paid"),
+    ("hold", "release"): ("released", "purchase.released"),
+    ("hold", "capture"): ("paid", "purchase.captured"),
+    ("hold", "capture_slow"): ("pending_capture", "purchase.pending_capture"),
+    ("pending_capture", "capture_done"): ("paid", "purchase.captured"),
+    ("paid", "refund"): ("pending_refund", "purchase.pending_refund"),
+    ("pending_refund", "refund_partial"): ("paid", ""),
+    ("pending_refund", "refund_full"): ("refunded", ""),
+}
+
+_PAID_LIKE = (
+    "paid",
+    "hold",
+    "pending_capture",
+    "preauthorized",
+    "pending_charge",
+    "released",
+    "refunded",
+    "pending_refund",
+)
+
+
+def conflict(status: str, trigger: str) -> e.ApiError:
+    """The spec's error for ``trigger`` in ``status`` when the table has no row."""
+    if trigger in ("capture", "capture_slow"):
+        return e.CaptureNotAllowed()
+    if trigger == "release":
+        return e.CaptureNotAllowed("Only a purchase on hold can be released.")
+    if status == "cancelled":
+        return e.PurchaseCancelled()
+    if status == "expired":
+        return e.PurchaseExpired()
+    if status in _PAID_LIKE and trigger not in ("refund", "view"):
+        return e.PurchaseAlreadyPaid()
+    return e.PurchaseInvalidStatus()
+
+
+def _copy(p: Purchase) -> Purchase:
+    return msgspec.convert(msgspec.to_builtins(p), Purchase)
+
+
+def event(p: Purchase, kind: str) -> Event:
+    return Event(kind, "purchase", p.id, msgspec.to_builtins(p), client_id=p.client_id)
+
+
+def move(
+    p: Purchase, trigger: str, now: int, related: dict[str, str] | None = None
+) -> tuple[Purchase, Event]:
+    """Apply ``trigger`` by the table: the new purchase (status, history) and its event."""
+    row = TRANSITIONS.get((p.status, trigger))
+    if row is None:
+        raise conflict(p.status, trigger)
+    status, kind = row
+    p = _copy(p)
+    p.status = status
+    p.updated_on = now
+    p.status_history.append(StatusChange(status=status, timestamp=now, related_object=related))
+    _refundable(p)
+    return p, event(p, kind)
+
+
+def _refundable(p: Purchase) -> None:
+    left = p.payment.amount - p.refunded_amount if p.payment and p.status == "paid" else 0
+    p.refundable_amount = left
+    p.refund_availability = "all" if left > 0 else "none"
+
+
+def issued_date(now: int) -> str:
+    return datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
+
+
+def check_payable(p: Purchase, now: int) -> None:
+    """Paying is possible: raises the spec's 409 otherwise (due_strict expiry included)."""
+    if p.status in PAYABLE:
+        if p.purchase.due_strict and now > p.due:
+            raise e.PurchaseExpired()
+        return
+    raise conflict(p.status, "pay")
+
+
+def _attempt(
+    kind: str, now: int, flow: str, card: SavedCard | None, error: AttemptError | None = None
+) -> Attempt:
+    extra = {}
+    if card is not None:
+        extra = {
+            "card_type": "credit",
+            "card_brand": card.brand,
+            "masked_pan": card.masked,
+            "card_issuer": "",
+            "expiry_year": card.expiry_year,
+            "expiry_month": card.expiry_month,
+            "cardholder_name": card.cardholder_name,
+            "card_issuer_country": "",
+        }
+    return Attempt(
+        type=kind,
+        successful=error is None,
+        error=error,
+        flow=flow,
+        payment_method=card.brand if card else "",
+        extra=extra,
+        processing_time=now,
+    )
+
+
+def _record(p: Purchase, attempt: Attempt, card: SavedCard | None) -> None:
+    p.transaction_data.attempts.insert(0, attempt)  # newest first
+    p.transaction_data.flow = attempt.flow
+    if card is not None and attempt.successful:
+        p.transaction_data.payment_method = card.brand
+        p.transaction_data.extra = dict(attempt.extra)
+
+
+def _payment(p: Purchase, amount: int, now: int, payment_type: str = "purchase") -> PaymentDetails:
+    return PaymentDetails(
+        amount=amount,
+        currency=p.purchase.currency,
+        payment_type=payment_type,
+        net_amount=amount,
+        paid_on=now,
+        remote_paid_on=now,
+    )
+
+
+def view(p: Purchase, now: int) -> tuple[Purchase, list[Event]]:
+    """The payer opened the checkout page: the first view moves created to viewed."""
+    if p.status != "created":
+        return p, []
+    p, ev = move(p, "view", now)
+    p.viewed_on = now
+    p.updated_on = now
+    return p, [event(p, ev.type)]
+
+
+def declined(
+    p: Purchase,
+    internal: Internal,
+    code: str,
+    reason: str | None,
+    flow: str,
+    card: SavedCard | None,
+    now: int,
+) -> tuple[Purchase, Internal, list[Event]]:
+    """A failed attempt: ``card_declined`` (with its reason) or ``3ds_authentication_failed``."""
+    message = DECLINE_MESSAGES.get(reason or "", "3-D Secure authentication failed.")
+    if code == "card_declined" and reason:
+        message = f"{message} (reason: {reason})"
+    kind = "recurring_execute" if flow == "api" else "execute"
+    p, ev = move(p, "fail", now)
+    _record(p, _attempt(kind, now, flow, card, AttemptError(code, message)), card)
+    internal = msgspec.structs.replace(internal, challenge=None)
+    return p, internal, [event(p, ev.type)]
+
+
+def approved(
+    p: Purchase, internal: Internal, card: SavedCard, flow: str, remember: bool, now: int
+) -> tuple[Purchase, Internal, list[Event]]:
+    """A card payment that went through: paid, or hold / preauthorized with skip_capture."""
+    if p.skip_capture:
+        trigger = "preauthorize" if p.purchase.total == 0 else "authorize"
+        p, ev = move(p, trigger, now)
+        _record(p, _attempt("authorize", now, flow, card), card)
+    else:
+        p, ev = move(p, "pay", now)
+        _record(p, _attempt("execute", now, flow, card), card)
+        p.payment = _payment(p, p.purchase.total, now)
+        _refundable(p)
+    if remember or p.force_recurring or p.status == "preauthorized":
+        p.is_recurring_token = True
+    internal = msgspec.structs.replace(internal, card=card, challenge=None)
+    return p, internal, [event(p, ev.type)]
+
+
+def cancel(p: Purchase, now: int) -> tuple[Purchase, list[Event]]:
+    p, ev = move(p, "cancel", now)
+    return p, [ev]
+
+
+def release(p: Purchase, card: SavedCard | None, now: int) -> tuple[Purchase, list[Event]]:
+    p, ev = move(p, "release", now)
+    _record(p, _attempt("release", now, p.transaction_data.flow, card), card)
+    return p, [event(p, ev.type)]
+
+
+def capture_amount(p: Purchase, amount: int | None) -> int:
+    """The amount a capture takes: all of it by default; ``invalid_amount`` when negative,
+    zero, or above the total; ``capture_not_allowed`` when the purchase is not on hold."""
+    if not p.skip_capture or p.status != "hold":
+        raise e.CaptureNotAllowed()
+    if amount is None:
+        return p.purchase.total
+    if amount <= 0 or amount > p.purchase.total:
+        raise e.InvalidAmount(f"Amount must be between 1 and {p.purchase.total}.", "amount")
+    return amount
+
+
+def capture(
+    p: Purchase, amount: int, slow: bool, card: SavedCard | None, now: int
+) -> tuple[Purchase, list[Event]]:
+    """Capture ``amount`` of a hold (the rest is released): paid, or pending_capture."""
+    p, ev = move(p, "capture_slow" if slow else "capture", now)
+    p.payment = _payment(p, amount, now)
+    if not slow:
+        _record(p, _attempt("capture", now, p.transaction_data.flow, card), card)
+    _refundable(p)
+    return p, [event(p, ev.type)]
+
+
+def capture_failed(p: Purchase, message: str, card: SavedCard | None, now: int) -> Purchase:
+    """A capture the acquirer refused: status unchanged, the attempt records the error."""
+    p = _copy(p)
+    error = AttemptError("purchase_capture_error", message)
+    _record(p, _attempt("capture", now, p.transaction_data.flow, card, error), card)
+    p.updated_on = now
+    return p
+
+
+def capture_done(p: Purchase, card: SavedCard | None, now: int) -> tuple[Purchase, list[Event]]:
+    p, ev = move(p, "capture_done", now)
+    assert p.payment is not None
+    p.payment = _payment(p, p.payment.amount, now)
+    _record(p, _attempt("capture", now, p.transaction_data.flow, card), card)
+    _refundable(p)
+    return p, [event(p, ev.type)]
+
+
+def check_token(
+    token: Purchase | None, client_id: str | None, now: int, card: SavedCard | None
+) -> SavedCard:
+    """The card of a usable recurring token for this client, or the spec's error."""
+    if token is None or not token.is_recurring_token or card is None:
+        raise e.RecurringTokenNotFound(field="recurring_token")
+    if client_id is not None and token.client_id != client_id:
+        raise e.RecurringTokenNotFound(field="recurring_token")
+    today = datetime.fromtimestamp(now, UTC)
+    if (2000 + card.expiry_year, card.expiry_month) < (today.year, today.month):
+        raise e.RecurringTokenExpired(field="recurring_token")
+    return card
+
+
+def charged(
+    p: Purchase, internal: Internal, token_id: str, card: SavedCard, slow: bool, now: int
+) -> tuple[Purchase, Internal, list[Event]]:
+    """A recurring charge that went through: paid, or pending_charge when slow."""
+    p, ev = move(p, "charge_slow" if slow else "charge", now)
+    p.recurring_token = token_id
+    p.payment = _payment(p, p.purchase.total, now, "purchase_charge")
+    if not slow:
+        _record(p, _attempt("recurring_execute", now, "api", card), card)
+    _refundable(p)
+    internal = msgspec.structs.replace(internal, card=card, tokenized=True)
+    return p, internal, [event(p, ev.type)]
+
+
+def charge_done(p: Purchase, card: SavedCard | None, now: int) -> tuple[Purchase, list[Event]]:
+    p, ev = move(p, "charge_done", now)
+    assert p.payment is not None
+    p.payment = _payment(p, p.payment.amount, now, "purchase_charge")
+    _record(p, _attempt("recurring_execute", now, "api", card), card)
+    _refundable(p)
+    return p, [event(p, ev.type)]
+
+
+def refund_amount(p: Purchase, amount: int | None) -> int:
+    if p.status != "paid" or p.payment is None:
+        raise conflict(p.status, "refund")
+    left = p.payment.amount - p.refunded_amount
+    if amount is None:
+        amount = left
+    if amount <= 0:
+        raise e.InvalidAmount("Amount must be positive.", "amount")
+    if amount > left:
+        raise e.RefundExceedsAmount(f"At most {left} can be refunded.", "amount")
+    return amount
+
+
+def refund(
+    p: Purchase, amount: int, payment_id: str, card: SavedCard | None, now: int
+) -> tuple[Purchase, list[Event]]:
+    """paid → pending_refund → refunded (or back to paid when part remains)."""
+    related = {"type": "payment", "id": payment_id}
+    p, pending = move(p, "refund", now, related)
+    p.refunded_amount += amount
+    assert p.payment is not None
+    full = p.refunded_amount >= p.payment.amount
+    p, _ = move(p, "refund_full" if full else "refund_partial", now, related)
+    attempt = _attempt("refund", now, p.transaction_data.flow, card)
+    attempt.extra = {**attempt.extra, "amount": amount}
+    _record(p, attempt, None)
+    _refundable(p)
+    return p, [pending]
+
+
+def delete_token(p: Purchase, card: SavedCard | None, now: int) -> tuple[Purchase, list[Event]]:
+    """The purchase stops being a recurring token (its status stays)."""
+    if not p.is_recurring_token:
+        raise e.RecurringTokenNotFound("This purchase is not a recurring token.")
+    pending = event(p, "purchase.pending_recurring_token_delete")
+    p = _copy(p)
+    p.is_recurring_token = False
+    p.updated_on = now
+    _record(p, _attempt("delete_recurring_token", now, p.transaction_data.flow, card), card)
+    return p, [pending, event(p, "purchase.recurring_token_deleted")]
+
+
+def mark_as_paid(p: Purchase, paid_on: int, now: int) -> tuple[Purchase, list[Event]]:
+    p, ev = move(p, "mark_as_paid", now)
+    p.marked_as_paid = True
+    p.payment = _payment(p, p.purchase.total, paid_on)
+    _refundable(p)
+    return p, [event(p, ev.type)]
+
+
+def due_passed(p: Purchase, now: int) -> tuple[Purchase, list[Event]]:
+    """At ``due``: an unpaid purchase expires (due_strict) or becomes overdue."""
+    if p.status not in UNPAID:
+        return p, []
+    p, ev = move(p, "expire" if p.purchase.due_strict else "overdue", now)
+    return p, [ev]
+
+
+def ledger_entry(
+    p: Purchase, internal: Internal, kind: str, amount: int, object_type: str, object_id: str
+) -> LedgerEntry:
+    """The money movement of a paid purchase (or a refund of it), with the balance filters."""
+    return LedgerEntry(
+        kind=kind,
+        state="settled",
+        currency=p.purchase.currency,
+        amount=amount,
+        object_type=object_type,
+        object_id=object_id,
+        brand_id=p.brand_id,
+        payment_method=p.transaction_data.payment_method or None,
+        product="refund" if kind == "refund" else "purchase",
+        flow=p.transaction_data.flow,
+        country=p.client.country or None,
+        tokenized=internal.tokenized,
+    )

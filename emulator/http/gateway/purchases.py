@@ -1,0 +1,117 @@
+"""Gateway endpoints of /purchases/: decode, one service call, encode."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+
+from emulator.domain.errors import InvalidRecurringToken, ValidationFailed
+from emulator.domain.purchase_input import PurchaseInput
+from emulator.domain.validation import invalid, is_uuid, uuid_field
+from emulator.http.common import JSON, RawJSON, decode_json, read_body, runtime
+from emulator.http.gateway.auth import gateway_caller
+from emulator.services import purchases
+
+T = TypeVar("T")
+
+
+class AmountBody(msgspec.Struct, forbid_unknown_fields=False):
+    amount: int | None = None
+
+
+class ChargeBody(msgspec.Struct, forbid_unknown_fields=False):
+    recurring_token: Any = None
+
+
+class MarkAsPaidBody(msgspec.Struct, forbid_unknown_fields=False):
+    paid_on: int | float | None = None
+
+
+def purchase_id(request: Request, name: str = "id") -> str:
+    value: str = request.path_params[name]
+    problem = uuid_field(name, value)
+    if problem is not None:
+        raise ValidationFailed([problem])
+    return value.lower()
+
+
+def base_url(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+async def _optional(request: Request, model: type[T]) -> T:
+    """An optional JSON body: none (or whitespace) means the defaults."""
+    raw = await read_body(request)
+    if not raw.strip():
+        return model()
+    return decode_json(raw, model)
+
+
+async def create(request: Request) -> Response:
+    caller = await gateway_caller(request)
+    data = decode_json(await read_body(request), PurchaseInput)
+    p = await purchases.create(runtime(request), caller.merchant_id, data, base_url(request))
+    return JSON(p, status_code=201)
+
+
+async def read(request: Request) -> Response:
+    caller = await gateway_caller(request)
+    raw = await purchases.get_raw(runtime(request), caller.merchant_id, purchase_id(request))
+    return RawJSON(raw)
+
+
+async def cancel(request: Request) -> Response:
+    caller = await gateway_caller(request)
+    return JSON(await purchases.cancel(runtime(request), caller.merchant_id, purchase_id(request)))
+
+
+async def release(request: Request) -> Response:
+    caller = await gateway_caller(request)
+    p = await purchases.release(runtime(request), caller.merchant_id, purchase_id(request))
+    return JSON(p)
+
+
+async def capture(request: Request) -> Response:
+    caller = await gateway_caller(request)
+    pid = purchase_id(request)
+    body = await _optional(request, AmountBody)
+    return JSON(await purchases.capture(runtime(request), caller.merchant_id, pid, body.amount))
+
+
+async def charge(request: Request) -> Response:
+    caller = await gateway_caller(request)
+    pid = purchase_id(request)
+    body = await _optional(request, ChargeBody)
+    token = body.recurring_token
+    if not isinstance(token, str) or not is_uuid(token):
+        raise InvalidRecurringToken(field="recurring_token")
+    p = await purchases.charge(runtime(request), caller.merchant_id, pid, token.lower())
+    return JSON(p)
+
+
+async def refund(request: Request) -> Response:
+    caller = await gateway_caller(request)
+    pid = purchase_id(request)
+    body = await _optional(request, AmountBody)
+    payment = await purchases.refund(runtime(request), caller.merchant_id, pid, body.amount)
+    return JSON(payment)
+
+
+async def delete_recurring_token(request: Request) -> Response:
+    caller = await gateway_caller(request)
+    pid = purchase_id(request)
+    return JSON(await purchases.delete_recurring_token(runtime(request), caller.merchant_id, pid))
+
+
+async def mark_as_paid(request: Request) -> Response:
+    caller = await gateway_caller(request)
+    pid = purchase_id(request)
+    body = await _optional(request, MarkAsPaidBody)
+    paid_on = body.paid_on
+    if paid_on is not None and not 0 <= paid_on <= 253_402_300_799:
+        raise ValidationFailed([invalid("paid_on", "Enter a Unix timestamp (seconds).")])
+    when = int(paid_on) if paid_on is not None else None
+    return JSON(await purchases.mark_as_paid(runtime(request), caller.merchant_id, pid, when))

@@ -1,0 +1,84 @@
+"""Gateway purchases in SQLite."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import msgspec
+
+from emulator.domain.errors import InvalidToken
+from emulator.domain.purchase_model import Internal, Purchase
+from emulator.kernel.storage import Tx
+
+_decode = msgspec.json.Decoder(Purchase)
+_decode_internal = msgspec.json.Decoder(Internal)
+_encode = msgspec.json.Encoder()
+
+
+def _token_client(p: Purchase) -> str | None:
+    return p.client_id if p.is_recurring_token else None
+
+
+def next_number(tx: Tx) -> int:
+    """A number for reference_generated (grows with every purchase)."""
+    row = tx.one("SELECT COALESCE(MAX(seq), 0) + 1 FROM purchases")
+    assert row is not None
+    return int(row[0])
+
+
+def insert(tx: Tx, merchant_id: str, p: Purchase, internal: Internal) -> None:
+    try:
+        tx.execute(
+            "INSERT INTO purchases (id, merchant_id, token_client_id, data, internal)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (p.id, merchant_id, _token_client(p), _encode.encode(p), _encode.encode(internal)),
+        )
+    except sqlite3.IntegrityError as exc:
+        if str(exc).startswith("FOREIGN KEY constraint failed"):  # merchant wiped by a reset
+            raise InvalidToken() from exc
+        raise
+
+
+def update(tx: Tx, merchant_id: str, p: Purchase, internal: Internal) -> None:
+    tx.execute(
+        "UPDATE purchases SET token_client_id = ?, data = ?, internal = ?"
+        " WHERE id = ? AND merchant_id = ?",
+        (_token_client(p), _encode.encode(p), _encode.encode(internal), p.id, merchant_id),
+    )
+
+
+def get(tx: Tx, merchant_id: str, purchase_id: str) -> tuple[Purchase, Internal] | None:
+    row = tx.one(
+        "SELECT data, internal FROM purchases WHERE id = ? AND merchant_id = ?",
+        (purchase_id, merchant_id),
+    )
+    if row is None:
+        return None
+    return _decode.decode(row[0]), _decode_internal.decode(row[1])
+
+
+def get_any(tx: Tx, purchase_id: str) -> tuple[str, Purchase, Internal] | None:
+    """A purchase by id alone (the payer's pages carry no credentials: the URL is the key)."""
+    row = tx.one("SELECT merchant_id, data, internal FROM purchases WHERE id = ?", (purchase_id,))
+    if row is None:
+        return None
+    return row[0], _decode.decode(row[1]), _decode_internal.decode(row[2])
+
+
+def get_raw(tx: Tx, merchant_id: str, purchase_id: str) -> bytes | None:
+    row = tx.one(
+        "SELECT data FROM purchases WHERE id = ? AND merchant_id = ?", (purchase_id, merchant_id)
+    )
+    return bytes(row[0]) if row is not None else None
+
+
+def tokens_of_client(
+    tx: Tx, merchant_id: str, client_id: str, limit: int, offset: int
+) -> list[tuple[Purchase, Internal]]:
+    """The client's recurring tokens, newest first."""
+    rows = tx.all(
+        "SELECT data, internal FROM purchases WHERE token_client_id = ? AND merchant_id = ?"
+        " ORDER BY seq DESC LIMIT ? OFFSET ?",
+        (client_id, merchant_id, limit, offset),
+    )
+    return [(_decode.decode(r[0]), _decode_internal.decode(r[1])) for r in rows]

@@ -1,0 +1,210 @@
+"""The payer: opening the checkout page, paying by card (checkout form, direct post,
+``/_emulator/purchases/{id}/pay``) and completing a 3-D Secure challenge."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+import msgspec
+
+from emulator.domain import cards
+from emulator.domain import errors as e
+from emulator.domain import purchases as domain
+from emulator.domain.events import Event
+from emulator.domain.payment_methods import allowed
+from emulator.domain.purchase_model import AttemptError, Challenge, Internal, Purchase, SavedCard
+from emulator.kernel.storage import Tx
+from emulator.repos import purchases as repo
+from emulator.scenarios import points
+from emulator.services.purchase_common import book, emit, now_s, subject
+from emulator.services.purchase_jobs import schedule_hold_expiry
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+DIRECT_POST_SECONDS = 900  # spec: direct post URL validity, single use
+
+Flow = Literal["payform", "direct_post"]
+
+
+class CardForm(msgspec.Struct, forbid_unknown_fields=False):
+    """The payment form's fields (checkout page, direct post, control plane)."""
+
+    card_number: str = ""
+    expires: str = ""
+    cvc: str = ""
+    cardholder_name: str = ""
+    remember_card: bool = False
+
+
+class PayResult(msgspec.Struct, frozen=True):
+    """``paid``; ``authorized`` (hold or preauthorized); ``error`` (the attempt's error);
+    ``3ds_required`` (``challenge_id`` names the challenge to complete)."""
+
+    status: Literal["paid", "authorized", "error", "3ds_required"]
+    purchase: Purchase
+    challenge_id: str | None = None
+    error: AttemptError | None = None
+
+
+def _load(tx: Tx, purchase_id: str, merchant_id: str | None) -> tuple[str, Purchase, Internal]:
+    found = repo.get_any(tx, purchase_id)
+    if found is None or (merchant_id is not None and found[0] != merchant_id):
+        raise e.PurchaseNotFound()
+    return found
+
+
+def _result(p: Purchase, challenge: str | None = None) -> PayResult:
+    if challenge is not None:
+        return PayResult("3ds_required", p, challenge)
+    if p.status == "error":
+        return PayResult("error", p, error=p.transaction_data.attempts[0].error)
+    return PayResult("paid" if p.status == "paid" else "authorized", p)
+
+
+async def read(rt: Runtime, purchase_id: str) -> Purchase:
+    found = await rt.db.read(lambda tx: repo.get_any(tx, purchase_id))
+    if found is None:
+        raise e.PurchaseNotFound()
+    return found[1]
+
+
+async def view(rt: Runtime, purchase_id: str) -> Purchase:
+    """The checkout page was opened: a created purchase becomes viewed."""
+
+    def unit(tx: Tx) -> Purchase:
+        merchant_id, p, internal = _load(tx, purchase_id, None)
+        p, events = domain.view(p, now_s(rt))
+        if events:
+            repo.update(tx, merchant_id, p, internal)
+            emit(rt, tx, merchant_id, events)
+        return p
+
+    return await rt.db.write(unit)
+
+
+def _saved(card: cards.Card) -> SavedCard:
+    return SavedCard(
+        masked=card.masked,
+        brand=card.brand,
+        cardholder_name=card.cardholder_name,
+        expiry_month=card.expiry_month,
+        expiry_year=card.expiry_year,
+        number=card.number,
+    )
+
+
+def _settle(
+    rt: Runtime,
+    tx: Tx,
+    merchant_id: str,
+    p: Purchase,
+    i: Internal,
+    changed: tuple[Purchase, Internal, list[Event]],
+) -> Purchase:
+    p, i, events = changed
+    repo.update(tx, merchant_id, p, i)
+    emit(rt, tx, merchant_id, events)
+    book(tx, merchant_id, p, i, rt.clock.now_us())
+    schedule_hold_expiry(rt, tx, merchant_id, p, now_s(rt))
+    return p
+
+
+async def pay(
+    rt: Runtime,
+    purchase_id: str,
+    form: CardForm,
+    flow: Flow,
+    *,
+    merchant_id: str | None = None,
+    auto_3ds: bool = False,
+) -> PayResult:
+    """Pay with a card as the payer does. ``auto_3ds`` completes a challenge at once with the
+    card's documented result (the control plane's pay)."""
+
+    def unit(tx: Tx) -> PayResult:
+        owner, p, i = _load(tx, purchase_id, merchant_id)
+        now = now_s(rt)
+        if flow == "direct_post":
+            if i.direct_post_used or now > p.created_on + DIRECT_POST_SECONDS:
+                raise e.DirectPostExpired()
+        domain.check_payable(p, now)
+        card = cards.validate(form.card_number, form.expires, form.cvc, form.cardholder_name, now)
+        if not allowed(card.brand, p.payment_method_whitelist):
+            raise e.PaymentMethodNotAvailable(
+                f"'{card.brand}' is excluded by payment_method_whitelist.", "card_number"
+            )
+        if flow == "direct_post":
+            i = msgspec.structs.replace(i, direct_post_used=True)
+        outcome = cards.outcome(card)
+        decision = rt.scenarios.decide(
+            tx,
+            points.PURCHASE_PAYMENT,
+            owner,
+            subject(p, card_number=card.number, card_brand=card.brand),
+        )
+        if decision is not None:
+            result: dict[str, cards.Result] = {
+                "paid": "approve",
+                "declined": "decline",
+                "3ds_failed": "3ds_fail",
+            }
+            outcome = cards.Outcome(result[decision.result], decision.reason or "do_not_honour")
+        saved = _saved(card)
+        remember = form.remember_card
+        if outcome.result in ("3ds_pass", "3ds_fail") and not auto_3ds:
+            challenge = Challenge(
+                id=rt.ids.token(24),
+                card=saved,
+                passes=outcome.result == "3ds_pass",
+                flow=flow,
+                remember_card=remember,
+            )
+            i = msgspec.structs.replace(i, challenge=challenge)
+            repo.update(tx, owner, p, i)
+            return _result(p, challenge.id)
+        if outcome.result == "decline":
+            changed = domain.declined(p, i, "card_declined", outcome.reason, flow, saved, now)
+        elif outcome.result == "3ds_fail":
+            changed = domain.declined(p, i, "3ds_authentication_failed", None, flow, saved, now)
+        else:
+            changed = domain.approved(p, i, saved, flow, remember, now)
+        return _result(_settle(rt, tx, owner, p, i, changed))
+
+    return await rt.db.write(unit)
+
+
+async def complete_challenge(
+    rt: Runtime, purchase_id: str, challenge_id: str, cancelled: bool
+) -> PayResult:
+    """The payer answered the 3-D Secure challenge (or cancelled it)."""
+
+    def unit(tx: Tx) -> PayResult:
+        owner, p, i = _load(tx, purchase_id, None)
+        challenge = i.challenge
+        if challenge is None or challenge.id != challenge_id:
+            raise e.PurchaseInvalidStatus("No 3-D Secure challenge is waiting.")
+        now = now_s(rt)
+        domain.check_payable(p, now)
+        if challenge.passes and not cancelled:
+            changed = domain.approved(
+                p, i, challenge.card, challenge.flow, challenge.remember_card, now
+            )
+        else:
+            changed = domain.declined(
+                p, i, "3ds_authentication_failed", None, challenge.flow, challenge.card, now
+            )
+        return _result(_settle(rt, tx, owner, p, i, changed))
+
+    return await rt.db.write(unit)
+
+
+async def read_challenge(rt: Runtime, purchase_id: str, challenge_id: str) -> tuple[Purchase, str]:
+    """The purchase and the masked card of a waiting 3-D Secure challenge."""
+    found = await rt.db.read(lambda tx: repo.get_any(tx, purchase_id))
+    if found is None:
+        raise e.PurchaseNotFound()
+    _, p, internal = found
+    if internal.challenge is None or internal.challenge.id != challenge_id:
+        raise e.PurchaseInvalidStatus("No 3-D Secure challenge is waiting.")
+    return p, internal.challenge.card.masked

@@ -1,0 +1,53 @@
+"""What the purchase use cases share: the clock in seconds, events, the ledger, the decision
+points' subject, loading a purchase."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emulator.domain import errors as e
+from emulator.domain import purchases as domain
+from emulator.domain.events import Event
+from emulator.domain.purchase_model import Internal, Purchase
+from emulator.kernel.storage import Tx
+from emulator.repos import ledger
+from emulator.repos import purchases as repo
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+
+def now_s(rt: Runtime) -> int:
+    return rt.clock.now_us() // 1_000_000
+
+
+def emit(rt: Runtime, tx: Tx, merchant_id: str, events: list[Event]) -> None:
+    for event in events:
+        rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us())
+
+
+def book(tx: Tx, merchant_id: str, p: Purchase, internal: Internal, at_us: int) -> None:
+    """A purchase that has just become paid puts its money in the ledger."""
+    if p.status == "paid" and p.payment is not None and not p.marked_as_paid:
+        entry = domain.ledger_entry(p, internal, "purchase", p.payment.amount, "purchase", p.id)
+        ledger.record(tx, merchant_id, entry, at_us)
+
+
+def subject(p: Purchase, **extra: Any) -> dict[str, Any]:
+    """The match fields of the purchase decision points."""
+    return {
+        "amount": p.purchase.total,
+        "currency": p.purchase.currency,
+        "reference": p.reference,
+        "email": p.client.email,
+        "brand_id": p.brand_id,
+        "product": p.purchase.products[0].name if p.purchase.products else "",
+        **extra,
+    }
+
+
+def load(tx: Tx, merchant_id: str, purchase_id: str) -> tuple[Purchase, Internal]:
+    found = repo.get(tx, merchant_id, purchase_id)
+    if found is None:
+        raise e.PurchaseNotFound()
+    return found

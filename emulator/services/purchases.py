@@ -1,0 +1,324 @@
+"""Gateway purchases: create, read, and the merchant's actions on them (one unit of work each)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from emulator.domain import cards
+from emulator.domain import clients as clients_domain
+from emulator.domain import errors as e
+from emulator.domain import purchases as domain
+from emulator.domain.events import Event
+from emulator.domain.purchase_input import PurchaseInput, build, unavailable_methods, validate
+from emulator.domain.purchase_model import (
+    Internal,
+    IssuerDetails,
+    Payment,
+    PaymentDetails,
+    PaymentTransactionData,
+    Purchase,
+    PurchaseClient,
+    SavedCard,
+)
+from emulator.kernel.storage import Tx
+from emulator.repos import clients as clients_repo
+from emulator.repos import ledger
+from emulator.repos import merchants as merchants_repo
+from emulator.repos import purchases as repo
+from emulator.scenarios import points
+from emulator.services.purchase_common import book, emit, load, now_s, subject
+from emulator.services.purchase_jobs import CAPTURE_JOB, CHARGE_JOB, DUE_JOB, SLOW_SECONDS
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+Changed = tuple[Purchase, Internal, list[Event]]
+
+
+# -- create and read -------------------------------------------------------------------------
+
+
+def _client(
+    rt: Runtime, tx: Tx, merchant_id: str, data: PurchaseInput, fields: dict[str, Any] | None
+) -> tuple[PurchaseClient, str]:
+    """The purchase's client details and client id: the client named by client_id, or the
+    merchant's client with the given email, made on the spot when there is none."""
+    if fields is None:
+        assert isinstance(data.client_id, str)
+        stored = clients_repo.get(tx, merchant_id, data.client_id.lower())
+        if stored is None:
+            raise e.ClientNotFound(field="client_id")
+    else:
+        stored = clients_repo.get_by_email(tx, merchant_id, fields["email"])
+        if stored is None:
+            stored, event = clients_domain.create(
+                clients_domain.ClientInput(**fields), rt.ids.uuid(), now_s(rt)
+            )
+            clients_repo.insert(tx, merchant_id, stored)
+            emit(rt, tx, merchant_id, [event])
+        # the purchase shows the details it was given
+        return msgspec.convert(msgspec.to_builtins(fields), PurchaseClient), stored.id
+    details = msgspec.to_builtins(stored)
+    for key in ("id", "type", "created_on", "updated_on"):
+        details.pop(key)
+    return msgspec.convert(details, PurchaseClient), stored.id
+
+
+async def create(rt: Runtime, merchant_id: str, data: PurchaseInput, base_url: str) -> Purchase:
+    details, client_fields = validate(data)
+    unavailable = unavailable_methods(data.payment_method_whitelist)
+    if unavailable:
+        raise e.PaymentMethodNotAvailable(
+            f"'{unavailable[0]}' is not an available payment method.", "payment_method_whitelist"
+        )
+    purchase_id = rt.ids.uuid()
+
+    def unit(tx: Tx) -> Purchase:
+        if data.brand_id.lower() not in merchants_repo.brand_ids(tx, merchant_id):
+            raise e.FieldError("brand_id", "invalid", "No brand with this id.")
+        client, client_id = _client(rt, tx, merchant_id, data, client_fields)
+        merchant = merchants_repo.get(tx, merchant_id)
+        now = now_s(rt)
+        p = build(
+            data,
+            details,
+            client,
+            client_id,
+            purchase_id=purchase_id,
+            company_id=merchant_id,
+            reference_generated=f"EM{repo.next_number(tx)}",
+            base_url=base_url,
+            now=now,
+        )
+        name = merchant.name if merchant is not None else ""
+        p.issuer_details = IssuerDetails(legal_name=name, brand_name=name)
+        repo.insert(tx, merchant_id, p, Internal())
+        emit(rt, tx, merchant_id, [domain.event(p, "purchase.created")])
+        rt.scheduler.schedule(
+            tx, DUE_JOB, p.due * 1_000_000, {"purchase_id": p.id}, merchant_id=merchant_id
+        )
+        return p
+
+    return await rt.db.write(unit)
+
+
+async def get_raw(rt: Runtime, merchant_id: str, purchase_id: str) -> bytes:
+    raw = await rt.db.read(lambda tx: repo.get_raw(tx, merchant_id, purchase_id))
+    if raw is None:
+        raise e.PurchaseNotFound()
+    return raw
+
+
+# -- merchant actions ------------------------------------------------------------------------
+
+
+async def _act(
+    rt: Runtime,
+    merchant_id: str,
+    purchase_id: str,
+    action: Callable[[Tx, Purchase, Internal, int], Changed],
+) -> Purchase:
+    def unit(tx: Tx) -> Purchase:
+        p, internal = load(tx, merchant_id, purchase_id)
+        p, internal, events = action(tx, p, internal, now_s(rt))
+        repo.update(tx, merchant_id, p, internal)
+        emit(rt, tx, merchant_id, events)
+        return p
+
+    return await rt.db.write(unit)
+
+
+async def cancel(rt: Runtime, merchant_id: str, purchase_id: str) -> Purchase:
+    def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
+        p, events = domain.cancel(p, now)
+        return p, i, events
+
+    return await _act(rt, merchant_id, purchase_id, action)
+
+
+async def release(rt: Runtime, merchant_id: str, purchase_id: str) -> Purchase:
+    def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
+        p, events = domain.release(p, i.card, now)
+        return p, i, events
+
+    return await _act(rt, merchant_id, purchase_id, action)
+
+
+async def mark_as_paid(
+    rt: Runtime, merchant_id: str, purchase_id: str, paid_on: int | None
+) -> Purchase:
+    def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
+        p, events = domain.mark_as_paid(p, paid_on if paid_on is not None else now, now)
+        return p, i, events
+
+    return await _act(rt, merchant_id, purchase_id, action)
+
+
+async def capture(rt: Runtime, merchant_id: str, purchase_id: str, amount: int | None) -> Purchase:
+    failure: list[str] = []
+
+    def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
+        taken = domain.capture_amount(p, amount)
+        decision = rt.scenarios.decide(
+            tx, points.PURCHASE_CAPTURE, merchant_id, subject(p, capture_amount=taken)
+        )
+        card = i.card
+        slow = card is not None and cards.TEST_CARDS.get(card.number, cards.Outcome("approve")).slow
+        delay = SLOW_SECONDS
+        if decision is not None:
+            if decision.result == "error":
+                failure.append(decision.message or "Capture failed at the acquirer.")
+                return domain.capture_failed(p, failure[0], card, now), i, []
+            slow = decision.result == "pending_capture"
+            delay = decision.delay_seconds if decision.delay_seconds is not None else delay
+        p, events = domain.capture(p, taken, slow, card, now)
+        if slow:
+            rt.scheduler.schedule(
+                tx,
+                CAPTURE_JOB,
+                (now + delay) * 1_000_000,
+                {"purchase_id": p.id},
+                merchant_id=merchant_id,
+            )
+        else:
+            book(tx, merchant_id, p, i, rt.clock.now_us())
+        return p, i, events
+
+    p = await _act(rt, merchant_id, purchase_id, action)
+    if failure:
+        raise e.PurchaseCaptureError(failure[0])
+    return p
+
+
+async def charge(rt: Runtime, merchant_id: str, purchase_id: str, token: str) -> Purchase:
+    failure: list[str] = []
+
+    def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
+        domain.check_payable(p, now)
+        found = repo.get(tx, merchant_id, token)
+        token_p, token_i = found if found is not None else (None, None)
+        card = domain.check_token(token_p, p.client_id, now, token_i.card if token_i else None)
+        decision = rt.scenarios.decide(
+            tx,
+            points.PURCHASE_CHARGE,
+            merchant_id,
+            subject(p, recurring_token=token, is_subscription=p.billing_template_id is not None),
+        )
+        known = cards.TEST_CARDS.get(card.number, cards.Outcome("decline", "invalid_card"))
+        result, reason, delay = "paid", None, SLOW_SECONDS
+        if known.result == "decline":
+            result, reason = "declined", known.reason
+        elif known.slow:
+            result = "pending_charge"
+        if decision is not None:
+            result, reason = decision.result, decision.reason or "do_not_honour"
+            delay = decision.delay_seconds if decision.delay_seconds is not None else delay
+        if result == "declined":
+            p, i, events = domain.declined(p, i, "card_declined", reason, "api", card, now)
+            failure.append(p.transaction_data.attempts[0].error.message)  # type: ignore[union-attr]
+            return p, i, events
+        p, i, events = domain.charged(p, i, token, card, result == "pending_charge", now)
+        if p.status == "pending_charge":
+            rt.scheduler.schedule(
+                tx,
+                CHARGE_JOB,
+                (now + delay) * 1_000_000,
+                {"purchase_id": p.id},
+                merchant_id=merchant_id,
+            )
+        book(tx, merchant_id, p, i, rt.clock.now_us())
+        return p, i, events
+
+    p = await _act(rt, merchant_id, purchase_id, action)
+    if failure:
+        raise e.PurchaseChargeError(failure[0])
+    return p
+
+
+async def refund(rt: Runtime, merchant_id: str, purchase_id: str, amount: int | None) -> Payment:
+    payment_id = rt.ids.uuid()
+    made: list[Payment] = []
+
+    def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
+        taken = domain.refund_amount(p, amount)
+        p, events = domain.refund(p, taken, payment_id, i.card, now)
+        payment = _refund_payment(p, taken, payment_id, now)
+        made.append(payment)
+        events.append(
+            Event(
+                "payment.refunded",
+                "payment",
+                payment_id,
+                msgspec.to_builtins(payment),
+                client_id=p.client_id,
+            )
+        )
+        entry = domain.ledger_entry(p, i, "refund", -taken, "payment", payment_id)
+        ledger.record(tx, merchant_id, entry, rt.clock.now_us())
+        return p, i, events
+
+    await _act(rt, merchant_id, purchase_id, action)
+    return made[0]
+
+
+def _refund_payment(p: Purchase, amount: int, payment_id: str, now: int) -> Payment:
+    reference = p.reference or p.reference_generated
+    extra = {**p.transaction_data.extra, "amount": amount}
+    return Payment(
+        id=payment_id,
+        created_on=now,
+        updated_on=now,
+        client={
+            **msgspec.to_builtins(p.client),
+            "client_id": p.client_id,
+            "first_name": "",
+            "last_name": "",
+        },
+        payment=PaymentDetails(
+            amount=amount,
+            currency=p.purchase.currency,
+            payment_type="refund",
+            is_outgoing=True,
+            net_amount=amount,
+            description=f"Refund: {reference}",
+            paid_on=now,
+            remote_paid_on=now,
+        ),
+        transaction_data=PaymentTransactionData(
+            flow=p.transaction_data.flow,
+            payment_method=p.transaction_data.payment_method,
+            extra=extra,
+            country=p.transaction_data.country,
+        ),
+        related_to={"id": p.id, "type": "purchase", "reference": reference},
+        reference_generated=p.reference_generated,
+        company_id=p.company_id,
+        brand_id=p.brand_id,
+    )
+
+
+async def delete_recurring_token(
+    rt: Runtime, merchant_id: str, purchase_id: str, client_id: str | None = None
+) -> Purchase:
+    def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
+        if client_id is not None and p.client_id != client_id:
+            raise e.RecurringTokenNotFound()
+        p, events = domain.delete_token(p, i.card, now)
+        return p, i, events
+
+    return await _act(rt, merchant_id, purchase_id, action)
+
+
+def token_view(p: Purchase, card: SavedCard | None) -> dict[str, Any]:
+    """A recurring token as GET /clients/{id}/recurring_tokens/ lists it."""
+    return {
+        "type": "client_recurring_token",
+        "id": p.id,
+        "created_on": p.created_on,
+        "updated_on": p.updated_on,
+        "payment_method": card.brand if card else p.transaction_data.payment_method,
+        "description": card.masked if card else "",
+    }

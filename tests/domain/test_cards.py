@@ -1,0 +1,52 @@
+"""Card validation and the test cards' outcomes (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from emulator.domain import cards
+from emulator.domain.errors import InvalidCardData
+from tests.conftest import EPOCH_S
+
+
+@pytest.mark.parametrize(
+    ("number", "valid"),
+    [("4444333322221111", True), ("4444333322221112", False), ("79927398713", True),
+     ("5555555555554444", True), ("4000008400001629", True), ("0", True), ("1", False)],
+)  # fmt: skip
+def test_luhn(number, valid):
+    assert cards.luhn(number) is valid
+
+
+def test_every_card_of_the_fixtures_has_its_outcome():
+    """fixtures/test_values.yaml and TEST_CARDS list the same cards."""
+    from emulator import resources
+
+    numbers = [c["number"] for c in resources.test_values()["cards"]]  # type: ignore[index, union-attr]
+    assert numbers == list(cards.TEST_CARDS)
+    assert all(cards.luhn(n) for n in numbers)
+
+
+def test_validate_accepts_spaces_and_this_month():
+    card = cards.validate("4444 3333 2222 1111", "01/26", "123", "Mary-Jane O'Neil Jr.", EPOCH_S)
+    assert card.number == "4444333322221111"
+    assert card.masked == "444433******1111"
+    assert card.brand == "visa"
+
+
+def test_validate_names_the_field():
+    with pytest.raises(InvalidCardData) as caught:
+        cards.validate("4444333322221111", "12/25", "123", "Jane", EPOCH_S)
+    assert caught.value.field == "expires"
+
+
+def test_outcomes():
+    def of(number: str, cvc: str = "123") -> cards.Outcome:
+        return cards.outcome(cards.validate(number, "12/30", cvc, "Jane", EPOCH_S))
+
+    assert of("4444333322221111") == cards.Outcome("approve")
+    assert of("4444333322221111", "321") == cards.Outcome("decline", "do_not_honour")
+    assert of("4000000000000259") == cards.Outcome("approve", slow=True)
+    assert of("5555555555554444").result == "3ds_pass"
+    assert of("4000008400001629").result == "3ds_fail"
+    assert of("4242424242424242") == cards.Outcome("decline", "invalid_card")
