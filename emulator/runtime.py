@@ -18,7 +18,7 @@ from emulator.kernel.outbox import Outbox
 from emulator.kernel.scheduler import Scheduler
 from emulator.kernel.storage import Database
 from emulator.scenarios.engine import Scenarios
-from emulator.services import auth, control, merchants
+from emulator.services import auth, collections, control, mandates, merchants, payments
 from emulator.settings import Settings
 
 
@@ -51,6 +51,9 @@ class Runtime:
         self._ticker: asyncio.Task[None] | None = None
         self.started = False
         self.scheduler.handle(auth.TOKEN_EXPIRY_JOB, auth.expire_token)
+        mandates.register(self)
+        collections.register(self)
+        payments.register(self)
 
     @property
     def snapshot_dir(self) -> Path:

@@ -122,3 +122,14 @@ class BankBadRequest(ApiError):
 
     code = "bad_request"
     message = "Bad request"
+
+
+class AccountVerificationFailed(BankBadRequest):
+    """AVS-R said no (FIDELITY.md): the 400's ``Message`` is the details object."""
+
+    code = "account_verification_failed"
+    message = "account verification failed"
+
+    def __init__(self, details: dict[str, str]) -> None:
+        super().__init__()
+        self.details = details

@@ -342,7 +342,6 @@ async def test_test_values_are_the_fixtures(http, runtime):
         ("POST", "/_emulator/scenarios/x/activate"),
         ("GET", "/_emulator/deliveries"),
         ("POST", "/_emulator/purchases/x/pay"),
-        ("POST", "/_emulator/mandates/x/authorise"),
         ("POST", "/_emulator/payouts/x/settle"),
     ],
 )

@@ -12,6 +12,7 @@ from starlette.routing import Route
 from emulator import __version__
 from emulator.domain.errors import MalformedBody
 from emulator.http.common import JSON, parse_int, parse_json, read_body, runtime
+from emulator.http.control import bank
 from emulator.http.control.errors import error
 from emulator.kernel.clock import parse_iso
 from emulator.services import control, merchants
@@ -194,6 +195,10 @@ ROUTES = [
     Route("/sink/{name}", sink_get, methods=["GET"]),
     Route("/sink/{name}", sink_delete, methods=["DELETE"]),
     Route("/test-values", test_values, methods=["GET"]),
+    Route("/mandates/{id}/authorise", bank.authorise, methods=["POST"]),
+    Route("/mandates/{id}/reject", bank.reject, methods=["POST"]),
+    Route("/collections/{id}/settle", bank.settle_collection, methods=["POST"]),
+    Route("/payments/{id}/settle", bank.settle_payment, methods=["POST"]),
 ]
 
 
@@ -203,10 +208,6 @@ NOT_YET = [
     "/scenarios/{name}/deactivate",
     "/deliveries",
     "/purchases/{id}/pay",
-    "/mandates/{id}/authorise",
-    "/mandates/{id}/reject",
-    "/collections/{id}/settle",
-    "/payments/{id}/settle",
     "/payouts/{id}/settle",
 ]
 ROUTES.extend(Route(path, not_yet, methods=["GET", "POST"]) for path in NOT_YET)
