@@ -56,10 +56,7 @@ def verify_or_raise(rt: Runtime, tx: Tx, merchant_id: str, debtor: Debtor) -> No
         valid = cdv.verify(debtor.accountNumber or "", debtor.branchCode or "", None).valid
         given = {}
     if not valid:
-        default = "Y" if not given else "N"
-        details = {
-            key: given.get(key, default if key != "AccountExists" else "N") for key in AVS_KEYS
-        }
+        details = {key: given.get(key, "N") for key in AVS_KEYS}
         raise AccountVerificationFailed(details)
 
 
