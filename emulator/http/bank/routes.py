@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from emulator.http.bank import collections, mandates, payments, profiles
+from emulator.http.bank import collections, events, mandates, payments, profiles
 
 # Both spellings of merchantprofile are real paths of the provider; neither redirects.
 ROUTES = [
@@ -30,4 +30,7 @@ ROUTES = [
     Route("/payment/eft", payments.create, methods=["POST"]),
     Route("/payment/eft/{id}/status", payments.status, methods=["GET"]),
     Route("/accountverification/validate", payments.validate_account, methods=["POST"]),
+    Route("/event/mandate", events.mandates, methods=["GET"]),
+    Route("/event/collection", events.collections, methods=["GET"]),
+    Route("/event/payment", events.payments, methods=["GET"]),
 ]
