@@ -36,18 +36,15 @@ async def status_of(http, v2, created):
 
 
 async def test_payment_is_pending_then_completed_on_its_action_date(http, v2, profile):
-    response = await http.post("/v2/payment/eft", json=payment(profile), headers=v2)
+    body = payment(profile, serviceType="SAMEDAY")
+    response = await http.post("/v2/payment/eft", json=body, headers=v2)
     assert response.status_code == 201
     created = response.json()
-    assert (created["status"], created["actionDate"], created["currency"]) == (
-        "PENDING",
-        "2026-01-06",
-        "ZAR",
-    )
+    assert (created["status"], created["actionDate"]) == ("PENDING", "2026-01-05")
     assert await status_of(http, v2, created) == created
-    await advance_to(http, "2026-01-06T15:59:59Z")
+    await advance_to(http, "2026-01-05T15:59:59Z")
     assert (await status_of(http, v2, created))["status"] == "PENDING"
-    await advance_to(http, "2026-01-06T16:00:00Z")
+    await advance_to(http, "2026-01-05T16:00:00Z")
     assert (await status_of(http, v2, created))["status"] == "COMPLETED"
 
 
