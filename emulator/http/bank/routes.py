@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from emulator.http.bank import collections, events, mandates, payments, profiles
+from emulator.http.bank import callbacks, collections, events, mandates, payments, profiles
 
 # Both spellings of merchantprofile are real paths of the provider; neither redirects.
 ROUTES = [
@@ -33,4 +33,5 @@ ROUTES = [
     Route("/event/mandate", events.mandates, methods=["GET"]),
     Route("/event/collection", events.collections, methods=["GET"]),
     Route("/event/payment", events.payments, methods=["GET"]),
+    Route("/clientcallbackurl/", callbacks.register, methods=["POST"]),
 ]
