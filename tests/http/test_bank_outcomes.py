@@ -154,3 +154,34 @@ async def test_settle_refuses_what_the_state_does_not_allow(http, v2, profile):
     assert unknown.status_code == 404
     bad = await http.post(f"/_emulator/collections/{created['id']}/settle", json={"status": "X"})
     assert bad.status_code == 400
+
+
+async def test_completed_collections_are_lines_of_their_statement(http, v2, profile, merchant):
+    """Two completions on one action date share a statement; its lines are the collections."""
+    first = await create(http, v2, profile, "110000001")
+    body = eft_body(profile, reference="R-2", debtor=debtor("210000001"), amountCents=5_000)
+    second = (await http.post("/v2/collection/eft", json=body, headers=v2)).json()
+    pending = await create(http, v2, profile, "62000000001")
+    await advance(http, 41)
+    done = await status_of(http, v2, first)
+    assert (await status_of(http, v2, second))["statementId"] == done["statementId"]
+    account = done["creditor"]["accountNumber"]
+    response = await http.get(
+        f"/v2/bankaccountstatement/{account}/{done['statementId']}", headers=v2
+    )
+    assert response.status_code == 200
+    statement = response.json()
+    assert (statement["id"], statement["accountNumber"], statement["statementDate"]) == (
+        done["statementId"],
+        account,
+        "2026-01-06",
+    )
+    assert [line["collectionId"] for line in statement["lines"]] == [first["id"], second["id"]]
+    assert statement["totalCents"] == 12_345 + 5_000
+    assert pending["id"] not in [line["collectionId"] for line in statement["lines"]]
+    wrong_account = await http.get(
+        f"/v2/bankaccountstatement/999/{done['statementId']}", headers=v2
+    )
+    assert wrong_account.status_code == 404
+    not_uuid = await http.get(f"/v2/bankaccountstatement/{account}/abc", headers=v2)
+    assert not_uuid.status_code == 400

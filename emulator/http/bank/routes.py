@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from emulator.http.bank import callbacks, collections, events, mandates, payments, profiles
+from emulator.http.bank import (
+    callbacks,
+    collections,
+    events,
+    mandates,
+    payments,
+    profiles,
+    statements,
+)
 
 # Both spellings of merchantprofile are real paths of the provider; neither redirects.
 ROUTES = [
@@ -34,4 +42,5 @@ ROUTES = [
     Route("/event/collection", events.collections, methods=["GET"]),
     Route("/event/payment", events.payments, methods=["GET"]),
     Route("/clientcallbackurl/", callbacks.register, methods=["POST"]),
+    Route("/bankaccountstatement/{bankAccountNumber}/{id}", statements.get, methods=["GET"]),
 ]
