@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.routing import Route
 
 from emulator.http.bank import (
+    bulk,
     callbacks,
     collections,
     events,
@@ -43,4 +44,6 @@ ROUTES = [
     Route("/event/payment", events.payments, methods=["GET"]),
     Route("/clientcallbackurl/", callbacks.register, methods=["POST"]),
     Route("/bankaccountstatement/{bankAccountNumber}/{id}", statements.get, methods=["GET"]),
+    Route("/payment/eft/upload/csv", bulk.upload, methods=["POST"]),
+    Route("/collection/eft/download/csv/{bulkUploadId}", bulk.download, methods=["GET"]),
 ]
