@@ -24,7 +24,7 @@ from emulator.domain.collections import (
 from emulator.domain.errors import BankBadRequest, NotFound
 from emulator.domain.mandates import EftMandateInput, Mandate
 from emulator.domain.merchants import MerchantProfile
-from emulator.kernel.scheduler import Job
+from emulator.kernel.scheduler import AtomicHandler, Job
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.scenarios import points
@@ -150,7 +150,7 @@ def change_status(
     return updated
 
 
-def step_job(rt: Runtime) -> Any:
+def step_job(rt: Runtime) -> AtomicHandler:
     def run(tx: Tx, job: Job) -> None:
         found = repo.collection(tx, str(job.payload["id"]))
         if found is None:

@@ -18,7 +18,7 @@ from emulator.domain.mandates import (
     reference_number,
 )
 from emulator.domain.merchants import MerchantProfile
-from emulator.kernel.scheduler import Job
+from emulator.kernel.scheduler import AtomicHandler, Job
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.scenarios import points
@@ -215,7 +215,7 @@ def _pending_in_window(tx: Tx, job: Job) -> tuple[str, Mandate] | None:
     return found
 
 
-def window_ends(rt: Runtime) -> Any:
+def window_ends(rt: Runtime) -> AtomicHandler:
     def run(tx: Tx, job: Job) -> None:
         found = _pending_in_window(tx, job)
         if found is not None:
@@ -224,7 +224,7 @@ def window_ends(rt: Runtime) -> Any:
     return run
 
 
-def scenario_decision(rt: Runtime) -> Any:
+def scenario_decision(rt: Runtime) -> AtomicHandler:
     def run(tx: Tx, job: Job) -> None:
         found = _pending_in_window(tx, job)
         if found is not None:
@@ -237,7 +237,7 @@ def scenario_decision(rt: Runtime) -> Any:
     return run
 
 
-def released(rt: Runtime) -> Any:
+def released(rt: Runtime) -> AtomicHandler:
     def run(tx: Tx, job: Job) -> None:
         found = repo.mandate(tx, str(job.payload["id"]))
         if found is not None and found[1].status == "ACTIVE":

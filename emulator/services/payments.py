@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -12,7 +12,7 @@ from emulator.domain.bank import MONEY_TRANSITIONS, PAYMENT_LIMIT_CENTS, Invalid
 from emulator.domain.collections import Step, plan
 from emulator.domain.errors import BankBadRequest, NotFound
 from emulator.domain.payments import REAL_TIME_US, REQUIRED, REQUIRED_TEXT, EftPaymentInput, Payment
-from emulator.kernel.scheduler import Job
+from emulator.kernel.scheduler import AtomicHandler, Job
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.scenarios import points
@@ -127,7 +127,7 @@ def change_status(
     return updated
 
 
-def step_job(rt: Runtime) -> Any:
+def step_job(rt: Runtime) -> AtomicHandler:
     def run(tx: Tx, job: Job) -> None:
         found = repo.payment(tx, str(job.payload["id"]))
         if found is None:
