@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from typing import Any
 
 import msgspec
@@ -31,11 +32,20 @@ COLUMNS = (
 )
 REQUIRED_COLUMNS = ("profileCode", "amountCents", "debtor.accountNumber", "creditor.accountNumber")
 MAX_ROWS = 10_000
+_AT = re.compile(r"^(.*) - at `\$\.?([^`]*)`$")
 RESULT_COLUMNS = ("line", "outcome", "paymentId", "status", "error", *COLUMNS)
 
 
 def parse(text: str) -> list[dict[str, str]]:
-    """The rows (header names to values); unknown columns are a 400, as is an empty file."""
+    """The rows (header names to values); a file that is not CSV, an unknown or repeated
+    column, a missing required one, no rows or too many rows are a 400."""
+    try:
+        return _parse(text)
+    except csv.Error as exc:
+        raise BankBadRequest(f"file: not a valid CSV ({exc})") from None
+
+
+def _parse(text: str) -> list[dict[str, str]]:
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in (reader.fieldnames or [])]
     if not header:
@@ -43,6 +53,9 @@ def parse(text: str) -> list[dict[str, str]]:
     unknown = [h for h in header if h not in COLUMNS]
     if unknown:
         raise BankBadRequest(f"file: unknown column '{unknown[0][:40]}'")
+    repeated = [h for h in header if header.count(h) > 1]
+    if repeated:
+        raise BankBadRequest(f"file: column '{repeated[0]}' appears twice")
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
         raise BankBadRequest(f"file: missing column '{missing[0]}'")
@@ -65,7 +78,7 @@ def to_input(row: dict[str, str]) -> EftPaymentInput:
             continue
         converted: Any = value
         if column == "amountCents":
-            if not value.isdigit():
+            if not (value.isascii() and value.isdigit()):
                 raise BankBadRequest(f"amountCents: '{value[:20]}' is not a whole number of cents")
             converted = int(value)
         elif column == "realTimeClearing":
@@ -80,7 +93,9 @@ def to_input(row: dict[str, str]) -> EftPaymentInput:
     try:
         return msgspec.convert(body, EftPaymentInput)
     except msgspec.ValidationError as exc:
-        raise BankBadRequest(str(exc).replace(" - at `$.", ": ").rstrip("`")) from exc
+        found = _AT.match(str(exc))
+        message = f"{found.group(2)}: {found.group(1)}" if found else str(exc)
+        raise BankBadRequest(message) from exc
 
 
 def render(rows: list[dict[str, Any]]) -> str:

@@ -75,6 +75,18 @@ async def test_upload_keeps_good_rows_and_reports_bad_ones(http, v2, profile):
             "profileCode,colour\nX,red", "file: unknown column 'colour'", id="unknown-column"
         ),
         pytest.param(
+            "profileCode,profileCode,amountCents\nX,Y,1",
+            "file: column 'profileCode' appears twice",
+            id="repeated-column",
+        ),
+        pytest.param(
+            'profileCode,amountCents,debtor.accountNumber,creditor.accountNumber\n"'
+            + "a" * 200_000
+            + '",1,1,1',
+            "file: not a valid CSV (field larger than field limit (131072))",
+            id="huge-field",
+        ),
+        pytest.param(
             "profileCode,amountCents\nX,1",
             "file: missing column 'debtor.accountNumber'",
             id="missing-column",
