@@ -20,14 +20,53 @@ async def test_eft_collection_is_pending_with_its_mandate(http, v2, profile, mer
     response = await http.post("/v2/collection/eft", json=eft_body(profile), headers=v2)
     assert response.status_code == 201
     body = response.json()
-    assert body["status"] == "PENDING"
-    assert body["type"] == "EFT"
-    assert body["amountCents"] == 12_345
-    assert body["currency"] == "ZAR"
-    assert body["actionDate"] == "2026-01-06"
-    assert body["submissionDate"] == "2026-01-05T09:00:00Z"
-    assert body["statementId"] is None
-    assert body["creditor"]["branchCode"] == "051001"
+    [own] = (await http.get("/v2/merchantprofile", headers=v2)).json()
+    creditor = {
+        "accountNumber": own["accountNumber"],
+        "branchCode": own["branchCode"],
+        "name": own["name"],
+        "abbreviatedName": own["abbreviatedName"],
+        "bank": own["bank"],
+    }
+    assert body == {
+        "id": body["id"],
+        "type": "EFT",
+        "status": "PENDING",
+        "mandateId": body["mandateId"],
+        "externalReference": "REF-1",
+        "contractReference": "C-1",
+        "abbreviatedName": "GYM",
+        "amountCents": 12_345,
+        "currency": "ZAR",
+        "collectionDate": None,
+        "actionDate": "2026-01-06",
+        "serviceType": "ONEDAY",
+        "profileCode": profile,
+        "debtor": {
+            "accountNumber": "110000001",
+            "branchCode": "051001",
+            "accountType": "CURRENT",
+            "name": "J Doe",
+            "bank": None,
+            "idNumber": None,
+            "initials": None,
+            "email": None,
+            "cellphone": None,
+        },
+        "creditor": creditor,
+        "ultimateCreditor": None,
+        "debitSequence": None,
+        "trackingPeriod": None,
+        "mandateReferenceNumber": None,
+        "sequenceNumber": 1,
+        "statementId": None,
+        "reason": None,
+        "recreatedFromId": None,
+        "bulkId": None,
+        "submissionDate": "2026-01-05T09:00:00Z",
+        "createdAt": "2026-01-05T09:00:00Z",
+        "updatedAt": "2026-01-05T09:00:00Z",
+    }
     mandates = (await http.get("/v2/mandate/eft?externalReference=REF-1", headers=v2)).json()
     assert [(m["id"], m["status"], m["type"]) for m in mandates] == [
         (body["mandateId"], "ACTIVE", "EFT")
