@@ -72,12 +72,13 @@ def new_eft_mandate(
         createdAt=now,
         updatedAt=now,
     )
+    due = None if release is None else iso_to_us(release)
+    if due is not None and due <= rt.clock.now_us():
+        raise BankBadRequest("releaseDate must be in the future")
     repo.insert_mandate(tx, merchant_id, mandate)
     emit(rt, tx, merchant_id, "bank_mandate", mandate)
-    if data.releaseDate is not None and release is not None:
-        due = iso_to_us(release)
-        if due > rt.clock.now_us():
-            rt.scheduler.schedule(tx, RELEASE_JOB, due, {"id": mandate.id}, merchant_id)
+    if due is not None:
+        rt.scheduler.schedule(tx, RELEASE_JOB, due, {"id": mandate.id}, merchant_id)
     return mandate
 
 

@@ -140,6 +140,11 @@ async def test_another_merchants_collection_is_404(http, v2, profile):
         ),
         pytest.param({"currency": "USD"}, "currency: only ZAR is supported", id="currency"),
         pytest.param(
+            {"releaseDate": "2026-01-05T08:00:00Z"},
+            "releaseDate must be in the future",
+            id="release-in-the-past",
+        ),
+        pytest.param(
             {"entryClass": "99"}, "entryClass: '99' is not a known entry class", id="entry-class"
         ),
         pytest.param(
