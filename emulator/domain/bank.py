@@ -32,7 +32,7 @@ ENTRY_CLASSES = ("21", "22", "23", "26", "28", "31", "32", "33", "34", "35", "36
 PAYMENT_LIMIT_CENTS = 500_000_000
 
 
-class Debtor(msgspec.Struct, kw_only=True, omit_defaults=False):
+class Debtor(msgspec.Struct, kw_only=True):
     accountNumber: Digits | None = None
     branchCode: Digits | None = None
     accountType: AccountType = "CURRENT"

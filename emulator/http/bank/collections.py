@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -25,7 +25,7 @@ from emulator.services import collections
 
 KINDS = {"eft": "EFT", "debicheck": "DEBICHECK"}
 STATES = ("PENDING", "COMPLETED", "UNPAID", "REJECTED", "DISPUTED")
-SEQUENCES: tuple[str, ...] = DebitSequence.__args__  # type: ignore[attr-defined]
+SEQUENCES: tuple[str, ...] = get_args(DebitSequence)
 
 
 async def create_eft(request: Request) -> Response:
