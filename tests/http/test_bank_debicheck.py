@@ -319,3 +319,20 @@ async def test_debicheck_collection_list_filters(http, v2, profile, query, count
 async def test_debicheck_list_bad_filters_are_400(http, v2, query):
     response = await http.get(f"/v2/collection/debicheck?{query}", headers=v2)
     assert response.status_code == 400
+
+
+async def test_rule_3_recreate_as_eft_holds_under_concurrent_requests(http, v2, profile):
+    """Concurrent recreations with one externalReference: one 201, the rest 400."""
+    mandate = await authorised(http, v2, profile, debtor=debtor("910000001"))
+    response = await http.post(
+        "/v2/collection/debicheck/from_mandate", json=collection(mandate), headers=v2
+    )
+    failed = response.json()
+    assert failed["status"] == "REJECTED"
+    path = f"/v2/collection/debicheck/{failed['id']}/recreate_as_eft"
+    body = {"externalReference": "AGAIN"}
+    responses = await asyncio.gather(*(http.post(path, json=body, headers=v2) for _ in range(6)))
+    assert sorted(r.status_code for r in responses) == [201] + [400] * 5
+    assert {r.json()["value"]["Message"] for r in responses if r.status_code == 400} == {
+        "collection with this external reference already exists"
+    }
