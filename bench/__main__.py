@@ -23,7 +23,7 @@ from importlib import metadata
 from pathlib import Path
 from types import FrameType
 
-from bench import figures, purchases
+from bench import bank, figures, purchases
 from bench.client import BenchError
 from bench.figures import progress
 from bench.plan import FULL, QUICK, Plan
@@ -102,6 +102,7 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.loads = figures.throughput(plan, emulator, bare)
     report.ratios = figures.ratios(plan, report.loads)
     report.loads += purchases.throughput(plan, emulator)
+    report.loads += bank.eft_collection_creates(plan, emulator)
     report.timings.append(figures.fresh_merchants(plan, emulator))
     journal = figures.journal_entries(emulator)
     modes = f"{_journal_mode(emulator.db)} (emulator), {_journal_mode(bare.db)} (bare)"
@@ -110,6 +111,8 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.timings.append(figures.snapshot_restore(plan, state))
     report.timings.append(figures.clock_advance(plan, state))
     report.timings.append(figures.cold_start(plan, workdir))
+    collections = start("emulator-collections", "bench.serve_emulator", "/_emulator/health")
+    report.timings.append(bank.advance_with_pending(plan, collections))
 
     report.environment["sqlite"] = (
         f"{sqlite3.sqlite_version}; journal_mode read back from the files: {modes}; "
@@ -119,7 +122,8 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.notes += [
         f"request journal on: {journal:,} API requests journaled by the throughput emulator",
         "throughput figures share one emulator and one baseline, measured alternately; "
-        "snapshot and clock figures use a second, fresh emulator",
+        "snapshot and clock figures use a second, fresh emulator; the pending-collections "
+        "advance a third (its clock frozen on a Monday morning)",
         f"ratios compare req/s at concurrency {plan.ratio_concurrency}; "
         "the fresh-merchant target applies to its p99",
         "cold start runs the payments-emulator console script, whose uvicorn loop='auto' and "
@@ -132,7 +136,7 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
             f"figures (machine has {os.cpu_count()} cores): they competed with the servers and "
             "the load generator; rerun on a quiet machine before trusting small differences"
         )
-    for server in (emulator, bare, state):
+    for server in (emulator, bare, state, collections):
         if server.log_tail(1):
             report.notes.append(f"{server.name} logged: {server.log_tail(5)!r}")
     return report

@@ -19,6 +19,7 @@ class Plan:
     cold_starts: int = 3
     tokens: int = 2_000  # each schedules one job the clock advance then runs
     advance_seconds: int = 90_000
+    pending_collections: int = 10_000  # EFT collections pending when the clock advances a day
 
     @property
     def ratio_concurrency(self) -> int:
@@ -37,4 +38,5 @@ QUICK = Plan(
     restores=3,
     cold_starts=1,
     tokens=50,
+    pending_collections=50,
 )

@@ -19,7 +19,16 @@ from emulator.kernel.ratelimit import FixedWindow
 from emulator.kernel.scheduler import Scheduler
 from emulator.kernel.storage import Database
 from emulator.scenarios.engine import Scenarios
-from emulator.services import auth, control, merchants, purchase_jobs, scenarios
+from emulator.services import (
+    auth,
+    collections,
+    control,
+    mandates,
+    merchants,
+    payments,
+    purchase_jobs,
+    scenarios,
+)
 from emulator.settings import Settings
 
 
@@ -55,6 +64,9 @@ class Runtime:
         self.started = False
         self.scheduler.handle(auth.TOKEN_EXPIRY_JOB, auth.expire_token)
         purchase_jobs.register_jobs(self)
+        mandates.register(self)
+        collections.register(self)
+        payments.register(self)
 
     @property
     def snapshot_dir(self) -> Path:

@@ -22,6 +22,8 @@ FIGURES = (
     "snapshot restore",
     "clock advance",
     "cold start",
+    "emulator create-eft-collection",
+    "advance a day, pending collections",
 )
 
 
@@ -45,9 +47,11 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
 
     figures = json.loads(saved.read_text())
     assert {(x["name"], x["concurrency"]) for x in figures["loads"]} == {
-        (name, c) for name in FIGURES[:6] for c in (1, 64)
+        (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     }
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 2 and len(figures["timings"]) == 4
+    assert len(figures["ratios"]) == 2 and len(figures["timings"]) == 5
     advance = next(x for x in figures["timings"] if x["name"] == "clock advance")
     assert advance["extra"]["jobs_run"] >= 50
+    pending = next(x for x in figures["timings"] if x["name"].startswith("advance a day"))
+    assert pending["extra"]["jobs_run"] >= 50

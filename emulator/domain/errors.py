@@ -246,3 +246,14 @@ class DirectPostExpired(ApiError):
 class InvalidCardData(ApiError):
     code = "invalid_card_data"
     message = "Invalid card data."
+
+
+class AccountVerificationFailed(BankBadRequest):
+    """AVS-R said no (FIDELITY.md): the 400's ``Message`` is the details object."""
+
+    code = "account_verification_failed"
+    message = "account verification failed"
+
+    def __init__(self, details: dict[str, str]) -> None:
+        super().__init__()
+        self.details = details

@@ -339,7 +339,6 @@ async def test_test_values_are_the_fixtures(http, runtime):
     ("method", "path"),
     [
         ("GET", "/_emulator/deliveries"),
-        ("POST", "/_emulator/mandates/x/authorise"),
         ("POST", "/_emulator/payouts/x/settle"),
     ],
 )

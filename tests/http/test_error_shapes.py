@@ -25,7 +25,7 @@ def gw_error(field: str, code: str, message: str) -> dict[str, Any]:
     return {field: {"message": message, "code": code}}
 
 
-def v2_400(message: str) -> dict[str, Any]:
+def v2_400(message: Any) -> dict[str, Any]:
     return {
         "value": {"Message": message},
         "formatters": [],
@@ -119,6 +119,13 @@ WALK: list[tuple[str, str, str, dict[str, str] | str | None, Any, int, Any, type
      {"statusCode": 405, "message": "Method Not Allowed"}, errors.MethodNotAllowed),
     ("v2-bad-query", "GET", "/v2/merchantprofile?take=-1", V2, None, 400,
      v2_400("take must be between 1 and 1000."), errors.BankBadRequest),
+    ("v2-avs-r-failed", "POST", "/v2/collection/eft", V2,
+     {"debtor": {"accountNumber": "12345", "branchCode": "051001"}, "amountCents": 100,
+      "profileCode": "DEFAULT01", "externalReference": "AVS-1", "verifyAccount": True}, 400,
+     v2_400({key: "N" for key in ("AccountExists", "AccountIsOpen", "AccountTypeMatches",
+             "IdNumberMatches", "InitialsMatches", "FullNameMatches", "AccountAcceptsDebits",
+             "AccountAcceptsCredits")}),
+     errors.AccountVerificationFailed),
 ]  # fmt: skip
 
 # Faults answer only under a scenario or a rate limit: tests/http/test_faults.py walks each

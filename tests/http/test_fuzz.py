@@ -274,3 +274,95 @@ async def test_scenario_loading(http, body):
     assert (await http.post(f"/_emulator/scenarios/{name}/activate")).status_code == 200
     assert (await http.get("/api/v1/clients/", headers=GW)).status_code < 600
     assert (await http.post(f"/_emulator/scenarios/{name}/deactivate")).status_code == 200
+
+
+BANK_WRITES = [
+    "/v2/collection/eft",
+    "/v2/collection/eft/from_mandate",
+    "/v2/collection/debicheck/from_mandate",
+    "/v2/collection/debicheck/{id}/recreate_as_eft",
+    "/v2/mandate/eft",
+    "/v2/mandate/debicheck",
+    "/v2/mandate/debicheck/{id}/reset",
+    "/v2/payment/eft",
+    "/v2/payment/eft/upload/csv",
+    "/v2/accountverification/validate",
+    "/v2/clientcallbackurl/",
+]
+BANK_READS = [
+    "/v2/collection/debicheck",
+    "/v2/collection/eft/{id}/status",
+    "/v2/collection/debicheck/{id}/status",
+    "/v2/mandate/eft",
+    "/v2/mandate/debicheck/{id}/status",
+    "/v2/payment/eft/{id}/status",
+    "/v2/event/mandate",
+    "/v2/event/collection",
+    "/v2/event/payment",
+    "/v2/bankaccountstatement/{id}/{id}",
+    "/v2/collection/eft/download/csv/{id}",
+]
+bank_fields = st.sampled_from(
+    ["debtor", "creditor", "amountCents", "profileCode", "externalReference", "serviceType",
+     "collectionDate", "paymentDate", "mandateId", "trackingPeriod", "debitSequence",
+     "authenticationType", "maxAmountCents", "accountType", "bank", "accountNumber", "url",
+     "clientId", "callbackType", "callbackVersion", "merchantProfileId", "releaseDate"]
+)  # fmt: skip
+bank_bodies = st.one_of(
+    st.dictionaries(bank_fields, json_values | st.text(max_size=300), max_size=6).map(
+        lambda d: json.dumps({**d, "profileCode": d.get("profileCode", "DEFAULT01")}).encode()
+    ),
+    bodies,
+)
+bank_queries = st.dictionaries(
+    st.sampled_from(
+        ["skip", "take", "state", "eventId", "fromEventId", "fromTimestamp", "collectionDate",
+         "sequenceNumber", "bulkId", "isError", "isStatementIdNull", "debitSequence", "mandateId"]
+    ),
+    st.text(max_size=12),
+    max_size=3,
+)  # fmt: skip
+
+
+async def default_token(http) -> dict[str, str]:
+    response = await http.post(
+        "/oauth2/token",
+        auth=("emulator-default-client", "emulator-default-secret"),
+        data={"grant_type": "client_credentials"},
+    )
+    return {"Authorization": f"Bearer {response.json()['access_token']}"}
+
+
+def assert_bank_shape(status: int, body: Any) -> None:
+    assert status < 500
+    if status >= 400:
+        assert body["statusCode"] == status
+        if status == 400:
+            assert set(body) == {
+                "value",
+                "formatters",
+                "contentTypes",
+                "declaredType",
+                "statusCode",
+            }
+
+
+@FUZZ
+@given(path=st.sampled_from(BANK_WRITES), body=bank_bodies, object_id=path_ids)
+async def test_bank_writes(http, path, body, object_id):
+    """Any body to any v2 write endpoint: a 2xx or a v2-dialect 4xx."""
+    headers = await default_token(http)
+    response = await http.post(path.replace("{id}", object_id), content=body, headers=headers)
+    assert_bank_shape(response.status_code, response.json())
+
+
+@FUZZ
+@given(path=st.sampled_from(BANK_READS), query=bank_queries, object_id=path_ids)
+async def test_bank_object_reads(http, path, query, object_id):
+    """Any id and query on the v2 reads: never a 500, always the v2 dialect."""
+    headers = await default_token(http)
+    response = await http.get(path.replace("{id}", object_id), params=query, headers=headers)
+    json_body = response.headers["content-type"].startswith("application/json")
+    if response.status_code >= 400:
+        assert_bank_shape(response.status_code, response.json() if json_body else None)
+    assert response.status_code < 500

@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from emulator.domain.errors import ApiError, ValidationFailed
+from emulator.domain.errors import AccountVerificationFailed, ApiError, ValidationFailed
 from emulator.http.common import JSON
 from emulator.http.dialects import Dialect
 
@@ -32,7 +32,7 @@ FIXED_MESSAGES = {
 }
 
 
-def bad_request_body(message: str) -> dict[str, Any]:
+def bad_request_body(message: str | dict[str, str]) -> dict[str, Any]:
     return {
         "value": {"Message": message},
         "formatters": [],
@@ -59,6 +59,8 @@ def _field_message(error: ApiError) -> str:
 
 
 def render(error: ApiError) -> Response:
+    if isinstance(error, AccountVerificationFailed):
+        return JSON(bad_request_body(error.details), status_code=400)
     if error.status == 400:
         return JSON(bad_request_body(_message(error)), status_code=400)
     fixed = error.status in FIXED_MESSAGES

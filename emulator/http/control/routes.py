@@ -13,6 +13,7 @@ from emulator import __version__
 from emulator.domain.cards import DEFAULT_CARD, TEST_CVC
 from emulator.domain.validation import is_uuid
 from emulator.http.common import JSON, parse_int, read_body, runtime
+from emulator.http.control import bank
 from emulator.http.control.body import json_body
 from emulator.http.control.errors import error
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
@@ -215,15 +216,15 @@ ROUTES = [
     Route("/test-values", test_values, methods=["GET"]),
     *SCENARIO_ROUTES,
     Route("/purchases/{id}/pay", pay_purchase, methods=["POST"]),
+    Route("/mandates/{id}/authorise", bank.authorise, methods=["POST"]),
+    Route("/mandates/{id}/reject", bank.reject, methods=["POST"]),
+    Route("/collections/{id}/settle", bank.settle_collection, methods=["POST"]),
+    Route("/payments/{id}/settle", bank.settle_payment, methods=["POST"]),
 ]
 
 
 NOT_YET = [
     "/deliveries",
-    "/mandates/{id}/authorise",
-    "/mandates/{id}/reject",
-    "/collections/{id}/settle",
-    "/payments/{id}/settle",
     "/payouts/{id}/settle",
 ]
 ROUTES.extend(Route(path, not_yet, methods=["GET", "POST"]) for path in NOT_YET)

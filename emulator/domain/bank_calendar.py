@@ -1,0 +1,102 @@
+"""South African business days and the action dates of v2 collections and payments.
+
+Times of day are South African Standard Time (UTC+2 all year, no daylight saving). Public
+holidays come from the ``holidays`` library (country ZA, with its Sunday-to-Monday rule).
+
+Rules (ours, documented in the README):
+
+- A submission at or after the 14:00 cut-off, or on a weekend or public holiday, counts from
+  the next business day (the *effective submission day*).
+- The earliest action date is the effective submission day for SAMEDAY, one business day
+  later for ONEDAY and two for TWODAY.
+- A requested date later than that is used, moved forward to a business day.
+- The bank processes an action date at 18:00; that is when outcomes land.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta, timezone
+from functools import lru_cache
+
+import holidays
+
+SAST = timezone(timedelta(hours=2), "SAST")
+CUTOFF = time(14, 0)
+PROCESSING = time(18, 0)
+SERVICE_DAYS = {"SAMEDAY": 0, "ONEDAY": 1, "TWODAY": 2}
+
+
+@lru_cache(maxsize=64)
+def _holidays(year: int) -> holidays.HolidayBase:
+    return holidays.country_holidays("ZA", years=year)
+
+
+def is_business_day(day: date) -> bool:
+    return day.weekday() < 5 and day not in _holidays(day.year)
+
+
+def next_business_day(day: date) -> date:
+    """``day`` itself when it is a business day, else the next one."""
+    while not is_business_day(day):
+        day += timedelta(days=1)
+    return day
+
+
+def add_business_days(day: date, count: int) -> date:
+    day = next_business_day(day)
+    for _ in range(count):
+        day = next_business_day(day + timedelta(days=1))
+    return day
+
+
+def local(us: int) -> datetime:
+    return datetime.fromtimestamp(us / 1_000_000, SAST)
+
+
+def action_date(now_us: int, service_type: str, requested: date | None) -> date:
+    """The date the bank actions an instruction submitted at ``now_us``."""
+    submitted = local(now_us)
+    day = submitted.date()
+    if submitted.time() >= CUTOFF:
+        day += timedelta(days=1)
+    earliest = add_business_days(day, SERVICE_DAYS.get(service_type, 1))
+    if requested is not None and requested > earliest:
+        return next_business_day(requested)
+    return earliest
+
+
+def processing_us(day: date) -> int:
+    """When the bank processes ``day``'s instructions (18:00 SAST), in epoch microseconds."""
+    moment = datetime.combine(day, PROCESSING, SAST)
+    return int(moment.timestamp()) * 1_000_000
+
+
+def iso_us(us: int) -> str:
+    """An instant as the v2 interface writes it: ISO 8601 UTC with a Z."""
+    moment = datetime.fromtimestamp(us // 1_000_000, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_instant(value: str) -> datetime | None:
+    """An ISO 8601 date or date-time (a naive one is UTC), or None when it is not one."""
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    if not 1970 <= parsed.year <= 9000:
+        return None
+    return parsed
+
+
+def sast_date(moment: datetime) -> date:
+    return moment.astimezone(SAST).date()
+
+
+def iso_to_us(value: str) -> int:
+    """An ISO 8601 instant this module wrote (or validated) in epoch microseconds."""
+    parsed = parse_instant(value)
+    if parsed is None:
+        raise ValueError(f"not an ISO 8601 instant: {value!r}")
+    return int(parsed.timestamp()) * 1_000_000

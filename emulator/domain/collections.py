@@ -1,0 +1,135 @@
+"""v2 collections (EFT and DebiCheck): the object, its requests and how its outcome is planned."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from emulator.domain.bank import (
+    Cents,
+    Creditor,
+    DebitSequence,
+    Debtor,
+    Frequency,
+    ServiceType,
+    Text,
+)
+
+Status = Literal["PENDING", "COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
+
+
+class Collection(msgspec.Struct, kw_only=True):
+    """A collection as the v2 interface returns it (and its events carry)."""
+
+    id: str
+    type: Literal["EFT", "DEBICHECK"]
+    status: str
+    mandateId: str
+    externalReference: str | None
+    contractReference: str | None
+    abbreviatedName: str | None
+    amountCents: int
+    currency: str = "ZAR"
+    collectionDate: str | None
+    actionDate: str
+    serviceType: str | None
+    profileCode: str
+    debtor: Debtor
+    creditor: Creditor
+    ultimateCreditor: Creditor | None = None
+    debitSequence: str | None = None
+    trackingPeriod: int | None = None
+    mandateReferenceNumber: str | None = None
+    sequenceNumber: int = 1
+    statementId: str | None = None
+    reason: str | None = None
+    recreatedFromId: str | None = None
+    bulkId: str | None = None
+    submissionDate: str
+    createdAt: str
+    updatedAt: str
+
+
+class EftCollectionInput(msgspec.Struct, kw_only=True):
+    """POST /v2/collection/eft (every field optional in the schema; the service says which
+    it needs)."""
+
+    debtor: Debtor | None = None
+    creditor: Creditor | None = None
+    ultimateCreditor: Creditor | None = None
+    amountCents: Cents | None = None
+    currency: Text | None = None
+    collectionDate: Text | None = None
+    serviceType: ServiceType = "ONEDAY"
+    profileCode: Text | None = None
+    externalReference: Text | None = None
+    abbreviatedName: Annotated[str, msgspec.Meta(max_length=30)] | None = None
+    contractReference: Text | None = None
+    releaseDate: Text | None = None
+    frequency: Frequency = "ADHOC"
+    entryClass: Text | None = None
+    verifyAccount: bool = False
+    validateAccount: bool = False
+
+
+class EftFromMandateInput(msgspec.Struct, kw_only=True):
+    """POST /v2/collection/eft/from_mandate: a further collection on an EFT mandate."""
+
+    mandateId: Text | None = None
+    amountCents: Cents | None = None
+    collectionDate: Text | None = None
+    serviceType: ServiceType = "ONEDAY"
+    externalReference: Text | None = None
+
+
+class DebiCheckCollectionInput(msgspec.Struct, kw_only=True):
+    mandateId: Text | None = None
+    mandateReferenceNumber: Text | None = None
+    amountCents: Cents | None = None
+    collectionDate: Text | None = None
+    debitSequence: DebitSequence | None = None
+    trackingPeriod: int | None = None
+    externalReference: Text | None = None
+    overrideCreditorName: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+
+
+class RecreateAsEftInput(msgspec.Struct, kw_only=True):
+    merchantProfileId: Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)] | None = None
+    collectionDate: Text | None = None
+    amountCents: Cents | None = None
+    externalReference: Text | None = None
+    serviceType: ServiceType = "ONEDAY"
+
+
+# -- outcomes ------------------------------------------------------------------------------
+
+
+class Step(msgspec.Struct, frozen=True):
+    """One planned state change: ``status`` at ``due_us`` (if the state still allows it)."""
+
+    status: str
+    due_us: int
+    reason: str | None = None
+
+
+TEST_DELAY_US = 40 * 1_000_000
+
+
+def plan(account_number: str, now_us: int, processing_us: int) -> list[Step]:
+    """The debtor test accounts of DESIGN.md; any other account completes on its action date
+    (``processing_us``). A step due at ``now_us`` is applied by the request itself."""
+    if account_number == "110000001":
+        return [Step("COMPLETED", now_us + TEST_DELAY_US)]
+    if account_number == "110000002":
+        return [Step("UNPAID", now_us + TEST_DELAY_US, "insufficient funds")]
+    if account_number == "210000001":
+        return [
+            Step("COMPLETED", now_us + TEST_DELAY_US),
+            Step("DISPUTED", now_us + 2 * TEST_DELAY_US, "disputed by the debtor"),
+        ]
+    if account_number == "910000001":
+        return [Step("REJECTED", now_us, "instruction rejected by the bank")]
+    if account_number == "910000002":
+        return [Step("REJECTED", processing_us, "rejected in the batch")]
+    return [Step("COMPLETED", processing_us)]

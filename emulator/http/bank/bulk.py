@@ -1,0 +1,34 @@
+"""Bulk CSV: POST /v2/payment/eft/upload/csv and GET /v2/collection/eft/download/csv/{id}."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from emulator.domain.errors import BankBadRequest
+from emulator.domain.validation import is_uuid
+from emulator.http.bank import query
+from emulator.http.bank.auth import bank_caller
+from emulator.http.common import JSON, read_body, runtime
+from emulator.services import bulk
+
+
+async def upload(request: Request) -> Response:
+    """The body is the CSV itself (text/csv, UTF-8)."""
+    caller = await bank_caller(request)
+    raw = await read_body(request)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise BankBadRequest("file: the CSV is not UTF-8") from None
+    return JSON(await bulk.upload(runtime(request), caller.merchant_id, text))
+
+
+async def download(request: Request) -> Response:
+    caller = await bank_caller(request)
+    bulk_id = request.path_params["bulkUploadId"]
+    if not is_uuid(bulk_id):
+        raise BankBadRequest(f"The value '{bulk_id[:40]}' is not valid for bulkUploadId.")
+    only_errors = query.bool_param(request, "isError") is True
+    text = await bulk.download(runtime(request), caller.merchant_id, bulk_id, only_errors)
+    return Response(text, media_type="text/csv")

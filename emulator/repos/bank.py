@@ -1,0 +1,208 @@
+"""v2 objects in SQLite: mandates, collections, payments, statements; profiles by code."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, TypeVar
+
+import msgspec
+
+from emulator.domain.collections import Collection
+from emulator.domain.errors import BankBadRequest, InvalidToken
+from emulator.domain.mandates import Mandate
+from emulator.domain.merchants import MerchantProfile
+from emulator.domain.payments import Payment
+from emulator.kernel.storage import Tx
+
+T = TypeVar("T")
+
+_encode = msgspec.json.Encoder()
+_mandate = msgspec.json.Decoder(Mandate)
+_collection = msgspec.json.Decoder(Collection)
+_payment = msgspec.json.Decoder(Payment)
+_profile = msgspec.json.Decoder(MerchantProfile)
+
+
+def _integrity(exc: sqlite3.IntegrityError, duplicate: str) -> None:
+    text = str(exc)
+    if "external_reference" in text:
+        raise BankBadRequest(duplicate) from exc
+    if text.startswith("FOREIGN KEY constraint failed"):  # merchant wiped after auth
+        raise InvalidToken() from exc
+
+
+# -- profiles ------------------------------------------------------------------------------
+
+
+def profile_by_code(tx: Tx, merchant_id: str, code: str) -> MerchantProfile | None:
+    row = tx.one(
+        "SELECT data FROM merchant_profiles WHERE profile_code = ? AND merchant_id = ?",
+        (code, merchant_id),
+    )
+    return _profile.decode(row[0]) if row is not None else None
+
+
+def profile_by_id(tx: Tx, merchant_id: str, profile_id: int) -> MerchantProfile | None:
+    row = tx.one(
+        "SELECT data FROM merchant_profiles WHERE id = ? AND merchant_id = ?",
+        (profile_id, merchant_id),
+    )
+    return _profile.decode(row[0]) if row is not None else None
+
+
+# -- mandates ------------------------------------------------------------------------------
+
+
+def insert_mandate(tx: Tx, merchant_id: str, mandate: Mandate) -> None:
+    try:
+        tx.execute(
+            "INSERT INTO bank_mandates (id, merchant_id, kind, external_reference, data)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (
+                mandate.id,
+                merchant_id,
+                mandate.type,
+                mandate.externalReference,
+                _encode.encode(mandate),
+            ),
+        )
+    except sqlite3.IntegrityError as exc:
+        _integrity(exc, "mandate with this external reference already exists")
+        raise
+
+
+def update_mandate(tx: Tx, mandate: Mandate) -> None:
+    tx.execute(
+        "UPDATE bank_mandates SET data = ? WHERE id = ?", (_encode.encode(mandate), mandate.id)
+    )
+
+
+def mandate(tx: Tx, mandate_id: str, merchant_id: str | None = None) -> tuple[str, Mandate] | None:
+    """(merchant id, mandate); ``merchant_id`` None only for the control plane."""
+    row = tx.one("SELECT merchant_id, data FROM bank_mandates WHERE id = ?", (mandate_id,))
+    if row is None or (merchant_id is not None and row[0] != merchant_id):
+        return None
+    return row[0], _mandate.decode(row[1])
+
+
+def mandates(tx: Tx, merchant_id: str, kind: str) -> list[Mandate]:
+    rows = tx.all(
+        "SELECT data FROM bank_mandates WHERE merchant_id = ? AND kind = ? ORDER BY seq",
+        (merchant_id, kind),
+    )
+    return [_mandate.decode(r[0]) for r in rows]
+
+
+# -- collections ---------------------------------------------------------------------------
+
+
+def insert_collection(tx: Tx, merchant_id: str, collection: Collection) -> None:
+    try:
+        tx.execute(
+            "INSERT INTO bank_collections (id, merchant_id, kind, mandate_id, external_reference,"
+            " data) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                collection.id,
+                merchant_id,
+                collection.type,
+                collection.mandateId,
+                collection.externalReference,
+                _encode.encode(collection),
+            ),
+        )
+    except sqlite3.IntegrityError as exc:
+        _integrity(exc, "collection with this external reference already exists")
+        raise
+
+
+def update_collection(tx: Tx, collection: Collection) -> None:
+    tx.execute(
+        "UPDATE bank_collections SET data = ?, statement_id = ? WHERE id = ?",
+        (_encode.encode(collection), collection.statementId, collection.id),
+    )
+
+
+def collection(
+    tx: Tx, collection_id: str, merchant_id: str | None = None
+) -> tuple[str, Collection] | None:
+    row = tx.one("SELECT merchant_id, data FROM bank_collections WHERE id = ?", (collection_id,))
+    if row is None or (merchant_id is not None and row[0] != merchant_id):
+        return None
+    return row[0], _collection.decode(row[1])
+
+
+def collections(tx: Tx, merchant_id: str, kind: str) -> list[Collection]:
+    rows = tx.all(
+        "SELECT data FROM bank_collections WHERE merchant_id = ? AND kind = ? ORDER BY seq",
+        (merchant_id, kind),
+    )
+    return [_collection.decode(r[0]) for r in rows]
+
+
+def collections_of_mandate(tx: Tx, mandate_id: str) -> int:
+    row = tx.one("SELECT COUNT(*) FROM bank_collections WHERE mandate_id = ?", (mandate_id,))
+    return int(row[0]) if row is not None else 0
+
+
+def collections_of_statement(tx: Tx, statement_id: str) -> list[Collection]:
+    rows = tx.all(
+        "SELECT data FROM bank_collections WHERE statement_id = ? ORDER BY seq", (statement_id,)
+    )
+    return [_collection.decode(r[0]) for r in rows]
+
+
+# -- payments ------------------------------------------------------------------------------
+
+
+def insert_payment(tx: Tx, merchant_id: str, payment: Payment) -> None:
+    try:
+        tx.execute(
+            "INSERT INTO bank_payments (id, merchant_id, bulk_id, data) VALUES (?, ?, ?, ?)",
+            (payment.id, merchant_id, payment.bulkUploadId, _encode.encode(payment)),
+        )
+    except sqlite3.IntegrityError as exc:
+        _integrity(exc, "payment with this external reference already exists")
+        raise
+
+
+def update_payment(tx: Tx, payment: Payment) -> None:
+    tx.execute(
+        "UPDATE bank_payments SET data = ? WHERE id = ?", (_encode.encode(payment), payment.id)
+    )
+
+
+def payment(tx: Tx, payment_id: str, merchant_id: str | None = None) -> tuple[str, Payment] | None:
+    row = tx.one("SELECT merchant_id, data FROM bank_payments WHERE id = ?", (payment_id,))
+    if row is None or (merchant_id is not None and row[0] != merchant_id):
+        return None
+    return row[0], _payment.decode(row[1])
+
+
+# -- statements ----------------------------------------------------------------------------
+
+
+def statement_id(tx: Tx, merchant_id: str, account: str, day: str, new_id: str) -> str:
+    """The statement of ``account`` for ``day``, made with ``new_id`` if there is none yet."""
+    tx.execute(
+        "INSERT OR IGNORE INTO bank_statements (id, merchant_id, account_number, statement_date)"
+        " VALUES (?, ?, ?, ?)",
+        (new_id, merchant_id, account, day),
+    )
+    row = tx.one(
+        "SELECT id FROM bank_statements WHERE merchant_id = ? AND account_number = ?"
+        " AND statement_date = ?",
+        (merchant_id, account, day),
+    )
+    assert row is not None
+    return str(row[0])
+
+
+def statement(tx: Tx, merchant_id: str, account: str, sid: str) -> dict[str, Any] | None:
+    row = tx.one(
+        "SELECT id, account_number, statement_date FROM bank_statements"
+        " WHERE id = ? AND merchant_id = ? AND account_number = ?",
+        (sid, merchant_id, account),
+    )
+    if row is None:
+        return None
+    return {"id": row[0], "accountNumber": row[1], "statementDate": row[2]}

@@ -1,0 +1,43 @@
+"""The v2 event feeds (GET /v2/event/mandate, /collection, /payment): every status change of
+the merchant's objects, as polled events with ascending integer ids."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emulator.domain.bank_calendar import iso_us
+from emulator.repos import bank_events as repo
+from emulator.services.bank_support import ObjectType
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+ID_FIELD = {
+    "bank_mandate": "mandateId",
+    "bank_collection": "collectionId",
+    "bank_payment": "paymentId",
+}
+
+
+async def feed(
+    rt: Runtime,
+    merchant_id: str,
+    object_type: ObjectType,
+    filters: dict[str, Any],
+    skip: int,
+    take: int,
+) -> list[dict[str, Any]]:
+    found = await rt.db.read(
+        lambda tx: repo.events(tx, merchant_id, object_type, filters, skip, take)
+    )
+    return [
+        {
+            "eventId": e.seq,
+            "eventType": e.event_type,
+            ID_FIELD[object_type]: e.object_id,
+            "state": e.payload.get("status"),
+            "timestamp": iso_us(e.created_us),
+            "data": e.payload,
+        }
+        for e in found
+    ]

@@ -1,0 +1,80 @@
+"""What every v2 use case shares: profile access (rule 1), dates, events and the ledger."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
+
+from emulator.domain.bank_calendar import iso_us, parse_instant, sast_date
+from emulator.domain.errors import BankBadRequest
+from emulator.domain.events import Event
+from emulator.domain.ledger import LedgerEntry
+from emulator.domain.merchants import MerchantProfile
+from emulator.kernel.storage import Tx
+from emulator.repos import bank as repo
+from emulator.repos import ledger
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+ObjectType = Literal["bank_mandate", "bank_collection", "bank_payment"]
+EVENT_PREFIX = {
+    "bank_mandate": "mandate",
+    "bank_collection": "collection",
+    "bank_payment": "payment",
+}
+
+
+def profile(tx: Tx, merchant_id: str, code: str | None) -> MerchantProfile:
+    """Rule 1: a profile code the token's merchant does not own does not exist for it."""
+    if not code:
+        raise BankBadRequest("profileCode is required")
+    found = repo.profile_by_code(tx, merchant_id, code)
+    if found is None:
+        raise BankBadRequest("profile code does not exist")
+    return found
+
+
+def instant(value: str | None, field: str) -> tuple[str | None, date | None]:
+    """A date-time field: (normalised ISO 8601 UTC, its South African date), or a 400."""
+    if value is None:
+        return None, None
+    parsed = parse_instant(value)
+    if parsed is None:
+        raise BankBadRequest(f"{field}: '{value[:40]}' is not an ISO 8601 date-time")
+    return iso_us(int(parsed.timestamp()) * 1_000_000), sast_date(parsed)
+
+
+def now_iso(rt: Runtime) -> str:
+    return iso_us(rt.clock.now_us())
+
+
+def emit(rt: Runtime, tx: Tx, merchant_id: str, object_type: ObjectType, obj: Any) -> None:
+    """The outbox event of a status change: type ``<object>.<status>``, payload the object
+    exactly as the API returns it."""
+    payload = msgspec.to_builtins(obj)
+    event = Event(
+        type=f"{EVENT_PREFIX[object_type]}.{str(payload['status']).lower()}",
+        object_type=object_type,
+        object_id=str(payload["id"]),
+        payload=payload,
+    )
+    rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us())
+
+
+def book(
+    tx: Tx, merchant_id: str, kind: str, object_type: str, object_id: str, amount: int, at_us: int
+) -> None:
+    """A settled ZAR movement in the shared ledger (collections in, payments and disputes out)."""
+    entry = LedgerEntry(
+        kind=kind,
+        state="settled",
+        currency="ZAR",
+        amount=amount,
+        object_type=object_type,
+        object_id=object_id,
+        payment_method="eft",
+    )
+    ledger.record(tx, merchant_id, entry, at_us)

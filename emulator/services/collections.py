@@ -1,0 +1,374 @@
+"""v2 collections: EFT (new mandate or from one), DebiCheck from a mandate, recreate as EFT,
+outcomes on the clock, the control plane's settle, reads."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from emulator.domain import bank as rules
+from emulator.domain import bank_calendar as cal
+from emulator.domain.bank import MONEY_TRANSITIONS, InvalidTransition
+from emulator.domain.collection_filters import matches
+from emulator.domain.collections import (
+    Collection,
+    DebiCheckCollectionInput,
+    EftCollectionInput,
+    EftFromMandateInput,
+    RecreateAsEftInput,
+    Step,
+    plan,
+)
+from emulator.domain.errors import BankBadRequest, NotFound
+from emulator.domain.mandates import EftMandateInput, Mandate
+from emulator.domain.merchants import MerchantProfile
+from emulator.kernel.scheduler import AtomicHandler, Job
+from emulator.kernel.storage import Tx
+from emulator.repos import bank as repo
+from emulator.scenarios import points
+from emulator.services import verification
+from emulator.services.bank_support import book, emit, instant, now_iso, profile
+from emulator.services.control import ControlError
+from emulator.services.mandates import new_eft_mandate
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+STEP_JOB = "bank.collection_step"
+MAX_TRACKING_DAYS = 10
+
+
+def _offers(p: MerchantProfile, instrument: str) -> None:
+    if instrument not in p.instruments:
+        raise BankBadRequest(f"serviceType: the profile does not offer {instrument}")
+
+
+def _build(
+    rt: Runtime,
+    mandate: Mandate,
+    *,
+    amount: int | None,
+    when: str | None,
+    service_type: str | None,
+    reference: str | None,
+    **extra: Any,
+) -> Collection:
+    if amount is None:
+        raise BankBadRequest("amountCents is required")
+    if not reference:
+        raise BankBadRequest("externalReference is required")
+    collection_date, requested = instant(when, "collectionDate")
+    now_us = rt.clock.now_us()
+    action = cal.action_date(now_us, service_type or "ONEDAY", requested)
+    now = cal.iso_us(now_us)
+    return Collection(
+        id=rt.ids.uuid(),
+        type=mandate.type,
+        status="PENDING",
+        mandateId=mandate.id,
+        externalReference=reference,
+        contractReference=mandate.contractReference,
+        abbreviatedName=mandate.abbreviatedName,
+        amountCents=amount,
+        collectionDate=collection_date,
+        actionDate=action.isoformat(),
+        serviceType=service_type,
+        profileCode=mandate.profileCode,
+        debtor=mandate.debtor,
+        creditor=mandate.creditor,
+        submissionDate=now,
+        createdAt=now,
+        updatedAt=now,
+        **extra,
+    )
+
+
+def _submit(rt: Runtime, tx: Tx, merchant_id: str, collection: Collection) -> Collection:
+    """Save a new PENDING collection and plan its outcome: a scenario's, else the test
+    accounts'. A step due now is applied before the request answers."""
+    repo.insert_collection(tx, merchant_id, collection)
+    emit(rt, tx, merchant_id, "bank_collection", collection)
+    now_us = rt.clock.now_us()
+    processing = cal.processing_us(date.fromisoformat(collection.actionDate))
+    subject = {
+        "amountCents": collection.amountCents,
+        "accountNumber": collection.debtor.accountNumber,
+        "branchCode": collection.debtor.branchCode,
+        "externalReference": collection.externalReference,
+        "serviceType": collection.serviceType,
+        "profileCode": collection.profileCode,
+        "collectionType": collection.type,
+    }
+    answer = rt.scenarios.decide(tx, points.COLLECTION_OUTCOME, merchant_id, subject)
+    if answer is not None:
+        due = processing if answer.after_seconds is None else now_us + answer.after_seconds * 10**6
+        steps = [Step(answer.status, due, answer.reason)]
+        if answer.status == "DISPUTED":
+            steps = [Step("COMPLETED", due), *steps]
+    else:
+        steps = plan(collection.debtor.accountNumber or "", now_us, processing)
+    for step in steps:
+        if step.due_us <= now_us:
+            collection = change_status(rt, tx, merchant_id, collection, step.status, step.reason)
+        else:
+            payload = {"id": collection.id, "status": step.status, "reason": step.reason}
+            rt.scheduler.schedule(tx, STEP_JOB, step.due_us, payload, merchant_id)
+    return collection
+
+
+def change_status(
+    rt: Runtime, tx: Tx, merchant_id: str, collection: Collection, status: str, reason: str | None
+) -> Collection:
+    """One transition of the table; a completion lands on the creditor's statement of the
+    action date and in the ledger; a dispute takes the money back."""
+    rules.check_transition(MONEY_TRANSITIONS, "collection", collection.status, status)
+    changes: dict[str, Any] = {"status": status, "reason": reason, "updatedAt": now_iso(rt)}
+    now_us = rt.clock.now_us()
+    if status == "COMPLETED":
+        account = collection.creditor.accountNumber or ""
+        changes["statementId"] = repo.statement_id(
+            tx, merchant_id, account, collection.actionDate, rt.ids.uuid()
+        )
+        book(
+            tx,
+            merchant_id,
+            "collection",
+            "collection",
+            collection.id,
+            collection.amountCents,
+            now_us,
+        )
+    elif status == "DISPUTED":
+        book(
+            tx, merchant_id, "dispute", "collection", collection.id, -collection.amountCents, now_us
+        )
+    updated = msgspec.structs.replace(collection, **changes)
+    repo.update_collection(tx, updated)
+    emit(rt, tx, merchant_id, "bank_collection", updated)
+    return updated
+
+
+def step_job(rt: Runtime) -> AtomicHandler:
+    def run(tx: Tx, job: Job) -> None:
+        found = repo.collection(tx, str(job.payload["id"]))
+        if found is None:
+            return
+        status = str(job.payload["status"])
+        if status not in MONEY_TRANSITIONS.get(found[1].status, frozenset()):
+            return  # overtaken (settled by hand, or a scenario's earlier answer)
+        reason = job.payload.get("reason")
+        change_status(rt, tx, found[0], found[1], status, None if reason is None else str(reason))
+
+    return run
+
+
+# -- creation ------------------------------------------------------------------------------
+
+
+async def create_eft(rt: Runtime, merchant_id: str, data: EftCollectionInput) -> Collection:
+    """POST /v2/collection/eft: its EFT mandate (rule 2 on the reference) and the collection."""
+    rules.check_currency(data.currency)
+    debtor = rules.require_account(data.debtor)
+    if data.amountCents is None:
+        raise BankBadRequest("amountCents is required")
+    if data.validateAccount:
+        verification.check_digits(debtor)
+
+    def unit(tx: Tx) -> Collection:
+        p = profile(tx, merchant_id, data.profileCode)
+        _offers(p, "EFT" + data.serviceType)
+        if data.verifyAccount:
+            verification.verify_or_raise(rt, tx, merchant_id, debtor)
+        fields = {f: getattr(data, f) for f in EftMandateInput.__struct_fields__}
+        mandate = new_eft_mandate(rt, tx, merchant_id, EftMandateInput(**fields), p)
+        collection = _build(
+            rt,
+            mandate,
+            amount=data.amountCents,
+            when=data.collectionDate,
+            service_type=data.serviceType,
+            reference=data.externalReference,
+            ultimateCreditor=data.ultimateCreditor,
+        )
+        return _submit(rt, tx, merchant_id, collection)
+
+    return await rt.db.write(unit)
+
+
+async def eft_from_mandate(rt: Runtime, merchant_id: str, data: EftFromMandateInput) -> Collection:
+    def unit(tx: Tx) -> Collection:
+        mandate = _mandate(tx, merchant_id, data.mandateId, "EFT")
+        if mandate.status != "ACTIVE":
+            raise BankBadRequest(f"mandate is not active (state {mandate.status})")
+        _offers(profile(tx, merchant_id, mandate.profileCode), "EFT" + data.serviceType)
+        collection = _build(
+            rt,
+            mandate,
+            amount=data.amountCents,
+            when=data.collectionDate,
+            service_type=data.serviceType,
+            reference=data.externalReference,
+            sequenceNumber=repo.collections_of_mandate(tx, mandate.id) + 1,
+        )
+        return _submit(rt, tx, merchant_id, collection)
+
+    return await rt.db.write(unit)
+
+
+def _mandate(tx: Tx, merchant_id: str, mandate_id: str | None, kind: str) -> Mandate:
+    if not mandate_id:
+        raise BankBadRequest("mandateId is required")
+    found = repo.mandate(tx, mandate_id, merchant_id)
+    if found is None or found[1].type != kind:
+        raise BankBadRequest("mandate does not exist")
+    return found[1]
+
+
+def _sequence(mandate: Mandate, given: str | None, count: int) -> str:
+    """FRST only for the first collection; otherwise the mandate's own sequence."""
+    own = mandate.debitSequence or "RCUR"
+    if own == "OOFF" and count > 0:
+        raise BankBadRequest("debitSequence: a once-off (OOFF) mandate allows one collection")
+    sequence = given or own
+    if sequence == "FRST" and count > 0:
+        raise BankBadRequest("debitSequence: FRST is only for the first collection of a mandate")
+    if sequence not in ("FRST", own):
+        raise BankBadRequest(f"debitSequence must be FRST or the mandate's sequence ({own})")
+    return sequence
+
+
+async def debicheck_from_mandate(
+    rt: Runtime, merchant_id: str, data: DebiCheckCollectionInput
+) -> Collection:
+    if data.trackingPeriod is not None and not 0 <= data.trackingPeriod <= MAX_TRACKING_DAYS:
+        raise BankBadRequest("trackingPeriod must be between 0 and 10 days")
+
+    def unit(tx: Tx) -> Collection:
+        mandate = _mandate(tx, merchant_id, data.mandateId, "DEBICHECK")
+        if data.trackingPeriod is not None and not mandate.trackingEnabled:
+            raise BankBadRequest("trackingPeriod can only be set when the mandate has tracking")
+        authorised = mandate.status == "AUTHENTICATED"
+        if data.mandateReferenceNumber is not None:
+            if not authorised:
+                raise BankBadRequest(
+                    "mandateReferenceNumber can only be given once the mandate is authorised"
+                )
+            if data.mandateReferenceNumber != mandate.mandateReferenceNumber:
+                raise BankBadRequest("mandateReferenceNumber does not match the mandate")
+        if not authorised:
+            raise BankBadRequest(f"mandate is not authenticated (state {mandate.status})")
+        if data.amountCents is not None and data.amountCents > (mandate.maxAmountCents or 0):
+            raise BankBadRequest("amountCents exceeds the mandate's maxAmountCents")
+        count = repo.collections_of_mandate(tx, mandate.id)
+        creditor = mandate.creditor
+        if data.overrideCreditorName:
+            creditor = msgspec.structs.replace(creditor, name=data.overrideCreditorName)
+        collection = _build(
+            rt,
+            msgspec.structs.replace(mandate, creditor=creditor),
+            amount=data.amountCents,
+            when=data.collectionDate,
+            service_type=None,
+            reference=data.externalReference,
+            debitSequence=_sequence(mandate, data.debitSequence, count),
+            trackingPeriod=data.trackingPeriod,
+            mandateReferenceNumber=mandate.mandateReferenceNumber,
+            sequenceNumber=count + 1,
+        )
+        return _submit(rt, tx, merchant_id, collection)
+
+    return await rt.db.write(unit)
+
+
+async def recreate_as_eft(
+    rt: Runtime, merchant_id: str, collection_id: str, data: RecreateAsEftInput
+) -> Collection:
+    """A failed (UNPAID or REJECTED) DebiCheck collection again, as an EFT collection on the
+    same debtor, with its own EFT mandate."""
+
+    def unit(tx: Tx) -> Collection:
+        found = repo.collection(tx, collection_id, merchant_id)
+        if found is None or found[1].type != "DEBICHECK":
+            raise BankBadRequest("collection does not exist")
+        failed = found[1]
+        if failed.status not in ("UNPAID", "REJECTED"):
+            raise BankBadRequest(
+                f"only a failed DebiCheck collection can be recreated (state {failed.status})"
+            )
+        if data.merchantProfileId is None:
+            p = profile(tx, merchant_id, failed.profileCode)
+        else:
+            found_p = repo.profile_by_id(tx, merchant_id, data.merchantProfileId)
+            if found_p is None:
+                raise BankBadRequest("merchant profile does not exist")
+            p = found_p
+        _offers(p, "EFT" + data.serviceType)
+        if not data.externalReference:
+            raise BankBadRequest("externalReference is required")
+        mandate_input = EftMandateInput(
+            debtor=failed.debtor,
+            profileCode=p.profileCode,
+            externalReference=data.externalReference,
+            abbreviatedName=failed.abbreviatedName,
+            contractReference=failed.contractReference,
+        )
+        # Rule 3 names the collection, so it is looked at before the mandate's (the UNIQUE
+        # index on collections still decides a race: this unit runs in one transaction).
+        probe = tx.one(
+            "SELECT 1 FROM bank_collections WHERE merchant_id = ? AND external_reference = ?",
+            (merchant_id, data.externalReference),
+        )
+        if probe is not None:
+            raise BankBadRequest("collection with this external reference already exists")
+        mandate = new_eft_mandate(rt, tx, merchant_id, mandate_input, p)
+        collection = _build(
+            rt,
+            mandate,
+            amount=data.amountCents or failed.amountCents,
+            when=data.collectionDate,
+            service_type=data.serviceType,
+            reference=data.externalReference,
+            recreatedFromId=failed.id,
+        )
+        return _submit(rt, tx, merchant_id, collection)
+
+    return await rt.db.write(unit)
+
+
+# -- control plane and reads ---------------------------------------------------------------
+
+
+async def settle(rt: Runtime, collection_id: str, status: str) -> Collection:
+    """Act as the bank now: PENDING to COMPLETED (default), UNPAID or REJECTED; COMPLETED to
+    DISPUTED."""
+
+    def unit(tx: Tx) -> Collection:
+        found = repo.collection(tx, collection_id)
+        if found is None:
+            raise ControlError(404, "not_found", "no collection with this id")
+        try:
+            return change_status(rt, tx, found[0], found[1], status, None)
+        except InvalidTransition as exc:
+            raise ControlError(409, "invalid_state", exc.detail) from exc
+
+    return await rt.db.write(unit)
+
+
+async def get(rt: Runtime, merchant_id: str, kind: str, collection_id: str) -> Collection:
+    found = await rt.db.read(lambda tx: repo.collection(tx, collection_id, merchant_id))
+    if found is None or found[1].type != kind:
+        raise NotFound()
+    return found[1]
+
+
+async def list_debicheck(
+    rt: Runtime, merchant_id: str, filters: dict[str, Any], skip: int, take: int
+) -> list[Collection]:
+    found = await rt.db.read(lambda tx: repo.collections(tx, merchant_id, "DEBICHECK"))
+    return [c for c in found if matches(c, filters)][skip : skip + take]
+
+
+def register(rt: Runtime) -> None:
+    rt.scheduler.handle(STEP_JOB, step_job(rt))

@@ -1,0 +1,283 @@
+"""v2 mandates: EFT and DebiCheck; the debtor's authentication window; reset; reads."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from emulator.domain import bank as rules
+from emulator.domain.bank import MANDATE_TRANSITIONS, Creditor, InvalidTransition
+from emulator.domain.bank_calendar import iso_to_us, iso_us
+from emulator.domain.errors import BankBadRequest, NotFound
+from emulator.domain.mandates import (
+    DebiCheckMandateInput,
+    EftMandateInput,
+    Mandate,
+    authentication_deadline_us,
+    reference_number,
+)
+from emulator.domain.merchants import MerchantProfile
+from emulator.kernel.scheduler import AtomicHandler, Job
+from emulator.kernel.storage import Tx
+from emulator.repos import bank as repo
+from emulator.scenarios import points
+from emulator.services.bank_support import emit, instant, now_iso, profile
+from emulator.services.control import ControlError
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+EXPIRY_JOB = "bank.mandate_window"
+DECISION_JOB = "bank.mandate_decision"
+RELEASE_JOB = "bank.mandate_release"
+
+
+def creditor_of(p: MerchantProfile, given: Creditor | None) -> Creditor:
+    """The creditor is the profile's account unless the request names one."""
+    if given is not None and given.accountNumber:
+        return given
+    return Creditor(
+        accountNumber=p.accountNumber,
+        branchCode=p.branchCode,
+        name=p.name,
+        abbreviatedName=p.abbreviatedName,
+        bank=p.bank,
+    )
+
+
+def new_eft_mandate(
+    rt: Runtime, tx: Tx, merchant_id: str, data: EftMandateInput, p: MerchantProfile
+) -> Mandate:
+    """Make and save an ACTIVE EFT mandate (also the first step of an EFT collection)."""
+    debtor = rules.require_account(data.debtor)
+    if not data.externalReference:
+        raise BankBadRequest("externalReference is required")
+    rules.check_entry_class(data.entryClass)
+    release, _ = instant(data.releaseDate, "releaseDate")
+    now = now_iso(rt)
+    mandate = Mandate(
+        id=rt.ids.uuid(),
+        type="EFT",
+        status="ACTIVE",
+        externalReference=data.externalReference,
+        contractReference=data.contractReference,
+        abbreviatedName=data.abbreviatedName or p.abbreviatedName,
+        profileCode=p.profileCode,
+        debtor=debtor,
+        creditor=creditor_of(p, data.creditor),
+        frequency=data.frequency,
+        entryClass=data.entryClass or p.entryClass,
+        releaseDate=release,
+        createdAt=now,
+        updatedAt=now,
+    )
+    due = None if release is None else iso_to_us(release)
+    if due is not None and due <= rt.clock.now_us():
+        raise BankBadRequest("releaseDate must be in the future")
+    repo.insert_mandate(tx, merchant_id, mandate)
+    emit(rt, tx, merchant_id, "bank_mandate", mandate)
+    if due is not None:
+        rt.scheduler.schedule(tx, RELEASE_JOB, due, {"id": mandate.id}, merchant_id)
+    return mandate
+
+
+async def create_eft(rt: Runtime, merchant_id: str, data: EftMandateInput) -> Mandate:
+    def unit(tx: Tx) -> Mandate:
+        return new_eft_mandate(
+            rt, tx, merchant_id, data, profile(tx, merchant_id, data.profileCode)
+        )
+
+    return await rt.db.write(unit)
+
+
+def _open_window(rt: Runtime, tx: Tx, merchant_id: str, mandate: Mandate) -> Mandate:
+    """Start the debtor's window: a scenario answer, else wait (expiry at the window's end)."""
+    now_us = rt.clock.now_us()
+    deadline = authentication_deadline_us(mandate.authenticationType or "REALTIME", now_us)
+    mandate = msgspec.structs.replace(mandate, authenticationExpiresAt=iso_us(deadline))
+    subject = {
+        "authenticationType": mandate.authenticationType,
+        "accountNumber": mandate.debtor.accountNumber,
+        "branchCode": mandate.debtor.branchCode,
+        "externalReference": mandate.externalReference,
+        "maxAmountCents": mandate.maxAmountCents,
+        "profileCode": mandate.profileCode,
+    }
+    answer = rt.scenarios.decide(tx, points.MANDATE_AUTHORISATION, merchant_id, subject)
+    window = {"id": mandate.id, "deadline": mandate.authenticationExpiresAt}
+    rt.scheduler.schedule(tx, EXPIRY_JOB, deadline, window, merchant_id)
+    if answer is not None:
+        due = now_us + (answer.after_seconds or 0) * 1_000_000
+        decision = {**window, "status": answer.status, "reason": answer.reason}
+        rt.scheduler.schedule(tx, DECISION_JOB, due, decision, merchant_id)
+    return mandate
+
+
+async def create_debicheck(rt: Runtime, merchant_id: str, data: DebiCheckMandateInput) -> Mandate:
+    debtor = rules.require_account(data.debtor)
+    if not data.externalReference:
+        raise BankBadRequest("externalReference is required")
+    if data.maxAmountCents is None:
+        raise BankBadRequest("maxAmountCents is required")
+    rules.check_entry_class(data.entryClass)
+    first, _ = instant(data.firstCollectionDate, "firstCollectionDate")
+    release, _ = instant(data.releaseDate, "releaseDate")
+
+    def unit(tx: Tx) -> Mandate:
+        p = profile(tx, merchant_id, data.profileCode)
+        if "DEBICHECK" not in p.instruments:
+            raise BankBadRequest("profileCode: the profile does not offer DEBICHECK")
+        now = now_iso(rt)
+        mandate = Mandate(
+            id=rt.ids.uuid(),
+            type="DEBICHECK",
+            status="PENDING_AUTHENTICATION",
+            externalReference=data.externalReference,
+            contractReference=data.contractReference,
+            abbreviatedName=data.abbreviatedName or p.abbreviatedName,
+            profileCode=p.profileCode,
+            debtor=debtor,
+            creditor=creditor_of(p, data.creditor),
+            frequency=data.frequency,
+            entryClass=data.entryClass or p.entryClass,
+            releaseDate=release,
+            authenticationType=data.authenticationType,
+            maxAmountCents=data.maxAmountCents,
+            installmentAmountCents=data.installmentAmountCents,
+            debitSequence=data.debitSequence,
+            adjustmentCategory=data.adjustmentCategory,
+            trackingEnabled=data.trackingEnabled,
+            firstCollectionDate=first,
+            createdAt=now,
+            updatedAt=now,
+        )
+        mandate = _open_window(rt, tx, merchant_id, mandate)
+        repo.insert_mandate(tx, merchant_id, mandate)
+        emit(rt, tx, merchant_id, "bank_mandate", mandate)
+        return mandate
+
+    return await rt.db.write(unit)
+
+
+def change_status(
+    rt: Runtime, tx: Tx, merchant_id: str, mandate: Mandate, status: str, reason: str | None
+) -> Mandate:
+    rules.check_transition(MANDATE_TRANSITIONS, "mandate", mandate.status, status)
+    changes: dict[str, Any] = {"status": status, "reason": reason, "updatedAt": now_iso(rt)}
+    if status == "AUTHENTICATED":
+        changes["mandateReferenceNumber"] = reference_number(mandate.id)
+    updated = msgspec.structs.replace(mandate, **changes)
+    repo.update_mandate(tx, updated)
+    emit(rt, tx, merchant_id, "bank_mandate", updated)
+    return updated
+
+
+async def reset(rt: Runtime, merchant_id: str, mandate_id: str) -> Mandate:
+    """A REJECTED or EXPIRED DebiCheck mandate goes back to PENDING_AUTHENTICATION, with a new
+    window."""
+
+    def unit(tx: Tx) -> Mandate:
+        found = repo.mandate(tx, mandate_id, merchant_id)
+        if found is None or found[1].type != "DEBICHECK":
+            raise BankBadRequest("mandate does not exist")
+        mandate = found[1]
+        if mandate.status not in ("REJECTED", "EXPIRED"):
+            raise BankBadRequest(f"mandate in state {mandate.status} cannot be reset")
+        mandate = msgspec.structs.replace(mandate, reason=None)
+        mandate = _open_window(rt, tx, merchant_id, mandate)
+        return change_status(rt, tx, merchant_id, mandate, "PENDING_AUTHENTICATION", None)
+
+    return await rt.db.write(unit)
+
+
+async def decide_now(rt: Runtime, mandate_id: str, status: str) -> Mandate:
+    """Control plane: the debtor's bank answers now (AUTHENTICATED or REJECTED)."""
+
+    def unit(tx: Tx) -> Mandate:
+        found = repo.mandate(tx, mandate_id)
+        if found is None or found[1].type != "DEBICHECK":
+            raise ControlError(404, "not_found", "no DebiCheck mandate with this id")
+        reason = "rejected by the debtor" if status == "REJECTED" else None
+        try:
+            return change_status(rt, tx, found[0], found[1], status, reason)
+        except InvalidTransition as exc:
+            raise ControlError(409, "invalid_state", exc.detail) from exc
+
+    return await rt.db.write(unit)
+
+
+def _pending_in_window(tx: Tx, job: Job) -> tuple[str, Mandate] | None:
+    found = repo.mandate(tx, str(job.payload["id"]))
+    if found is None or found[1].status != "PENDING_AUTHENTICATION":
+        return None
+    if found[1].authenticationExpiresAt != job.payload["deadline"]:
+        return None  # a window that a reset has replaced
+    return found
+
+
+def window_ends(rt: Runtime) -> AtomicHandler:
+    def run(tx: Tx, job: Job) -> None:
+        found = _pending_in_window(tx, job)
+        if found is not None:
+            change_status(rt, tx, found[0], found[1], "EXPIRED", "not authenticated in time")
+
+    return run
+
+
+def scenario_decision(rt: Runtime) -> AtomicHandler:
+    def run(tx: Tx, job: Job) -> None:
+        found = _pending_in_window(tx, job)
+        if found is not None:
+            status = str(job.payload["status"])
+            reason = job.payload.get("reason")
+            change_status(
+                rt, tx, found[0], found[1], status, None if reason is None else str(reason)
+            )
+
+    return run
+
+
+def released(rt: Runtime) -> AtomicHandler:
+    def run(tx: Tx, job: Job) -> None:
+        found = repo.mandate(tx, str(job.payload["id"]))
+        if found is not None and found[1].status == "ACTIVE":
+            change_status(rt, tx, found[0], found[1], "EXPIRED", "release date reached")
+
+    return run
+
+
+def register(rt: Runtime) -> None:
+    rt.scheduler.handle(EXPIRY_JOB, window_ends(rt))
+    rt.scheduler.handle(DECISION_JOB, scenario_decision(rt))
+    rt.scheduler.handle(RELEASE_JOB, released(rt))
+
+
+# -- reads ---------------------------------------------------------------------------------
+
+
+async def get(rt: Runtime, merchant_id: str, kind: str, mandate_id: str) -> Mandate:
+    found = await rt.db.read(lambda tx: repo.mandate(tx, mandate_id, merchant_id))
+    if found is None or found[1].type != kind:
+        raise NotFound()
+    return found[1]
+
+
+async def list_eft(
+    rt: Runtime, merchant_id: str, filters: dict[str, Any], skip: int, take: int
+) -> list[Mandate]:
+    found = await rt.db.read(lambda tx: repo.mandates(tx, merchant_id, "EFT"))
+    return [m for m in found if _matches(m, filters)][skip : skip + take]
+
+
+def _matches(m: Mandate, filters: dict[str, Any]) -> bool:
+    for name, wanted in filters.items():
+        if name == "bank":
+            value: Any = m.debtor.bank
+        elif name == "state":
+            value = m.status
+        else:
+            value = getattr(m, name)
+        if value != wanted:
+            return False
+    return True

@@ -1,0 +1,42 @@
+"""v2 bank statements: one per creditor account and action date; its lines are the
+collections that completed into it (each carries the statement's id as ``statementId``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emulator.domain.errors import NotFound
+from emulator.kernel.storage import Tx
+from emulator.repos import bank as repo
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+
+async def get(rt: Runtime, merchant_id: str, account: str, statement_id: str) -> dict[str, Any]:
+    def unit(tx: Tx) -> dict[str, Any] | None:
+        head = repo.statement(tx, merchant_id, account, statement_id)
+        if head is None:
+            return None
+        found = repo.collections_of_statement(tx, statement_id)
+        lines = [
+            {
+                "collectionId": c.id,
+                "collectionType": c.type,
+                "mandateId": c.mandateId,
+                "externalReference": c.externalReference,
+                "contractReference": c.contractReference,
+                "debtorAccountNumber": c.debtor.accountNumber,
+                "amountCents": c.amountCents,
+                "actionDate": c.actionDate,
+                "status": c.status,
+            }
+            for c in found
+        ]
+        total = sum(c.amountCents for c in found)
+        return {**head, "currency": "ZAR", "totalCents": total, "lines": lines}
+
+    found = await rt.db.read(unit)
+    if found is None:
+        raise NotFound()
+    return found

@@ -1,0 +1,131 @@
+"""The v2 domain: transition tables, outcome plans, calendars, windows, bulk rows (pure)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from emulator.domain import bulk
+from emulator.domain.bank import (
+    MANDATE_TRANSITIONS,
+    MONEY_TRANSITIONS,
+    InvalidTransition,
+    check_transition,
+)
+from emulator.domain.bank_calendar import action_date, is_business_day, processing_us
+from emulator.domain.collections import TEST_DELAY_US, Step, plan
+from emulator.domain.errors import BankBadRequest
+from emulator.domain.mandates import authentication_deadline_us
+
+MONDAY_11H_SAST = int(datetime(2026, 1, 5, 9, 0, tzinfo=UTC).timestamp()) * 1_000_000
+
+
+def us(text: str) -> int:
+    return int(datetime.fromisoformat(text).timestamp()) * 1_000_000
+
+
+@pytest.mark.parametrize(
+    ("table", "current", "target", "allowed"),
+    [
+        (MONEY_TRANSITIONS, "PENDING", "COMPLETED", True),
+        (MONEY_TRANSITIONS, "COMPLETED", "DISPUTED", True),
+        (MONEY_TRANSITIONS, "PENDING", "DISPUTED", False),
+        (MONEY_TRANSITIONS, "UNPAID", "COMPLETED", False),
+        (MANDATE_TRANSITIONS, "PENDING_AUTHENTICATION", "AUTHENTICATED", True),
+        (MANDATE_TRANSITIONS, "EXPIRED", "PENDING_AUTHENTICATION", True),
+        (MANDATE_TRANSITIONS, "AUTHENTICATED", "PENDING_AUTHENTICATION", False),
+        (MANDATE_TRANSITIONS, "ACTIVE", "AUTHENTICATED", False),
+    ],
+)
+def test_transition_tables(table, current, target, allowed):
+    if allowed:
+        check_transition(table, "thing", current, target)
+    else:
+        with pytest.raises(InvalidTransition, match=f"in state {current} cannot become {target}"):
+            check_transition(table, "thing", current, target)
+
+
+@pytest.mark.parametrize(
+    ("account", "steps"),
+    [
+        ("110000001", [Step("COMPLETED", 100 + TEST_DELAY_US)]),
+        ("110000002", [Step("UNPAID", 100 + TEST_DELAY_US, "insufficient funds")]),
+        (
+            "210000001",
+            [
+                Step("COMPLETED", 100 + TEST_DELAY_US),
+                Step("DISPUTED", 100 + 2 * TEST_DELAY_US, "disputed by the debtor"),
+            ],
+        ),
+        ("910000001", [Step("REJECTED", 100, "instruction rejected by the bank")]),
+        ("910000002", [Step("REJECTED", 999, "rejected in the batch")]),
+        ("1234567", [Step("COMPLETED", 999)]),
+    ],
+)
+def test_outcome_plans_of_the_test_accounts(account, steps):
+    assert plan(account, 100, 999) == steps
+
+
+def test_south_african_holidays_are_not_business_days():
+    assert not is_business_day(date(2026, 4, 3))  # Good Friday
+    assert not is_business_day(date(2026, 4, 6))  # Family Day
+    assert not is_business_day(date(2026, 4, 4))  # a Saturday
+    assert is_business_day(date(2026, 4, 7))
+    # 2027-12-26 (Day of Goodwill) is a Sunday: the Monday after is the public holiday.
+    assert not is_business_day(date(2027, 12, 27))
+
+
+@pytest.mark.parametrize(
+    ("now", "service", "requested", "expected"),
+    [
+        (MONDAY_11H_SAST, "SAMEDAY", None, date(2026, 1, 5)),
+        (us("2026-01-05T11:59:59+00:00"), "SAMEDAY", None, date(2026, 1, 5)),
+        (us("2026-01-05T12:00:00+00:00"), "SAMEDAY", None, date(2026, 1, 6)),  # 14:00 SAST
+        (us("2026-04-02T08:00:00+00:00"), "ONEDAY", None, date(2026, 4, 7)),  # over Easter
+        (us("2026-04-02T08:00:00+00:00"), "TWODAY", None, date(2026, 4, 8)),
+        (MONDAY_11H_SAST, "ONEDAY", date(2026, 6, 16), date(2026, 6, 17)),  # Youth Day
+    ],
+)
+def test_action_dates(now, service, requested, expected):
+    assert action_date(now, service, requested) == expected
+
+
+def test_processing_is_at_18h00_sast():
+    assert processing_us(date(2026, 1, 6)) == us("2026-01-06T16:00:00+00:00")
+
+
+@pytest.mark.parametrize(
+    ("kind", "now", "deadline"),
+    [
+        ("REALTIME", MONDAY_11H_SAST, MONDAY_11H_SAST + 120_000_000),
+        ("DELAYED", MONDAY_11H_SAST, us("2026-01-05T18:00:00+00:00")),
+        ("DELAYED", us("2026-01-05T18:30:00+00:00"), us("2026-01-06T18:00:00+00:00")),
+        ("BATCH", MONDAY_11H_SAST, us("2026-01-06T17:00:00+00:00")),
+    ],
+)
+def test_authentication_windows(kind, now, deadline):
+    assert authentication_deadline_us(kind, now) == deadline
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ({"amountCents": "²"}, "amountCents: '²' is not a whole number of cents"),
+        ({"amountCents": "-5"}, "amountCents: '-5' is not a whole number of cents"),
+        ({"realTimeClearing": "yes"}, "realTimeClearing: must be true or false"),
+        ({"serviceType": "NEVER"}, "serviceType: Invalid enum value 'NEVER'"),
+    ],
+)
+def test_bulk_rows_in_error(row, message):
+    with pytest.raises(BankBadRequest) as caught:
+        bulk.to_input(row)
+    assert caught.value.detail == message
+
+
+def test_a_bulk_row_becomes_a_payment_request():
+    request = bulk.to_input(
+        {"amountCents": "100", "realTimeClearing": "TRUE", "creditor.accountNumber": "12", "x": ""}
+    )
+    assert (request.amountCents, request.realTimeClearing) == (100, True)
+    assert request.creditor is not None and request.creditor.accountNumber == "12"
