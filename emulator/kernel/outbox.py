@@ -54,7 +54,8 @@ class Outbox:
         return event_id
 
 
-def _row(row: Any) -> StoredEvent:
+def stored_event(row: Any) -> StoredEvent:
+    """A row selected with ``COLUMNS`` as a StoredEvent."""
     return StoredEvent(
         seq=row["seq"],
         id=row["id"],
@@ -68,9 +69,7 @@ def _row(row: Any) -> StoredEvent:
     )
 
 
-_COLUMNS = (
-    "seq, id, merchant_id, event_type, object_type, object_id, client_id, created_us, payload"
-)
+COLUMNS = "seq, id, merchant_id, event_type, object_type, object_id, client_id, created_us, payload"
 
 
 def events_of_client(
@@ -78,8 +77,8 @@ def events_of_client(
 ) -> list[StoredEvent]:
     """A client's events, newest first."""
     rows = tx.all(
-        f"SELECT {_COLUMNS} FROM outbox WHERE client_id = ? AND merchant_id = ?"
+        f"SELECT {COLUMNS} FROM outbox WHERE client_id = ? AND merchant_id = ?"
         " ORDER BY seq DESC LIMIT ? OFFSET ?",
         (client_id, merchant_id, limit, offset),
     )
-    return [_row(row) for row in rows]
+    return [stored_event(row) for row in rows]
