@@ -116,6 +116,13 @@ class Step(msgspec.Struct, frozen=True):
 TEST_DELAY_US = 40 * 1_000_000
 
 
+def decided(status: str, due_us: int, reason: str | None) -> list[Step]:
+    """A scenario's outcome at ``due_us``: a DISPUTED one completes first (the money moves,
+    then is disputed), as the table allows no other way to DISPUTED."""
+    steps = [Step(status, due_us, reason)]
+    return [Step("COMPLETED", due_us), *steps] if status == "DISPUTED" else steps
+
+
 def plan(account_number: str, now_us: int, processing_us: int) -> list[Step]:
     """The debtor test accounts of DESIGN.md; any other account completes on its action date
     (``processing_us``). A step due at ``now_us`` is applied by the request itself."""

@@ -18,10 +18,10 @@ from emulator.domain.collections import (
     EftCollectionInput,
     EftFromMandateInput,
     RecreateAsEftInput,
-    Step,
+    decided,
     plan,
 )
-from emulator.domain.errors import BankBadRequest, NotFound
+from emulator.domain.errors import AccountVerificationFailed, BankBadRequest, NotFound
 from emulator.domain.mandates import EftMandateInput, Mandate
 from emulator.domain.merchants import MerchantProfile
 from emulator.kernel.scheduler import AtomicHandler, Job
@@ -104,9 +104,7 @@ def _submit(rt: Runtime, tx: Tx, merchant_id: str, collection: Collection) -> Co
     answer = rt.scenarios.decide(tx, points.COLLECTION_OUTCOME, merchant_id, subject)
     if answer is not None:
         due = processing if answer.after_seconds is None else now_us + answer.after_seconds * 10**6
-        steps = [Step(answer.status, due, answer.reason)]
-        if answer.status == "DISPUTED":
-            steps = [Step("COMPLETED", due), *steps]
+        steps = decided(answer.status, due, answer.reason)
     else:
         steps = plan(collection.debtor.accountNumber or "", now_us, processing)
     for step in steps:
@@ -176,11 +174,13 @@ async def create_eft(rt: Runtime, merchant_id: str, data: EftCollectionInput) ->
     if data.validateAccount:
         verification.check_digits(debtor)
 
-    def unit(tx: Tx) -> Collection:
+    def unit(tx: Tx) -> Collection | AccountVerificationFailed:
         p = profile(tx, merchant_id, data.profileCode)
         _offers(p, "EFT" + data.serviceType)
         if data.verifyAccount:
-            verification.verify_or_raise(rt, tx, merchant_id, debtor)
+            refused = verification.verify(rt, tx, merchant_id, debtor)
+            if refused is not None:
+                return refused  # raised once committed: nothing made, a scenario use spent
         fields = {f: getattr(data, f) for f in EftMandateInput.__struct_fields__}
         mandate = new_eft_mandate(rt, tx, merchant_id, EftMandateInput(**fields), p)
         collection = _build(
@@ -194,7 +194,10 @@ async def create_eft(rt: Runtime, merchant_id: str, data: EftCollectionInput) ->
         )
         return _submit(rt, tx, merchant_id, collection)
 
-    return await rt.db.write(unit)
+    done = await rt.db.write(unit)
+    if isinstance(done, AccountVerificationFailed):
+        raise done
+    return done
 
 
 async def eft_from_mandate(rt: Runtime, merchant_id: str, data: EftFromMandateInput) -> Collection:

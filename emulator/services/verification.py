@@ -41,9 +41,12 @@ def check_digits(debtor: Debtor) -> None:
         raise BankBadRequest(f"debtor: {result.reason}")
 
 
-def verify_or_raise(rt: Runtime, tx: Tx, merchant_id: str, debtor: Debtor) -> None:
+def verify(
+    rt: Runtime, tx: Tx, merchant_id: str, debtor: Debtor
+) -> AccountVerificationFailed | None:
     """``verifyAccount`` (AVS-R): a scenario's answer, else the account exists and matches
-    when it passes CDV. A failure is the 400 whose Message holds the details keys."""
+    when it passes CDV. A failure is the 400 whose Message holds the details keys; the caller
+    raises it after its unit commits, so that a counted (``times``) scenario use is spent."""
     subject = {
         "accountNumber": debtor.accountNumber,
         "branchCode": debtor.branchCode,
@@ -55,9 +58,9 @@ def verify_or_raise(rt: Runtime, tx: Tx, merchant_id: str, debtor: Debtor) -> No
     else:
         valid = cdv.verify(debtor.accountNumber or "", debtor.branchCode or "", None).valid
         given = {}
-    if not valid:
-        details = {key: given.get(key, "N") for key in AVS_KEYS}
-        raise AccountVerificationFailed(details)
+    if valid:
+        return None
+    return AccountVerificationFailed({key: given.get(key, "N") for key in AVS_KEYS})
 
 
 async def validate(rt: Runtime, merchant_id: str, data: ValidateInput) -> dict[str, object]:
