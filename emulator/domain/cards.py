@@ -15,8 +15,8 @@ DEFAULT_CARD = "4444333322221111"
 TEST_CVC = "123"
 
 _NAME = re.compile(r"^[A-Za-z .'\-]+$")
-_EXPIRES = re.compile(r"^(\d{2})/(\d{2})$")
-_CVC = re.compile(r"^\d{3,4}$")
+_EXPIRES = re.compile(r"^(\d{2})/(\d{2})$", re.ASCII)  # \d is ASCII only: int() takes "١٢"
+_CVC = re.compile(r"^\d{3,4}$", re.ASCII)
 
 Result = Literal["approve", "decline", "3ds_pass", "3ds_fail"]
 

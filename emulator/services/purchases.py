@@ -12,6 +12,7 @@ from emulator.domain import clients as clients_domain
 from emulator.domain import errors as e
 from emulator.domain import purchases as domain
 from emulator.domain.events import Event
+from emulator.domain.payment_methods import allowed
 from emulator.domain.purchase_input import PurchaseInput, build, unavailable_methods, validate
 from emulator.domain.purchase_model import (
     Internal,
@@ -201,6 +202,10 @@ async def charge(rt: Runtime, merchant_id: str, purchase_id: str, token: str) ->
         found = repo.get(tx, merchant_id, token)
         token_p, token_i = found if found is not None else (None, None)
         card = domain.check_token(token_p, p.client_id, now, token_i.card if token_i else None)
+        if not allowed(card.brand, p.payment_method_whitelist):
+            raise e.PaymentMethodNotAvailable(
+                f"'{card.brand}' is excluded by payment_method_whitelist.", "recurring_token"
+            )
         decision = rt.scenarios.decide(
             tx,
             points.PURCHASE_CHARGE,
@@ -256,8 +261,9 @@ async def refund(rt: Runtime, merchant_id: str, purchase_id: str, amount: int | 
                 client_id=p.client_id,
             )
         )
-        entry = domain.ledger_entry(p, i, "refund", -taken, "payment", payment_id)
-        ledger.record(tx, merchant_id, entry, rt.clock.now_us())
+        if not p.marked_as_paid:  # money that never came in through us does not go out
+            entry = domain.ledger_entry(p, i, "refund", -taken, "payment", payment_id)
+            ledger.record(tx, merchant_id, entry, rt.clock.now_us())
         return p, i, events
 
     await _act(rt, merchant_id, purchase_id, action)

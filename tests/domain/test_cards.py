@@ -50,3 +50,11 @@ def test_outcomes():
     assert of("5555555555554444").result == "3ds_pass"
     assert of("4000008400001629").result == "3ds_fail"
     assert of("4242424242424242") == cards.Outcome("decline", "invalid_card")
+
+
+@pytest.mark.parametrize(
+    ("expires", "cvc"), [("١٢/٣٠", "123"), ("12/30", "١٢٣"), ("\uff11\uff12/\uff13\uff10", "123")]
+)
+def test_expiry_and_cvc_take_ascii_digits_only(expires, cvc):
+    with pytest.raises(InvalidCardData):
+        cards.validate("4444333322221111", expires, cvc, "Test Payer", 1_767_600_000)

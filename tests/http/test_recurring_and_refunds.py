@@ -277,3 +277,26 @@ async def test_paid_purchase_ignores_due(http, merchant, gw):
     await pay(http, p["id"])
     await advance(http, 7200)
     assert (await get(http, gw, p["id"]))["status"] == "paid"
+
+
+async def test_charge_respects_the_payment_method_whitelist(http, merchant, gw):
+    token = await token_for(http, gw, merchant)  # a visa card
+    p = await create(http, gw, merchant, payment_method_whitelist=["mastercard"])
+    response = await http.post(
+        f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token["id"]}, headers=gw
+    )
+    assert response.status_code == 400
+    assert response.json()["recurring_token"]["code"] == "payment_method_not_available"
+    assert (await get(http, gw, p["id"]))["status"] == "created"
+
+
+async def test_refunding_a_purchase_marked_as_paid_moves_no_money(http, merchant, gw):
+    """mark_as_paid books nothing, so its refund must not take money out either."""
+    p = await create(http, gw, merchant)
+    assert (
+        await http.post(f"/api/v1/purchases/{p['id']}/mark_as_paid/", headers=gw)
+    ).status_code == 200
+    refund = await http.post(f"/api/v1/purchases/{p['id']}/refund/", headers=gw)
+    assert refund.status_code == 200
+    balance = (await http.get("/api/v1/account/json/balance/", headers=gw)).json()
+    assert balance.get("ZAR", {}).get("balance", 0) == 0
