@@ -22,6 +22,7 @@ from emulator.http.control.guard import AdminGuard
 from emulator.http.control.routes import ROUTES as CONTROL
 from emulator.http.dialects import Dialect, Dialects
 from emulator.http.gateway import errors as gateway_errors
+from emulator.http.gateway.routes import PAGES
 from emulator.http.gateway.routes import ROUTES as GATEWAY
 from emulator.http.middleware import EmulatorMiddleware
 from emulator.runtime import Runtime
@@ -45,6 +46,7 @@ PLAIN = Dialect(
 DIALECTS = Dialects(
     [
         ("/api/v1/", gateway_errors.DIALECT),
+        ("/payouts/", gateway_errors.DIALECT),  # execution_url: a gateway page
         ("/v2/", bank_errors.DIALECT),
         ("/oauth2/", oauth.DIALECT),
         ("/_emulator/", control_errors.DIALECT),
@@ -70,9 +72,11 @@ def create_app(runtime: Runtime) -> Starlette:
         owned = not runtime.started
         if owned:
             await runtime.start()
+        runtime.served = True  # a real server: deliveries to it go over real HTTP
         try:
             yield
         finally:
+            runtime.served = False
             if owned:
                 await runtime.stop()
 
@@ -83,6 +87,7 @@ def create_app(runtime: Runtime) -> Starlette:
     app = Starlette(
         routes=[
             *_under("/api/v1", GATEWAY),
+            *PAGES,
             *_under("/v2", BANK),
             *_under("/oauth2", oauth.ROUTES),
             *_under("/_emulator", CONTROL),
@@ -97,4 +102,5 @@ def create_app(runtime: Runtime) -> Starlette:
         lifespan=lifespan,
     )
     app.state.runtime = runtime
+    runtime.app = app
     return app

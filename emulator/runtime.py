@@ -11,6 +11,10 @@ from typing import Any
 import httpx
 
 from emulator import resources
+from emulator.delivery.engine import DeliveryEngine
+from emulator.delivery.gateway import OBJECT_TYPES, gateway_router
+from emulator.delivery.signing import Signer
+from emulator.delivery.transport import SelfRoutingTransport
 from emulator.kernel.clock import Clock
 from emulator.kernel.ids import Ids
 from emulator.kernel.journal import Journal
@@ -18,7 +22,7 @@ from emulator.kernel.outbox import Outbox
 from emulator.kernel.scheduler import Scheduler
 from emulator.kernel.storage import Database
 from emulator.scenarios.engine import Scenarios
-from emulator.services import auth, control, merchants
+from emulator.services import auth, control, merchants, payouts
 from emulator.settings import Settings
 
 
@@ -46,11 +50,22 @@ class Runtime:
         self.credentials = auth.Credentials(self)
         self.default_merchant = resources.default_merchant()
         self.test_values: dict[str, Any] = resources.test_values()
+        # Deliveries to the emulator's own address reach its app in-process while no real
+        # server serves it (create_app sets ``app``; a served app's lifespan sets ``served``).
+        self.app: Any = None
+        self.served = False
         self._transport = transport
         self.http: httpx.AsyncClient | None = None
         self._ticker: asyncio.Task[None] | None = None
         self.started = False
         self.scheduler.handle(auth.TOKEN_EXPIRY_JOB, auth.expire_token)
+        self.scheduler.handle(payouts.EXPIRY_JOB, lambda tx, job: payouts.expiry_due(self, tx, job))
+        self.scheduler.handle(
+            payouts.SETTLEMENT_JOB, lambda tx, job: payouts.settlement_due(self, tx, job)
+        )
+        self.signer = Signer()
+        self.deliveries = DeliveryEngine(self)
+        self.deliveries.register(gateway_router(self.signer), OBJECT_TYPES)
 
     @property
     def snapshot_dir(self) -> Path:
@@ -82,15 +97,20 @@ class Runtime:
         await control.save_clock(self)
         await merchants.seed_default(self)
         await self.scheduler.refresh()
-        self.http = httpx.AsyncClient(transport=self._transport, timeout=5.0)
+        transport = self._transport or SelfRoutingTransport(
+            self.settings.port, lambda: None if self.served else self.app
+        )
+        self.http = httpx.AsyncClient(transport=transport, timeout=5.0)
         self._ticker = asyncio.get_running_loop().create_task(
             self.scheduler.tick_forever(self.settings.ticker_interval), name="scheduler-ticker"
         )
+        self.deliveries.start()
 
     async def stop(self) -> None:
         if not self.started:
             return
         self.started = False
+        await self.deliveries.stop()
         if self._ticker is not None:
             self._ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -113,6 +133,7 @@ class Runtime:
         await control.save_clock(self)
         await merchants.seed_default(self)
         await self.scheduler.refresh()
+        self.deliveries.wake()
 
     async def __aenter__(self) -> Runtime:
         await self.start()

@@ -340,10 +340,9 @@ async def test_test_values_are_the_fixtures(http, runtime):
     [
         ("GET", "/_emulator/scenarios"),
         ("POST", "/_emulator/scenarios/x/activate"),
-        ("GET", "/_emulator/deliveries"),
         ("POST", "/_emulator/purchases/x/pay"),
         ("POST", "/_emulator/mandates/x/authorise"),
-        ("POST", "/_emulator/payouts/x/settle"),
+        ("POST", "/_emulator/collections/x/settle"),
     ],
 )
 async def test_contract_endpoints_of_later_domains_answer_404(http, method, path):

@@ -10,11 +10,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from emulator import __version__
-from emulator.domain.errors import MalformedBody
+from emulator.domain.errors import MalformedBody, PayoutNotFound
 from emulator.http.common import JSON, parse_int, parse_json, read_body, runtime
 from emulator.http.control.errors import error
 from emulator.kernel.clock import parse_iso
-from emulator.services import control, merchants
+from emulator.services import control, deliveries, merchants, payouts
 from emulator.services.control import ControlError
 
 
@@ -156,12 +156,49 @@ async def sink_post(request: Request) -> Response:
 
 async def sink_get(request: Request) -> Response:
     name = request.path_params["name"]
+    await runtime(request).deliveries.flush()  # what is due to arrive has arrived
     return JSON({"name": name, "messages": await control.sink_messages(runtime(request), name)})
 
 
 async def sink_delete(request: Request) -> Response:
     name = request.path_params["name"]
     return JSON({"name": name, "deleted": await control.sink_clear(runtime(request), name)})
+
+
+async def deliveries_list(request: Request) -> Response:
+    """Every delivery attempt of every kind, newest first."""
+    query = request.query_params
+    limit = parse_int(query.get("limit", "100"))
+    before = parse_int(query.get("before"))
+    if limit is None or not 1 <= limit <= 1000:
+        raise ControlError(400, "invalid", "'limit' must be an integer from 1 to 1000")
+    if "before" in query and before is None:
+        raise ControlError(400, "invalid", "'before' must be an attempt id")
+    kind = query.get("kind")
+    if kind is not None and kind not in KINDS:
+        raise ControlError(400, "invalid", f"'kind' must be one of: {', '.join(KINDS)}")
+    found = await deliveries.recent(
+        runtime(request), query.get("merchant"), query.get("object_id"), kind, limit, before
+    )
+    return JSON({"deliveries": found})
+
+
+KINDS = ("webhook", "success_callback", "callback")
+
+
+async def settle_payout(request: Request) -> Response:
+    """Act as the provider: settle a pending payout now (optional {"status"})."""
+    body = await _json_body(request)
+    status = body.get("status")
+    if status is not None and status not in ("success", "failed"):
+        raise ControlError(400, "invalid", '\'status\' must be "success" or "failed"')
+    try:
+        payout = await payouts.settle_now(runtime(request), request.path_params["id"], status)
+    except PayoutNotFound:
+        raise ControlError(404, "payout_not_found", "no payout with this id") from None
+    except payouts.NotPending as exc:
+        raise ControlError(409, "payout_not_pending", str(exc)) from None
+    return JSON(payout)
 
 
 async def test_values(request: Request) -> Response:
@@ -194,6 +231,8 @@ ROUTES = [
     Route("/sink/{name}", sink_get, methods=["GET"]),
     Route("/sink/{name}", sink_delete, methods=["DELETE"]),
     Route("/test-values", test_values, methods=["GET"]),
+    Route("/deliveries", deliveries_list, methods=["GET"]),
+    Route("/payouts/{id}/settle", settle_payout, methods=["POST"]),
 ]
 
 
@@ -201,12 +240,10 @@ NOT_YET = [
     "/scenarios",
     "/scenarios/{name}/activate",
     "/scenarios/{name}/deactivate",
-    "/deliveries",
     "/purchases/{id}/pay",
     "/mandates/{id}/authorise",
     "/mandates/{id}/reject",
     "/collections/{id}/settle",
     "/payments/{id}/settle",
-    "/payouts/{id}/settle",
 ]
 ROUTES.extend(Route(path, not_yet, methods=["GET", "POST"]) for path in NOT_YET)
