@@ -9,6 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from emulator.domain.clients import ClientInput
+from emulator.domain.payout_cards import CardInput
+from emulator.domain.payouts import PayoutInput
+from emulator.domain.webhooks import WebhookInput
 from tests.conftest import DEFAULT_KEY
 
 GW = {"Authorization": f"Bearer {DEFAULT_KEY}"}
@@ -32,8 +35,20 @@ client_bodies = st.fixed_dictionaries(
     {},
     optional={name: json_values | st.text(max_size=300) for name in ClientInput.__struct_fields__},
 )
+FIELDS = {
+    *ClientInput.__struct_fields__,
+    *PayoutInput.__struct_fields__,
+    *WebhookInput.__struct_fields__,
+    *CardInput.__struct_fields__,
+    "amount",
+    "currency",
+}
+other_bodies = st.fixed_dictionaries(
+    {}, optional={name: json_values | st.text(max_size=300) for name in FIELDS}
+)
 bodies = st.one_of(
     client_bodies.map(lambda d: json.dumps(d).encode()),
+    other_bodies.map(lambda d: json.dumps(d).encode()),
     json_values.map(lambda v: json.dumps(v).encode()),
     st.binary(max_size=200),
     # valid JSON structure with letters and high bytes inside a string (invalid UTF-8 mostly)
@@ -46,7 +61,18 @@ path_ids = st.one_of(
 )
 queries = st.dictionaries(
     st.sampled_from(
-        ["page", "page_size", "email", "skip", "take", "creditorProfileId", "instrument", "x"]
+        [
+            "page",
+            "page_size",
+            "email",
+            "skip",
+            "take",
+            "creditorProfileId",
+            "instrument",
+            "x",
+            "id",
+            "source_type",
+        ]
     ),
     st.text(max_size=12),
     max_size=3,
@@ -80,6 +106,40 @@ async def test_gateway_reads(http, client_id, suffix, query):
     assert_gateway_shape(response.status_code, response.json())
     listed = await http.get("/api/v1/clients/", params=query, headers=GW)
     assert_gateway_shape(listed.status_code, listed.json())
+
+
+@FUZZ
+@given(
+    method=st.sampled_from(["POST", "PUT", "PATCH"]),
+    resource=st.sampled_from(["payouts", "webhooks", "execute"]),
+    body=bodies,
+    object_id=path_ids,
+)
+async def test_payout_and_webhook_writes(http, method, resource, body, object_id):
+    """Any body to payouts, webhooks and execution URLs: a 2xx or a gateway-dialect 4xx."""
+    if resource == "execute":
+        path = f"/payouts/{object_id}/execute/token/"
+    elif method == "POST":
+        path = f"/api/v1/{resource}/"
+    else:
+        path = f"/api/v1/webhooks/{object_id}/"
+    response = await http.request(method, path, content=body, headers=GW)
+    assert_gateway_shape(response.status_code, response.json())
+
+
+@FUZZ
+@given(object_id=path_ids, query=queries)
+async def test_payout_and_webhook_reads(http, object_id, query):
+    """Any id and query on payouts, webhooks and the deliveries log: never a 500."""
+    for path in (
+        f"/api/v1/payouts/{object_id}/",
+        f"/api/v1/webhooks/{object_id}/",
+        "/api/v1/payouts/",
+        "/api/v1/webhooks/",
+        "/api/v1/webhooks/deliveries/",
+    ):
+        response = await http.get(path, params=query, headers=GW)
+        assert_gateway_shape(response.status_code, response.json())
 
 
 @FUZZ

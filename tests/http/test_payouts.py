@@ -24,14 +24,18 @@ def body(merchant: dict[str, Any], **extra: Any) -> dict[str, Any]:
     }
 
 
-async def create(http: httpx.AsyncClient, gw: dict[str, str], merchant: dict[str, Any]) -> dict[str, Any]:
+async def create(
+    http: httpx.AsyncClient, gw: dict[str, str], merchant: dict[str, Any]
+) -> dict[str, Any]:
     response = await http.post("/api/v1/payouts/", json=body(merchant), headers=gw)
     assert response.status_code == 201, response.text
     payout: dict[str, Any] = response.json()
     return payout
 
 
-async def execute(http: httpx.AsyncClient, payout: dict[str, Any], number: str, **card: str) -> httpx.Response:
+async def execute(
+    http: httpx.AsyncClient, payout: dict[str, Any], number: str, **card: str
+) -> httpx.Response:
     path = httpx.URL(payout["execution_url"]).path
     return await http.post(path, json={"card_number": number, **CARD, **card})
 
@@ -50,14 +54,18 @@ async def read(http: httpx.AsyncClient, gw: dict[str, str], payout_id: str) -> d
 
 async def ledger_rows(runtime: Runtime, payout_id: str) -> list[tuple[str, int, str]]:
     rows = await runtime.db.read(
-        lambda tx: tx.all("SELECT state, amount, kind FROM ledger WHERE object_id = ?", (payout_id,))
+        lambda tx: tx.all(
+            "SELECT state, amount, kind FROM ledger WHERE object_id = ?", (payout_id,)
+        )
     )
     return [(r[0], r[1], r[2]) for r in rows]
 
 
 async def events_of(runtime: Runtime, payout_id: str) -> list[str]:
     rows = await runtime.db.read(
-        lambda tx: tx.all("SELECT event_type FROM outbox WHERE object_id = ? ORDER BY seq", (payout_id,))
+        lambda tx: tx.all(
+            "SELECT event_type FROM outbox WHERE object_id = ? ORDER BY seq", (payout_id,)
+        )
     )
     return [r[0] for r in rows]
 
@@ -114,17 +122,71 @@ async def test_create_returns_the_initialized_payout(http, gw, merchant):
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        pytest.param({"client": None}, {"client": {"message": "This field is required.", "code": "required"}}, id="no-client"),
-        pytest.param({"payment": None}, {"payment": {"message": "This field is required.", "code": "required"}}, id="no-payment"),
-        pytest.param({"brand_id": None}, {"brand_id": {"message": "This field is required.", "code": "required"}}, id="no-brand"),
-        pytest.param({"client": {"full_name": "x"}}, {"client.email": {"message": "This field is required.", "code": "required"}}, id="no-email"),
-        pytest.param({"payment": {"currency": "ZAR"}}, {"payment.amount": {"message": "This field is required.", "code": "required"}}, id="no-amount"),
-        pytest.param({"payment": {"amount": 0, "currency": "ZAR"}}, {"payment.amount": {"message": "Ensure this value is >= 1.", "code": "min_value"}}, id="zero-amount"),
-        pytest.param({"payment": {"amount": 5, "currency": "XXY"}}, {"payment.currency": {"message": "'XXY' is not a valid ISO 4217 currency code.", "code": "invalid"}}, id="bad-currency"),
-        pytest.param({"reference": "r" * 129}, {"reference": {"message": "Ensure this field has no more than 128 characters.", "code": "max_length"}}, id="long-reference"),
-        pytest.param({"brand_id": "nope"}, {"brand_id": {"message": "'nope' is not a valid UUID.", "code": "invalid_uuid"}}, id="brand-not-uuid"),
-        pytest.param({"brand_id": UNKNOWN_ID}, {"brand_id": {"message": "Brand with this id does not exist.", "code": "invalid"}}, id="another-brand"),
-        pytest.param({"payment": {"amount": "5", "currency": "ZAR"}}, {"payment.amount": {"message": "Expected `int`, got `str`.", "code": "invalid"}}, id="amount-type"),
+        pytest.param(
+            {"client": None},
+            {"client": {"message": "This field is required.", "code": "required"}},
+            id="no-client",
+        ),
+        pytest.param(
+            {"payment": None},
+            {"payment": {"message": "This field is required.", "code": "required"}},
+            id="no-payment",
+        ),
+        pytest.param(
+            {"brand_id": None},
+            {"brand_id": {"message": "This field is required.", "code": "required"}},
+            id="no-brand",
+        ),
+        pytest.param(
+            {"client": {"full_name": "x"}},
+            {"client.email": {"message": "This field is required.", "code": "required"}},
+            id="no-email",
+        ),
+        pytest.param(
+            {"payment": {"currency": "ZAR"}},
+            {"payment.amount": {"message": "This field is required.", "code": "required"}},
+            id="no-amount",
+        ),
+        pytest.param(
+            {"payment": {"amount": 0, "currency": "ZAR"}},
+            {"payment.amount": {"message": "Ensure this value is >= 1.", "code": "min_value"}},
+            id="zero-amount",
+        ),
+        pytest.param(
+            {"payment": {"amount": 5, "currency": "XXY"}},
+            {
+                "payment.currency": {
+                    "message": "'XXY' is not a valid ISO 4217 currency code.",
+                    "code": "invalid",
+                }
+            },
+            id="bad-currency",
+        ),
+        pytest.param(
+            {"reference": "r" * 129},
+            {
+                "reference": {
+                    "message": "Ensure this field has no more than 128 characters.",
+                    "code": "max_length",
+                }
+            },
+            id="long-reference",
+        ),
+        pytest.param(
+            {"brand_id": "nope"},
+            {"brand_id": {"message": "'nope' is not a valid UUID.", "code": "invalid_uuid"}},
+            id="brand-not-uuid",
+        ),
+        pytest.param(
+            {"brand_id": UNKNOWN_ID},
+            {"brand_id": {"message": "Brand with this id does not exist.", "code": "invalid"}},
+            id="another-brand",
+        ),
+        pytest.param(
+            {"payment": {"amount": "5", "currency": "ZAR"}},
+            {"payment.amount": {"message": "Expected `int`, got `str`.", "code": "invalid"}},
+            id="amount-type",
+        ),
     ],
 )
 async def test_create_refuses_bad_bodies(http, gw, merchant, change, expected):
@@ -200,7 +262,11 @@ async def test_pending_card_succeeds_after_three_days(http, gw, merchant, runtim
     assert done["payment"]["paid_on"] == EPOCH_S + 3 * DAY
     assert [h["status"] for h in done["status_history"]] == ["initialized", "pending", "success"]
     assert await ledger_rows(runtime, payout["id"]) == [("settled", -1500, "payout")]
-    assert await events_of(runtime, payout["id"]) == ["payout.created", "payout.pending", "payout.success"]
+    assert await events_of(runtime, payout["id"]) == [
+        "payout.created",
+        "payout.pending",
+        "payout.success",
+    ]
 
 
 async def test_pending_card_fails_after_five_days(http, gw, merchant, runtime):
@@ -215,14 +281,26 @@ async def test_pending_card_fails_after_five_days(http, gw, merchant, runtime):
         "message": "The payout was returned by the issuer.",
     }
     assert await ledger_rows(runtime, payout["id"]) == [("void", -1500, "payout")]
-    assert await events_of(runtime, payout["id"]) == ["payout.created", "payout.pending", "payout.failed"]
+    assert await events_of(runtime, payout["id"]) == [
+        "payout.created",
+        "payout.pending",
+        "payout.failed",
+    ]
 
 
 @pytest.mark.parametrize(
     ("number", "message"),
     [
-        pytest.param("4000000000000002", "The card issuer declined the payout (do_not_honour).", id="test-card"),
-        pytest.param("4000000000000127", "The card issuer declined the payout (invalid_card).", id="other-luhn-valid"),
+        pytest.param(
+            "4000000000000002",
+            "The card issuer declined the payout (do_not_honour).",
+            id="test-card",
+        ),
+        pytest.param(
+            "4000000000000127",
+            "The card issuer declined the payout (invalid_card).",
+            id="other-luhn-valid",
+        ),
     ],
 )
 async def test_declined_card_is_400_and_error(http, gw, merchant, runtime, number, message):
@@ -235,7 +313,10 @@ async def test_declined_card_is_400_and_error(http, gw, merchant, runtime, numbe
     )
     done = await read(http, gw, payout["id"])
     assert done["status"] == "error"
-    assert done["transaction_data"]["attempts"][0]["error"] == {"code": "card_declined", "message": message}
+    assert done["transaction_data"]["attempts"][0]["error"] == {
+        "code": "card_declined",
+        "message": message,
+    }
     assert await ledger_rows(runtime, payout["id"]) == []
     assert await events_of(runtime, payout["id"]) == ["payout.created", "payout.failed"]
 
@@ -247,7 +328,12 @@ async def test_second_execution_is_refused(http, gw, merchant):
     again = await execute(http, payout, "4444333322221111")
     assert (again.status_code, again.json()) == (
         400,
-        {"__all__": {"message": "The payout has already been executed.", "code": "payout_already_executed"}},
+        {
+            "__all__": {
+                "message": "The payout has already been executed.",
+                "code": "payout_already_executed",
+            }
+        },
     )
 
 
@@ -285,16 +371,66 @@ async def test_execution_after_the_window_ends_it_even_before_its_job(http, gw, 
 @pytest.mark.parametrize(
     ("card", "expected"),
     [
-        pytest.param({"card_number": "444433332222111"}, {"card_number": {"message": "Card number must be 16 to 19 digits.", "code": "invalid_card_data"}}, id="short"),
-        pytest.param({"card_number": "4444333322221112"}, {"card_number": {"message": "Card number is not valid.", "code": "invalid_card_data"}}, id="not-luhn"),
-        pytest.param({"cardholder_name": "J" * 31}, {"cardholder_name": {"message": "Cardholder name must be 1 to 30 Latin letters, spaces, apostrophes, dots or dashes.", "code": "invalid_card_data"}}, id="long-name"),
-        pytest.param({"expiry_month": "13"}, {"expiry_month": {"message": "Expiry month must be 1 to 2 digits, 1 to 12.", "code": "invalid_card_data"}}, id="month"),
-        pytest.param({"expiry_year": "2030"}, {"expiry_year": {"message": "Expiry year must be 1 to 2 digits.", "code": "invalid_card_data"}}, id="year-digits"),
-        pytest.param({"expiry_month": "12", "expiry_year": "25"}, {"expiry_year": {"message": "The card has expired.", "code": "invalid_card_data"}}, id="expired"),
-        pytest.param({"card_number": None}, {"card_number": {"message": "This field is required.", "code": "required"}}, id="missing"),
+        pytest.param(
+            {"card_number": "444433332222111"},
+            {
+                "card_number": {
+                    "message": "Card number must be 16 to 19 digits.",
+                    "code": "invalid_card_data",
+                }
+            },
+            id="short",
+        ),
+        pytest.param(
+            {"card_number": "4444333322221112"},
+            {"card_number": {"message": "Card number is not valid.", "code": "invalid_card_data"}},
+            id="not-luhn",
+        ),
+        pytest.param(
+            {"cardholder_name": "J" * 31},
+            {
+                "cardholder_name": {
+                    "message": "Cardholder name must be 1 to 30 Latin letters, spaces, apostrophes, dots or dashes.",
+                    "code": "invalid_card_data",
+                }
+            },
+            id="long-name",
+        ),
+        pytest.param(
+            {"expiry_month": "13"},
+            {
+                "expiry_month": {
+                    "message": "Expiry month must be 1 to 2 digits, 1 to 12.",
+                    "code": "invalid_card_data",
+                }
+            },
+            id="month",
+        ),
+        pytest.param(
+            {"expiry_year": "2030"},
+            {
+                "expiry_year": {
+                    "message": "Expiry year must be 1 to 2 digits.",
+                    "code": "invalid_card_data",
+                }
+            },
+            id="year-digits",
+        ),
+        pytest.param(
+            {"expiry_month": "12", "expiry_year": "25"},
+            {"expiry_year": {"message": "The card has expired.", "code": "invalid_card_data"}},
+            id="expired",
+        ),
+        pytest.param(
+            {"card_number": None},
+            {"card_number": {"message": "This field is required.", "code": "required"}},
+            id="missing",
+        ),
     ],
 )
-async def test_bad_card_payload_is_400_and_leaves_the_payout_initialized(http, gw, merchant, card, expected):
+async def test_bad_card_payload_is_400_and_leaves_the_payout_initialized(
+    http, gw, merchant, card, expected
+):
     """Card field rules answer 400 invalid_card_data; the payout can still be executed."""
     payout = await create(http, gw, merchant)
     data = {"card_number": "4444333322221111", **CARD, **card}
@@ -327,15 +463,37 @@ async def test_control_plane_settles_a_pending_payout_now(http, gw, merchant, ru
     assert await ledger_rows(runtime, told["id"]) == [("void", -1500, "payout")]
     await advance(http, 4 * DAY)  # the planned settlement job finds it settled: no change
     assert (await read(http, gw, told["id"]))["status"] == "error"
-    assert await events_of(runtime, told["id"]) == ["payout.created", "payout.pending", "payout.failed"]
+    assert await events_of(runtime, told["id"]) == [
+        "payout.created",
+        "payout.pending",
+        "payout.failed",
+    ]
 
 
 @pytest.mark.parametrize(
     ("path", "json", "status", "error"),
     [
-        pytest.param(f"/_emulator/payouts/{UNKNOWN_ID}/settle", None, 404, {"code": "payout_not_found", "message": "no payout with this id"}, id="unknown"),
-        pytest.param("/_emulator/payouts/{id}/settle", {"status": "maybe"}, 400, {"code": "invalid", "message": "'status' must be \"success\" or \"failed\""}, id="bad-status"),
-        pytest.param("/_emulator/payouts/{id}/settle", None, 409, {"code": "payout_not_pending", "message": "the payout is initialized, not pending"}, id="not-pending"),
+        pytest.param(
+            f"/_emulator/payouts/{UNKNOWN_ID}/settle",
+            None,
+            404,
+            {"code": "payout_not_found", "message": "no payout with this id"},
+            id="unknown",
+        ),
+        pytest.param(
+            "/_emulator/payouts/{id}/settle",
+            {"status": "maybe"},
+            400,
+            {"code": "invalid", "message": '\'status\' must be "success" or "failed"'},
+            id="bad-status",
+        ),
+        pytest.param(
+            "/_emulator/payouts/{id}/settle",
+            None,
+            409,
+            {"code": "payout_not_pending", "message": "the payout is initialized, not pending"},
+            id="not-pending",
+        ),
     ],
 )
 async def test_control_plane_settle_refusals(http, gw, merchant, path, json, status, error):
