@@ -23,7 +23,7 @@ from importlib import metadata
 from pathlib import Path
 from types import FrameType
 
-from bench import figures
+from bench import deliveries, figures
 from bench.client import BenchError
 from bench.figures import progress
 from bench.plan import FULL, QUICK, Plan
@@ -108,6 +108,8 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     state = start("emulator-state", "bench.serve_emulator", "/_emulator/health")
     report.timings.append(figures.snapshot_restore(plan, state))
     report.timings.append(figures.clock_advance(plan, state))
+    receiver = start("receiver", "bench.receiver", "/health")
+    report.timings.append(deliveries.deliveries(plan, state, receiver))
     report.timings.append(figures.cold_start(plan, workdir))
 
     report.environment["sqlite"] = (
@@ -131,7 +133,7 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
             f"figures (machine has {os.cpu_count()} cores): they competed with the servers and "
             "the load generator; rerun on a quiet machine before trusting small differences"
         )
-    for server in (emulator, bare, state):
+    for server in (emulator, bare, state, receiver):
         if server.log_tail(1):
             report.notes.append(f"{server.name} logged: {server.log_tail(5)!r}")
     return report

@@ -19,6 +19,7 @@ class Plan:
     cold_starts: int = 3
     tokens: int = 2_000  # each schedules one job the clock advance then runs
     advance_seconds: int = 90_000
+    deliveries: int = 1_000  # payouts executed, each delivering one signed webhook
 
     @property
     def ratio_concurrency(self) -> int:
@@ -37,4 +38,5 @@ QUICK = Plan(
     restores=3,
     cold_starts=1,
     tokens=50,
+    deliveries=30,
 )

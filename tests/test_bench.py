@@ -20,6 +20,7 @@ FIGURES = (
     "snapshot restore",
     "clock advance",
     "cold start",
+    "deliveries per second to a local receiver",
 )
 
 
@@ -46,6 +47,9 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in FIGURES[:4] for c in (1, 64)
     }
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 2 and len(figures["timings"]) == 4
+    assert len(figures["ratios"]) == 2 and len(figures["timings"]) == 5
     advance = next(x for x in figures["timings"] if x["name"] == "clock advance")
     assert advance["extra"]["jobs_run"] >= 50
+    delivered = next(x for x in figures["timings"] if x["name"].startswith("deliveries"))
+    assert delivered["errors"] == 0 and delivered["runs"] == 30
+    assert delivered["extra"]["deliveries_per_second"] > 0

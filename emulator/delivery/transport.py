@@ -4,11 +4,13 @@ built-in sink work there too; with a real server they go over real loopback HTTP
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
 import httpx
 
+TIMEOUT_SECONDS = 5.0
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
@@ -27,9 +29,16 @@ class SelfRoutingTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         app = self._in_process(request.url)
-        if app is not None:
-            return await httpx.ASGITransport(app=app).handle_async_request(request)
-        return await self._network.handle_async_request(request)
+        if app is None:
+            return await self._network.handle_async_request(request)
+        # ASGITransport has no timeouts of its own; a request to the emulator's own API would
+        # otherwise wait forever for the job runner that is sending it.
+        seconds = request.extensions.get("timeout", {}).get("read") or TIMEOUT_SECONDS
+        try:
+            async with asyncio.timeout(seconds):
+                return await httpx.ASGITransport(app=app).handle_async_request(request)
+        except TimeoutError:
+            raise httpx.ReadTimeout("no answer in time", request=request) from None
 
     async def aclose(self) -> None:
         await self._network.aclose()
