@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -124,6 +125,34 @@ async def test_payout_and_webhook_writes(http, method, resource, body, object_id
     else:
         path = f"/api/v1/webhooks/{object_id}/"
     response = await http.request(method, path, content=body, headers=GW)
+    assert_gateway_shape(response.status_code, response.json())
+
+
+card_bodies = st.fixed_dictionaries(
+    {},
+    optional={
+        name: json_values | st.text(alphabet="0123456789 aZ-", max_size=22)
+        for name in CardInput.__struct_fields__
+    },
+).map(lambda d: json.dumps(d).encode())
+
+
+@FUZZ
+@given(body=st.one_of(card_bodies, bodies))
+async def test_payout_execution_bodies(http, body):
+    """Any card payload at a real execution URL: 200, or 400 in the gateway dialect."""
+    created = await http.post(
+        "/api/v1/payouts/",
+        json={
+            "client": {"email": "payee@example.com"},
+            "payment": {"amount": 100, "currency": "ZAR"},
+            "brand_id": "4b0d6e2a-1c3f-4a5b-8d7e-9f0a1b2c3d4e",
+        },
+        headers=GW,
+    )
+    path = httpx.URL(created.json()["execution_url"]).path
+    response = await http.post(path, content=body)
+    assert response.status_code in (200, 400)
     assert_gateway_shape(response.status_code, response.json())
 
 
