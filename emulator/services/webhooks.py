@@ -79,6 +79,10 @@ async def public_key(rt: Runtime, merchant_id: str) -> str:
     found = await rt.db.read(lambda tx: repo.company_key(tx, merchant_id))
     if found is None:
         private, public = await asyncio.to_thread(signing.generate)
-        await rt.db.write(lambda tx: repo.insert_company_key(tx, merchant_id, private, public))
-        found = await rt.db.write(lambda tx: company_key(tx, merchant_id))
+
+        def unit(tx: Tx) -> tuple[str, str]:
+            repo.insert_company_key(tx, merchant_id, private, public)  # unless one raced us
+            return company_key(tx, merchant_id)
+
+        found = await rt.db.write(unit)
     return found[1]
