@@ -130,8 +130,7 @@ class DeliveryEngine:
             event = stored_event(found)
             for object_types, router in self._routers:
                 if event.object_type in object_types:
-                    for outgoing in router(tx, event):
-                        self._enqueue(tx, event, outgoing)
+                    self._route(tx, event, router)
         more = len(rows) == DISPATCH_BATCH
         if more:
             cursor = rows[-1]["seq"]
@@ -144,6 +143,20 @@ class DeliveryEngine:
             (CURSOR_KEY, str(cursor)),
         )
         return more
+
+    def _route(self, tx: Tx, event: StoredEvent, router: Router) -> None:
+        """One router on one event, in its own savepoint: a router that fails (a bug) loses
+        that event's messages from it, logged, instead of stalling every delivery behind it."""
+        tx.execute("SAVEPOINT route")
+        hooks = len(tx.hooks)
+        try:
+            for outgoing in router(tx, event):
+                self._enqueue(tx, event, outgoing)
+        except Exception:
+            tx.execute("ROLLBACK TO route")
+            del tx.hooks[hooks:]
+            log.exception("router %r failed on event %s (%s)", router, event.id, event.event_type)
+        tx.execute("RELEASE route")
 
     def _enqueue(self, tx: Tx, event: StoredEvent, out: Outgoing) -> None:
         rt = self._rt
