@@ -23,7 +23,7 @@ from importlib import metadata
 from pathlib import Path
 from types import FrameType
 
-from bench import bank, figures, purchases
+from bench import bank, deliveries, figures, purchases
 from bench.client import BenchError
 from bench.figures import progress
 from bench.plan import FULL, QUICK, Plan
@@ -110,6 +110,8 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     state = start("emulator-state", "bench.serve_emulator", "/_emulator/health")
     report.timings.append(figures.snapshot_restore(plan, state))
     report.timings.append(figures.clock_advance(plan, state))
+    receiver = start("receiver", "bench.receiver", "/health")
+    report.timings.append(deliveries.deliveries(plan, state, receiver))
     report.timings.append(figures.cold_start(plan, workdir))
     collections = start("emulator-collections", "bench.serve_emulator", "/_emulator/health")
     report.timings.append(bank.advance_with_pending(plan, collections))
@@ -136,7 +138,7 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
             f"figures (machine has {os.cpu_count()} cores): they competed with the servers and "
             "the load generator; rerun on a quiet machine before trusting small differences"
         )
-    for server in (emulator, bare, state, collections):
+    for server in (emulator, bare, state, collections, receiver):
         if server.log_tail(1):
             report.notes.append(f"{server.name} logged: {server.log_tail(5)!r}")
     return report

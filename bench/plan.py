@@ -20,6 +20,7 @@ class Plan:
     tokens: int = 2_000  # each schedules one job the clock advance then runs
     advance_seconds: int = 90_000
     pending_collections: int = 10_000  # EFT collections pending when the clock advances a day
+    deliveries: int = 1_000  # payouts executed, each delivering one signed webhook
 
     @property
     def ratio_concurrency(self) -> int:
@@ -39,4 +40,5 @@ QUICK = Plan(
     cold_starts=1,
     tokens=50,
     pending_collections=50,
+    deliveries=30,
 )

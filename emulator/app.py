@@ -25,9 +25,10 @@ from emulator.http.control.routes import ROUTES as CONTROL
 from emulator.http.dialects import Dialect, Dialects
 from emulator.http.faults import DROPPED, SERVER_SEND
 from emulator.http.gateway import errors as gateway_errors
+from emulator.http.gateway.routes import PAGES as PAYOUT_PAGES
 from emulator.http.gateway.routes import ROUTES as GATEWAY
 from emulator.http.middleware import EmulatorMiddleware
-from emulator.http.pages.checkout import ROUTES as PAGES
+from emulator.http.pages.checkout import ROUTES as PAYER_PAGES
 from emulator.runtime import Runtime
 from emulator.services.control import ControlError
 
@@ -49,6 +50,7 @@ PLAIN = Dialect(
 DIALECTS = Dialects(
     [
         ("/api/v1/", gateway_errors.DIALECT),
+        ("/payouts/", gateway_errors.DIALECT),  # execution_url: a gateway page
         ("/v2/", bank_errors.DIALECT),
         ("/oauth2/", oauth.DIALECT),
         ("/_emulator/", control_errors.DIALECT),
@@ -88,9 +90,11 @@ def create_app(runtime: Runtime) -> Starlette:
         owned = not runtime.started
         if owned:
             await runtime.start()
+        runtime.served = True  # a real server: deliveries to it go over real HTTP
         try:
             yield
         finally:
+            runtime.served = False
             if owned:
                 await runtime.stop()
 
@@ -101,10 +105,11 @@ def create_app(runtime: Runtime) -> Starlette:
     app = EmulatorApp(
         routes=[
             *_under("/api/v1", GATEWAY),
+            *PAYOUT_PAGES,
             *_under("/v2", BANK),
             *_under("/oauth2", oauth.ROUTES),
             *_under("/_emulator", CONTROL),
-            *_under("/p", PAGES),
+            *_under("/p", PAYER_PAGES),
         ],
         middleware=middleware,
         exception_handlers={
@@ -116,4 +121,5 @@ def create_app(runtime: Runtime) -> Starlette:
         lifespan=lifespan,
     )
     app.state.runtime = runtime
+    runtime.app = app
     return app

@@ -11,6 +11,10 @@ from typing import Any
 import httpx
 
 from emulator import resources
+from emulator.delivery.engine import DeliveryEngine
+from emulator.delivery.gateway import OBJECT_TYPES, gateway_router
+from emulator.delivery.signing import Signer
+from emulator.delivery.transport import SelfRoutingTransport
 from emulator.kernel.clock import Clock
 from emulator.kernel.ids import Ids
 from emulator.kernel.journal import Journal
@@ -26,6 +30,7 @@ from emulator.services import (
     mandates,
     merchants,
     payments,
+    payouts,
     purchase_jobs,
     scenarios,
 )
@@ -58,6 +63,10 @@ class Runtime:
         self.credentials = auth.Credentials(self)
         self.default_merchant = resources.default_merchant()
         self.test_values: dict[str, Any] = resources.test_values()
+        # Deliveries to the emulator's own address reach its app in-process while no real
+        # server serves it (create_app sets ``app``; a served app's lifespan sets ``served``).
+        self.app: Any = None
+        self.served = False
         self._transport = transport
         self.http: httpx.AsyncClient | None = None
         self._ticker: asyncio.Task[None] | None = None
@@ -67,6 +76,13 @@ class Runtime:
         mandates.register(self)
         collections.register(self)
         payments.register(self)
+        self.scheduler.handle(payouts.EXPIRY_JOB, lambda tx, job: payouts.expiry_due(self, tx, job))
+        self.scheduler.handle(
+            payouts.SETTLEMENT_JOB, lambda tx, job: payouts.settlement_due(self, tx, job)
+        )
+        self.signer = Signer()
+        self.deliveries = DeliveryEngine(self)
+        self.deliveries.register(gateway_router(self.signer), OBJECT_TYPES)
 
     @property
     def snapshot_dir(self) -> Path:
@@ -103,15 +119,20 @@ class Runtime:
         self._start_scenarios = scenarios.resolve(self.settings.scenarios)
         await scenarios.activate_at_start(self, self._start_scenarios, keep_counts=True)
         await self.scheduler.refresh()
-        self.http = httpx.AsyncClient(transport=self._transport, timeout=5.0)
+        transport = self._transport or SelfRoutingTransport(
+            self.settings.port, lambda: None if self.served else self.app
+        )
+        self.http = httpx.AsyncClient(transport=transport, timeout=5.0)
         self._ticker = asyncio.get_running_loop().create_task(
             self.scheduler.tick_forever(self.settings.ticker_interval), name="scheduler-ticker"
         )
+        self.deliveries.start()
 
     async def stop(self) -> None:
         if not self.started:
             return
         self.started = False
+        await self.deliveries.stop()
         if self._ticker is not None:
             self._ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -138,6 +159,7 @@ class Runtime:
         if wiped:  # scenarios given at start are part of how this emulator was started
             await scenarios.activate_at_start(self, self._start_scenarios, keep_counts=False)
         await self.scheduler.refresh()
+        self.deliveries.wake()
 
     async def __aenter__(self) -> Runtime:
         await self.start()

@@ -38,7 +38,7 @@ def test_only_the_http_layer_imports_starlette():
     """Services, repositories and the kernel know nothing of HTTP."""
     offenders = {
         f"{path.relative_to(PACKAGE)}: {name}"
-        for layer in ("services", "repos", "kernel", "scenarios")
+        for layer in ("services", "repos", "kernel", "scenarios", "delivery")
         for path in (PACKAGE / layer).glob("*.py")
         for name in imports_of(path)
         if name.startswith(("starlette", "emulator.http"))

@@ -24,6 +24,7 @@ FIGURES = (
     "cold start",
     "emulator create-eft-collection",
     "advance a day, pending collections",
+    "deliveries per second to a local receiver",
 )
 
 
@@ -50,8 +51,11 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     }
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 2 and len(figures["timings"]) == 5
+    assert len(figures["ratios"]) == 2 and len(figures["timings"]) == 6
     advance = next(x for x in figures["timings"] if x["name"] == "clock advance")
     assert advance["extra"]["jobs_run"] >= 50
     pending = next(x for x in figures["timings"] if x["name"].startswith("advance a day"))
     assert pending["extra"]["jobs_run"] >= 50
+    delivered = next(x for x in figures["timings"] if x["name"].startswith("deliveries"))
+    assert delivered["errors"] == 0 and delivered["runs"] == 30
+    assert delivered["extra"]["deliveries_per_second"] > 0

@@ -10,7 +10,6 @@ from starlette.routing import Route
 from emulator import resources, settings
 from emulator.cli import _parser
 from emulator.http.bank.routes import ROUTES as BANK
-from emulator.http.control.routes import NOT_YET
 from emulator.http.control.routes import ROUTES as CONTROL
 from emulator.http.gateway.routes import ROUTES as GATEWAY
 
@@ -56,15 +55,7 @@ def test_bank_endpoints_table_matches_the_routes():
 
 
 def test_control_plane_table_matches_the_routes():
-    implemented = [r for r in CONTROL if r.path not in NOT_YET]
-    assert documented("Control plane (`/_emulator/`)") == routes(implemented, "/_emulator")
-
-
-def test_control_plane_lists_what_is_not_yet_available():
-    text = section("Control plane (`/_emulator/`)")
-    for path in NOT_YET:
-        stem = path.split("{")[0].rstrip("/").split("/")[-1]
-        assert stem in text, path
+    assert documented("Control plane (`/_emulator/`)") == routes(CONTROL, "/_emulator")
 
 
 def test_test_values_tables_match_the_fixtures():

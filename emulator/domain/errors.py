@@ -257,3 +257,43 @@ class AccountVerificationFailed(BankBadRequest):
     def __init__(self, details: dict[str, str]) -> None:
         super().__init__()
         self.details = details
+
+
+# -- payouts --
+
+
+class PayoutNotFound(ObjectNotFound):
+    code = "payout_not_found"
+
+
+class PayoutExpired(ApiError):
+    code = "payout_expired"
+    message = "The payout can no longer be executed: 15 minutes have passed since its creation."
+
+
+class PayoutAlreadyExecuted(ApiError):
+    code = "payout_already_executed"
+    message = "The payout has already been executed."
+
+
+class PayoutFailed(ApiError):
+    """The execution was refused in processing; code and message come from the outcome."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code  # type: ignore[misc]
+
+
+# -- webhooks --
+
+
+class WebhookNotFound(ObjectNotFound):
+    code = "webhook_not_found"
+
+
+class SourceNotFound(ObjectNotFound):
+    """The object of a deliveries query; the code names its resource."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__()
+        self.code = code  # type: ignore[misc]

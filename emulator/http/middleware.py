@@ -18,7 +18,13 @@ if TYPE_CHECKING:
 # Path prefix → interface name, for requests that are journaled and see due work first.
 NO_FAULT = Decision()
 
-INTERFACES = (("/api/v1/", "gateway"), ("/v2/", "bank"), ("/oauth2/", "auth"))
+# Payout execution URLs (/payouts/...) are pages of the gateway.
+INTERFACES = (
+    ("/api/v1/", "gateway"),
+    ("/payouts/", "gateway"),
+    ("/v2/", "bank"),
+    ("/oauth2/", "auth"),
+)
 
 
 def interface_of(path: str) -> str | None:

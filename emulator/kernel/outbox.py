@@ -6,6 +6,7 @@ The same rows are the event log that feeds read (a gateway client's feed, v2 eve
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -33,6 +34,9 @@ _decode_payload = msgspec.json.Decoder(dict[str, Any])
 class Outbox:
     def __init__(self, ids: Ids) -> None:
         self._ids = ids
+        # Told of every event inside the emitting unit of work (the delivery engine uses it
+        # to wake up once that unit has committed).
+        self.listener: Callable[[Tx, Event], None] | None = None
 
     def emit(self, tx: Tx, merchant_id: str, event: Event, created_us: int) -> str:
         """Record ``event``; returns its id (stable across redeliveries)."""
@@ -51,11 +55,13 @@ class Outbox:
                 msgspec.json.encode(event.payload),
             ),
         )
+        if self.listener is not None:
+            self.listener(tx, event)
         return event_id
 
 
 def stored_event(row: Any) -> StoredEvent:
-    """A row selected with ``COLUMNS`` as a StoredEvent."""
+    """A StoredEvent from an outbox row (``SELECT *`` or the columns below)."""
     return StoredEvent(
         seq=row["seq"],
         id=row["id"],

@@ -335,20 +335,6 @@ async def test_test_values_are_the_fixtures(http, runtime):
     assert [a["number"] for a in body["accounts"]][:2] == ["110000001", "110000002"]
 
 
-@pytest.mark.parametrize(
-    ("method", "path"),
-    [
-        ("GET", "/_emulator/deliveries"),
-        ("POST", "/_emulator/payouts/x/settle"),
-    ],
-)
-async def test_contract_endpoints_of_later_domains_answer_404(http, method, path):
-    """Parts of the contract whose domain has not landed answer 404 with a reason."""
-    response = await http.request(method, path)
-    assert response.status_code == 404
-    assert response.json()["error"]["code"] == "not_implemented"
-
-
 async def test_unknown_control_path_and_wrong_method(http):
     """Unknown control paths are 404 and wrong methods 405, in the control dialect."""
     missing = await http.get("/_emulator/nope")

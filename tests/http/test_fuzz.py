@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from emulator.domain.clients import ClientInput
+from emulator.domain.payout_cards import CardInput
+from emulator.domain.payouts import PayoutInput
 from emulator.domain.purchase_input import DetailsInput, PurchaseInput
+from emulator.domain.webhooks import WebhookInput
 from tests.conftest import DEFAULT_KEY
 
 GW = {"Authorization": f"Bearer {DEFAULT_KEY}"}
@@ -33,8 +37,20 @@ client_bodies = st.fixed_dictionaries(
     {},
     optional={name: json_values | st.text(max_size=300) for name in ClientInput.__struct_fields__},
 )
+FIELDS = {
+    *ClientInput.__struct_fields__,
+    *PayoutInput.__struct_fields__,
+    *WebhookInput.__struct_fields__,
+    *CardInput.__struct_fields__,
+    "amount",
+    "currency",
+}
+other_bodies = st.fixed_dictionaries(
+    {}, optional={name: json_values | st.text(max_size=300) for name in FIELDS}
+)
 bodies = st.one_of(
     client_bodies.map(lambda d: json.dumps(d).encode()),
+    other_bodies.map(lambda d: json.dumps(d).encode()),
     json_values.map(lambda v: json.dumps(v).encode()),
     st.binary(max_size=200),
     # valid JSON structure with letters and high bytes inside a string (invalid UTF-8 mostly)
@@ -47,7 +63,18 @@ path_ids = st.one_of(
 )
 queries = st.dictionaries(
     st.sampled_from(
-        ["page", "page_size", "email", "skip", "take", "creditorProfileId", "instrument", "x"]
+        [
+            "page",
+            "page_size",
+            "email",
+            "skip",
+            "take",
+            "creditorProfileId",
+            "instrument",
+            "x",
+            "id",
+            "source_type",
+        ]
     ),
     st.text(max_size=12),
     max_size=3,
@@ -366,3 +393,65 @@ async def test_bank_object_reads(http, path, query, object_id):
     if response.status_code >= 400:
         assert_bank_shape(response.status_code, response.json() if json_body else None)
     assert response.status_code < 500
+
+
+@FUZZ
+@given(
+    method=st.sampled_from(["POST", "PUT", "PATCH"]),
+    resource=st.sampled_from(["payouts", "webhooks", "execute"]),
+    body=bodies,
+    object_id=path_ids,
+)
+async def test_payout_and_webhook_writes(http, method, resource, body, object_id):
+    """Any body to payouts, webhooks and execution URLs: a 2xx or a gateway-dialect 4xx."""
+    if resource == "execute":
+        path = f"/payouts/{object_id}/execute/token/"
+    elif method == "POST":
+        path = f"/api/v1/{resource}/"
+    else:
+        path = f"/api/v1/webhooks/{object_id}/"
+    response = await http.request(method, path, content=body, headers=GW)
+    assert_gateway_shape(response.status_code, response.json())
+
+
+payout_card_bodies = st.fixed_dictionaries(
+    {},
+    optional={
+        name: json_values | st.text(alphabet="0123456789 aZ-", max_size=22)
+        for name in CardInput.__struct_fields__
+    },
+).map(lambda d: json.dumps(d).encode())
+
+
+@FUZZ
+@given(body=st.one_of(payout_card_bodies, bodies))
+async def test_payout_execution_bodies(http, body):
+    """Any card payload at a real execution URL: 200, or 400 in the gateway dialect."""
+    created = await http.post(
+        "/api/v1/payouts/",
+        json={
+            "client": {"email": "payee@example.com"},
+            "payment": {"amount": 100, "currency": "ZAR"},
+            "brand_id": "4b0d6e2a-1c3f-4a5b-8d7e-9f0a1b2c3d4e",
+        },
+        headers=GW,
+    )
+    path = httpx.URL(created.json()["execution_url"]).path
+    response = await http.post(path, content=body)
+    assert response.status_code in (200, 400)
+    assert_gateway_shape(response.status_code, response.json())
+
+
+@FUZZ
+@given(object_id=path_ids, query=queries)
+async def test_payout_and_webhook_reads(http, object_id, query):
+    """Any id and query on payouts, webhooks and the deliveries log: never a 500."""
+    for path in (
+        f"/api/v1/payouts/{object_id}/",
+        f"/api/v1/webhooks/{object_id}/",
+        "/api/v1/payouts/",
+        "/api/v1/webhooks/",
+        "/api/v1/webhooks/deliveries/",
+    ):
+        response = await http.get(path, params=query, headers=GW)
+        assert_gateway_shape(response.status_code, response.json())

@@ -11,14 +11,14 @@ from starlette.routing import Route
 
 from emulator import __version__
 from emulator.domain.cards import DEFAULT_CARD, TEST_CVC
+from emulator.domain.errors import PayoutNotFound
 from emulator.domain.validation import is_uuid
 from emulator.http.common import JSON, parse_int, read_body, runtime
 from emulator.http.control import bank
 from emulator.http.control.body import json_body
-from emulator.http.control.errors import error
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
 from emulator.kernel.clock import parse_iso
-from emulator.services import control, merchants, payer
+from emulator.services import control, deliveries, merchants, payer, payouts
 from emulator.services.control import ControlError
 from emulator.services.payer import CardForm
 
@@ -147,12 +147,49 @@ async def sink_post(request: Request) -> Response:
 
 async def sink_get(request: Request) -> Response:
     name = request.path_params["name"]
+    await runtime(request).deliveries.flush()  # what is due to arrive has arrived
     return JSON({"name": name, "messages": await control.sink_messages(runtime(request), name)})
 
 
 async def sink_delete(request: Request) -> Response:
     name = request.path_params["name"]
     return JSON({"name": name, "deleted": await control.sink_clear(runtime(request), name)})
+
+
+async def deliveries_list(request: Request) -> Response:
+    """Every delivery attempt of every kind, newest first."""
+    query = request.query_params
+    limit = parse_int(query.get("limit", "100"))
+    before = parse_int(query.get("before"))
+    if limit is None or not 1 <= limit <= 1000:
+        raise ControlError(400, "invalid", "'limit' must be an integer from 1 to 1000")
+    if "before" in query and before is None:
+        raise ControlError(400, "invalid", "'before' must be an attempt id")
+    kind = query.get("kind")
+    if kind is not None and kind not in KINDS:
+        raise ControlError(400, "invalid", f"'kind' must be one of: {', '.join(KINDS)}")
+    found = await deliveries.recent(
+        runtime(request), query.get("merchant"), query.get("object_id"), kind, limit, before
+    )
+    return JSON({"deliveries": found})
+
+
+KINDS = ("webhook", "success_callback", "callback")
+
+
+async def settle_payout(request: Request) -> Response:
+    """Act as the provider: settle a pending payout now (optional {"status"})."""
+    body = await json_body(request)
+    status = body.get("status")
+    if status is not None and status not in ("success", "failed"):
+        raise ControlError(400, "invalid", '\'status\' must be "success" or "failed"')
+    try:
+        payout = await payouts.settle_now(runtime(request), request.path_params["id"], status)
+    except PayoutNotFound:
+        raise ControlError(404, "payout_not_found", "no payout with this id") from None
+    except payouts.NotPending as exc:
+        raise ControlError(409, "payout_not_pending", str(exc)) from None
+    return JSON(payout)
 
 
 async def test_values(request: Request) -> Response:
@@ -188,15 +225,6 @@ async def pay_purchase(request: Request) -> Response:
     return JSON(result.purchase)
 
 
-async def not_yet(request: Request) -> Response:
-    """Parts of the contract whose domain has not landed yet."""
-    return error(
-        404,
-        "not_implemented",
-        f"{request.url.path} is part of the control plane contract but not available yet",
-    )
-
-
 ROUTES = [
     Route("/health", health, methods=["GET"]),
     Route("/reset", reset, methods=["POST"]),
@@ -220,11 +248,6 @@ ROUTES = [
     Route("/mandates/{id}/reject", bank.reject, methods=["POST"]),
     Route("/collections/{id}/settle", bank.settle_collection, methods=["POST"]),
     Route("/payments/{id}/settle", bank.settle_payment, methods=["POST"]),
+    Route("/deliveries", deliveries_list, methods=["GET"]),
+    Route("/payouts/{id}/settle", settle_payout, methods=["POST"]),
 ]
-
-
-NOT_YET = [
-    "/deliveries",
-    "/payouts/{id}/settle",
-]
-ROUTES.extend(Route(path, not_yet, methods=["GET", "POST"]) for path in NOT_YET)

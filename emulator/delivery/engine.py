@@ -1,0 +1,278 @@
+"""The delivery engine: outbox events → routers → messages → HTTP attempts, on the clock.
+
+1. **Dispatch.** After a unit of work that emitted an event of a watched object type commits,
+   the engine wakes and, in one unit of work, reads the outbox past its cursor (kept in
+   ``settings``), asks every router registered for the event's object type for its
+   ``Outgoing`` messages, asks each message's decision point (``webhook.delivery`` /
+   ``callback.delivery``) for copies, delay, failing attempts and reordering, stores the
+   messages and moves the cursor. A crash before that commit leaves the events past the
+   cursor: the next start dispatches them.
+2. **Order.** Messages of one object to one target (kind, target id) go out in order: a
+   message is ``queued`` (a send job is scheduled) only when no earlier one is still open;
+   otherwise it is ``waiting`` until the one ahead is delivered or gives up. A scenario's
+   ``reorder`` message neither waits nor is waited for.
+3. **Send.** Each attempt is a durable async job (``delivery.send``) on the emulator clock:
+   an HTTP POST of the stored bytes and headers with ``rt.http``, 5-second timeout; any 2xx
+   is success. A failure schedules the next attempt by ``outgoing.RETRY_AFTER_SECONDS``;
+   after the ninth the message is ``failed``. Every attempt is recorded.
+
+Plugging in a router (the bank callbacks, say)::
+
+    rt.deliveries.register(bank_router, object_types=("collection", "mandate", "payment"))
+
+where ``bank_router(tx, event) -> list[Outgoing]`` returns, for each registered callback
+URL, ``Outgoing(url, body, {"Content-Type": "application/json"}, "callback", registration_id,
+points.CALLBACK_DELIVERY, subject)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import msgspec
+
+from emulator.delivery.outgoing import TIMEOUT_SECONDS, Outgoing, Router, retry_due_us
+from emulator.domain.events import Event
+from emulator.kernel.clock import from_us, iso
+from emulator.kernel.outbox import StoredEvent, stored_event
+from emulator.kernel.scheduler import Job
+from emulator.kernel.storage import Tx
+from emulator.repos import deliveries as repo
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+SEND_JOB = "delivery.send"
+CURSOR_KEY = "delivery.cursor"
+DISPATCH_BATCH = 200
+DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
+
+
+class DeliveryEngine:
+    def __init__(self, rt: Runtime) -> None:
+        self._rt = rt
+        self._routers: list[tuple[frozenset[str], Router]] = []
+        self._object_types: frozenset[str] = frozenset()
+        self._wake = asyncio.Event()
+        self._dispatching = asyncio.Lock()
+        self._task: asyncio.Task[None] | None = None
+        rt.scheduler.handle_async(SEND_JOB, self._send)
+        rt.outbox.listener = self._noticed
+
+    def register(self, router: Router, object_types: Iterable[str]) -> None:
+        """Route the events of these object types through ``router`` too."""
+        types = frozenset(object_types)
+        self._routers.append((types, router))
+        self._object_types |= types
+
+    # -- waking up ---------------------------------------------------------------------------
+
+    def _noticed(self, tx: Tx, event: Event) -> None:
+        """Called by the outbox inside the emitting unit: wake up once it has committed."""
+        if event.object_type in self._object_types:
+            tx.after_commit(self._wake.set)
+
+    def wake(self) -> None:
+        """Look for undispatched events now (after a start, reset or restore)."""
+        self._wake.set()
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="deliveries")
+        self._wake.set()  # events a crash left undispatched
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                await self.flush()
+            except Exception:
+                log.exception("delivery dispatch failed")
+
+    async def flush(self) -> None:
+        """Dispatch every new event, then run what is due now (first attempts included).
+        The control plane calls it before showing deliveries or sink messages, so what it
+        shows is never behind the events."""
+        async with self._dispatching:
+            while await self._rt.db.write(self._dispatch):
+                pass
+        await self._rt.scheduler.run_due()
+
+    # -- dispatch ----------------------------------------------------------------------------
+
+    def _dispatch(self, tx: Tx) -> bool:
+        """Route one batch of new events; True when more may be waiting."""
+        if not self._routers:
+            return False
+        row = tx.one("SELECT value FROM settings WHERE key = ?", (CURSOR_KEY,))
+        cursor = int(row[0]) if row is not None else 0
+        types = sorted(self._object_types)
+        marks = ", ".join("?" for _ in types)
+        rows = tx.all(
+            f"SELECT * FROM outbox WHERE seq > ? AND object_type IN ({marks}) ORDER BY seq LIMIT ?",
+            (cursor, *types, DISPATCH_BATCH),
+        )
+        for found in rows:
+            event = stored_event(found)
+            for object_types, router in self._routers:
+                if event.object_type in object_types:
+                    self._route(tx, event, router)
+        more = len(rows) == DISPATCH_BATCH
+        if more:
+            cursor = rows[-1]["seq"]
+        else:
+            top = tx.one("SELECT MAX(seq) FROM outbox")
+            cursor = max(cursor, top[0] or 0) if top is not None else cursor
+        tx.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (CURSOR_KEY, str(cursor)),
+        )
+        return more
+
+    def _route(self, tx: Tx, event: StoredEvent, router: Router) -> None:
+        """One router on one event, in its own savepoint: a router that fails (a bug) loses
+        that event's messages from it, logged, instead of stalling every delivery behind it."""
+        tx.execute("SAVEPOINT route")
+        hooks = len(tx.hooks)
+        try:
+            for outgoing in router(tx, event):
+                self._enqueue(tx, event, outgoing)
+        except Exception:
+            tx.execute("ROLLBACK TO route")
+            del tx.hooks[hooks:]
+            log.exception("router %r failed on event %s (%s)", router, event.id, event.event_type)
+        tx.execute("RELEASE route")
+
+    def _enqueue(self, tx: Tx, event: StoredEvent, out: Outgoing) -> None:
+        rt = self._rt
+        outcome = rt.scenarios.decide(tx, out.point, event.merchant_id, out.subject)
+        copies = max(1, outcome.copies) if outcome is not None else 1
+        delay_us = max(0, outcome.delay_seconds) * 1_000_000 if outcome is not None else 0
+        now = rt.clock.now_us()
+        for _ in range(copies):
+            reorder = outcome.reorder if outcome is not None else False
+            waits = not reorder and repo.has_open(tx, event.object_id, out.kind, out.target_id)
+            message = repo.Message(
+                id=0,
+                merchant_id=event.merchant_id,
+                event_id=event.id,
+                event_type=event.event_type,
+                object_type=event.object_type,
+                object_id=event.object_id,
+                kind=out.kind,
+                target_id=out.target_id,
+                url=out.url,
+                headers=out.headers,
+                body=out.body,
+                state="waiting" if waits else "queued",
+                attempts=0,
+                fail_attempts=outcome.fail_attempts if outcome is not None else 0,
+                reorder=reorder,
+                not_before_us=now + delay_us,
+                first_us=None,
+            )
+            message_id = repo.insert_message(tx, message, event.seq, now)
+            if not waits:
+                self._schedule(tx, message_id, now + delay_us, event.merchant_id)
+
+    def _schedule(self, tx: Tx, message_id: int, due_us: int, merchant_id: str | None) -> None:
+        self._rt.scheduler.schedule(tx, SEND_JOB, due_us, {"message": message_id}, merchant_id)
+
+    # -- sending -----------------------------------------------------------------------------
+
+    async def _send(self, job: Job) -> None:
+        rt = self._rt
+        message_id = int(job.payload["message"])
+        message = await rt.db.read(lambda tx: repo.message(tx, message_id))
+        if message is None or message.state != "queued":
+            return  # delivered meanwhile, or gone with a reset or restore
+        at_us = rt.clock.now_us()
+        attempt = message.attempts + 1
+        status, error = await self._post(message, attempt)
+        success = status is not None and 200 <= status < 300
+        await rt.db.write(
+            lambda tx: self._record(tx, message, attempt, at_us, status, error, success)
+        )
+
+    async def _post(self, message: repo.Message, attempt: int) -> tuple[int | None, str | None]:
+        """(status, None) when an answer came, else (None, why not)."""
+        if attempt <= message.fail_attempts:
+            return None, DOWN
+        http = self._rt.http
+        if http is None:
+            return None, "the emulator is stopping"
+        try:
+            response = await http.post(
+                message.url, content=message.body, headers=message.headers, timeout=TIMEOUT_SECONDS
+            )
+        except httpx.TimeoutException:
+            return None, f"timeout: no answer within {TIMEOUT_SECONDS:g} seconds"
+        except Exception as exc:  # refused, reset, a bad URL...: recorded, retried, never lost
+            return None, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return response.status_code, None
+
+    def _record(
+        self,
+        tx: Tx,
+        sent: repo.Message,
+        attempt: int,
+        at_us: int,
+        status: int | None,
+        error: str | None,
+        success: bool,
+    ) -> None:
+        message = repo.message(tx, sent.id)
+        if message is None or message.state != "queued" or message.attempts != sent.attempts:
+            return  # a reset or restore replaced it while the request was out
+        repo.insert_attempt(tx, message, attempt, at_us, status, error, success)
+        first_us = message.first_us if message.first_us is not None else at_us
+        due = None if success else retry_due_us(first_us, attempt)
+        if due is not None:
+            repo.set_state(tx, message.id, "queued", attempt, first_us)
+            self._schedule(tx, message.id, max(due, self._rt.clock.now_us()), message.merchant_id)
+            return
+        repo.set_state(tx, message.id, "delivered" if success else "failed", attempt, first_us)
+        behind = repo.next_waiting(tx, message)
+        if behind is not None:
+            next_id, not_before_us = behind
+            repo.set_state(tx, next_id, "queued", 0, None)
+            due_us = max(not_before_us, self._rt.clock.now_us())
+            self._schedule(tx, next_id, due_us, message.merchant_id)
+
+
+def attempt_view(row: dict[str, Any]) -> dict[str, Any]:
+    """An attempt as the control plane shows it (every detail, body included)."""
+    return {
+        "id": row["id"],
+        "message_id": row["message_id"],
+        "merchant": row["merchant_id"],
+        "kind": row["kind"],
+        "target_id": row["target_id"],
+        "event_id": row["event_id"],
+        "event_type": row["event_type"],
+        "object_type": row["object_type"],
+        "object_id": row["object_id"],
+        "url": row["url"],
+        "headers": msgspec.json.decode(row["headers"]),
+        "body": bytes(row["body"]).decode("utf-8", "replace"),
+        "attempt": row["attempt"],
+        "at": iso(from_us(row["at_us"])),
+        "status": row["status"],
+        "error": row["error"],
+        "success": bool(row["success"]),
+    }

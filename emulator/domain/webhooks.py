@@ -1,0 +1,157 @@
+"""Gateway webhooks: the object, its validation and the events it can subscribe to."""
+
+from __future__ import annotations
+
+from typing import Literal
+from urllib.parse import urlsplit
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from emulator.domain import validation as v
+from emulator.domain.errors import FieldError, ValidationFailed
+
+# The OpenAPI document's Event enum: the event_type values a webhook can carry.
+EVENTS: tuple[str, ...] = (
+    "purchase.created",
+    "purchase.paid",
+    "purchase.payment_failure",
+    "purchase.pending_execute",
+    "purchase.pending_charge",
+    "purchase.cancelled",
+    "purchase.hold",
+    "purchase.captured",
+    "purchase.pending_capture",
+    "purchase.released",
+    "purchase.pending_release",
+    "purchase.preauthorized",
+    "purchase.pending_recurring_token_delete",
+    "purchase.recurring_token_deleted",
+    "purchase.subscription_charge_failure",
+    "purchase.pending_refund",
+    "payment.refunded",
+    "billing_template_client.subscription_billing_cancelled",
+    "payout.pending",
+    "payout.failed",
+    "payout.success",
+)
+EVENT_SET = frozenset(EVENTS)
+
+# WebhookSourceType (deliveries query) -> the outbox's object_type and its not-found code.
+SOURCE_TYPES: dict[str, tuple[str, str]] = {
+    "Purchase": ("purchase", "purchase_not_found"),
+    "Payment": ("payment", "payment_not_found"),
+    "Payout": ("payout", "payout_not_found"),
+    "BillingTemplateClient": ("billing_template_client", "billing_template_client_not_found"),
+}
+
+TITLE_MAX = 100
+URL_MAX = 500
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+class WebhookInput(msgspec.Struct, forbid_unknown_fields=False):
+    """A POST/PUT/PATCH body (``public_key`` and other read-only fields are ignored)."""
+
+    title: str | UnsetType = UNSET
+    all_events: bool | UnsetType = UNSET
+    events: list[str] | UnsetType = UNSET
+    callback: str | UnsetType = UNSET
+
+
+class Webhook(msgspec.Struct, kw_only=True):
+    id: str
+    type: str = "webhook"
+    created_on: int
+    updated_on: int
+    title: str
+    all_events: bool = False
+    events: list[str] = []
+    callback: str
+    public_key: str
+
+    def wants(self, event_type: str) -> bool:
+        return self.all_events or event_type in self.events
+
+
+def callback_problem(field: str, url: str) -> FieldError | None:
+    """HTTPS, or plain HTTP to a loopback host (the built-in sink, a local receiver)."""
+    if len(url) > URL_MAX:
+        return v.max_length(field, url, URL_MAX)
+    try:
+        parts = urlsplit(url)
+        host, scheme = parts.hostname, parts.scheme
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        host, scheme = None, ""
+    if not host or scheme not in ("http", "https"):
+        return FieldError(field, "invalid", "Enter a valid URL.")
+    # The provider requires HTTPS; the emulator also takes plain HTTP to loopback so that
+    # local receivers and the built-in sink work (DESIGN.md).
+    if scheme == "http" and host not in LOOPBACK_HOSTS:
+        return FieldError(
+            field, "webhook_url_invalid", "The callback URL must use HTTPS (or be on loopback)."
+        )
+    return None
+
+
+Mode = Literal["create", "replace", "patch"]
+
+
+def _validate(data: WebhookInput, mode: Mode, current: Webhook | None) -> dict[str, object]:
+    given = {f: val for f in data.__struct_fields__ if (val := getattr(data, f)) is not UNSET}
+    errors: list[FieldError | None] = []
+    if mode != "patch":
+        errors += [v.required(f) for f in ("title", "callback") if f not in given]
+    if "title" in given:
+        title = str(given["title"])
+        errors.append(v.max_length("title", title, TITLE_MAX))
+        if not title:
+            errors.append(v.invalid("title", "This field may not be blank."))
+    if "callback" in given:
+        errors.append(callback_problem("callback", str(given["callback"])))
+    events = given.get("events")
+    if isinstance(events, list):
+        for i, name in enumerate(events):
+            if name not in EVENT_SET:
+                errors.append(v.invalid(f"events.{i}", f'"{name}" is not a valid choice.'))
+        if len(set(events)) != len(events):
+            errors.append(v.invalid("events", "Events must be unique."))
+    all_events = given.get(
+        "all_events", current.all_events if current and mode == "patch" else False
+    )
+    chosen = given.get("events", current.events if current and mode == "patch" else [])
+    if not all_events and not chosen:
+        errors.append(v.invalid("events", "Either events or all_events is required."))
+    found = [e for e in errors if e is not None]
+    if found:
+        raise ValidationFailed(found)
+    return given
+
+
+def create(data: WebhookInput, webhook_id: str, public_key: str, now: int) -> Webhook:
+    given = _validate(data, "create", None)
+    return Webhook(
+        id=webhook_id,
+        created_on=now,
+        updated_on=now,
+        public_key=public_key,
+        **given,  # type: ignore[arg-type]
+    )
+
+
+def replace(current: Webhook, data: WebhookInput, now: int) -> Webhook:
+    """PUT: fields not given return to their defaults (the key pair stays)."""
+    given = _validate(data, "replace", current)
+    return Webhook(
+        id=current.id,
+        created_on=current.created_on,
+        updated_on=now,
+        public_key=current.public_key,
+        **given,  # type: ignore[arg-type]
+    )
+
+
+def patch(current: Webhook, data: WebhookInput, now: int) -> Webhook:
+    given = _validate(data, "patch", current)
+    return msgspec.structs.replace(current, updated_on=now, **given)

@@ -1,0 +1,218 @@
+"""The delivery engine's messages and attempts in SQLite."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from emulator.kernel.storage import Tx
+
+_decode_headers = msgspec.json.Decoder(dict[str, str])
+
+OPEN = "state IN ('waiting', 'queued')"  # verbatim: lets SQLite use the partial index
+
+
+class Message(msgspec.Struct, frozen=True, kw_only=True):
+    id: int
+    merchant_id: str | None
+    event_id: str
+    event_type: str
+    object_type: str
+    object_id: str
+    kind: str
+    target_id: str
+    url: str
+    headers: dict[str, str]
+    body: bytes
+    state: str
+    attempts: int
+    fail_attempts: int
+    reorder: bool
+    not_before_us: int
+    first_us: int | None
+
+
+def insert_message(tx: Tx, message: Message, event_seq: int, created_us: int) -> int:
+    cursor = tx.execute(
+        "INSERT INTO delivery_messages (merchant_id, event_id, event_seq, event_type,"
+        " object_type, object_id, kind, target_id, url, headers, body, state, fail_attempts,"
+        " reorder, not_before_us, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+        " ?, ?)",
+        (
+            message.merchant_id,
+            message.event_id,
+            event_seq,
+            message.event_type,
+            message.object_type,
+            message.object_id,
+            message.kind,
+            message.target_id,
+            message.url,
+            msgspec.json.encode(message.headers).decode(),
+            message.body,
+            message.state,
+            message.fail_attempts,
+            int(message.reorder),
+            message.not_before_us,
+            created_us,
+        ),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def has_open(tx: Tx, object_id: str, kind: str, target_id: str) -> bool:
+    """Whether an in-order message of this object to this target is still open."""
+    row = tx.one(
+        f"SELECT 1 FROM delivery_messages WHERE object_id = ? AND kind = ? AND target_id = ?"
+        f" AND {OPEN} AND reorder = 0 LIMIT 1",
+        (object_id, kind, target_id),
+    )
+    return row is not None
+
+
+def next_waiting(tx: Tx, message: Message) -> tuple[int, int] | None:
+    """(id, not_before_us) of the in-order message next behind ``message``, if it waits."""
+    row = tx.one(
+        f"SELECT id, not_before_us, state FROM delivery_messages WHERE object_id = ?"
+        f" AND kind = ? AND target_id = ? AND {OPEN} AND reorder = 0 AND id > ?"
+        " ORDER BY id LIMIT 1",
+        (message.object_id, message.kind, message.target_id, message.id),
+    )
+    if row is None or row[2] != "waiting":
+        return None
+    return row[0], row[1]
+
+
+_MESSAGE_COLUMNS = (
+    "id, merchant_id, event_id, event_type, object_type, object_id, kind, target_id, url,"
+    " headers, body, state, attempts, fail_attempts, reorder, not_before_us, first_us"
+)
+
+
+def message(tx: Tx, message_id: int) -> Message | None:
+    row = tx.one(f"SELECT {_MESSAGE_COLUMNS} FROM delivery_messages WHERE id = ?", (message_id,))
+    if row is None:
+        return None
+    return Message(
+        id=row["id"],
+        merchant_id=row["merchant_id"],
+        event_id=row["event_id"],
+        event_type=row["event_type"],
+        object_type=row["object_type"],
+        object_id=row["object_id"],
+        kind=row["kind"],
+        target_id=row["target_id"],
+        url=row["url"],
+        headers=_decode_headers.decode(row["headers"]),
+        body=bytes(row["body"]),
+        state=row["state"],
+        attempts=row["attempts"],
+        fail_attempts=row["fail_attempts"],
+        reorder=bool(row["reorder"]),
+        not_before_us=row["not_before_us"],
+        first_us=row["first_us"],
+    )
+
+
+def set_state(tx: Tx, message_id: int, state: str, attempts: int, first_us: int | None) -> None:
+    tx.execute(
+        "UPDATE delivery_messages SET state = ?, attempts = ?, first_us = ? WHERE id = ?",
+        (state, attempts, first_us, message_id),
+    )
+
+
+def insert_attempt(
+    tx: Tx,
+    message: Message,
+    attempt: int,
+    at_us: int,
+    status: int | None,
+    error: str | None,
+    success: bool,
+) -> None:
+    tx.execute(
+        "INSERT INTO delivery_attempts (message_id, merchant_id, object_id, attempt, at_us,"
+        " status, error, success) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            message.id,
+            message.merchant_id,
+            message.object_id,
+            attempt,
+            at_us,
+            status,
+            error,
+            int(success),
+        ),
+    )
+
+
+_ATTEMPT_COLUMNS = (
+    "a.id, a.attempt, a.at_us, a.status, a.error, a.success, m.id AS message_id,"
+    " m.merchant_id, m.event_id, m.event_type, m.object_type, m.object_id, m.kind,"
+    " m.target_id, m.url, m.headers, m.body"
+)
+
+
+def attempts_of_object(
+    tx: Tx,
+    merchant_id: str,
+    object_type: str,
+    object_id: str,
+    kinds: tuple[str, ...],
+    limit: int,
+    offset: int,
+) -> list[dict[str, Any]]:
+    """One object's attempts of the given kinds, oldest first."""
+    marks = ", ".join("?" for _ in kinds)
+    rows = tx.all(
+        f"SELECT {_ATTEMPT_COLUMNS} FROM delivery_attempts a"
+        " JOIN delivery_messages m ON m.id = a.message_id"
+        " WHERE a.object_id = ? AND m.merchant_id = ? AND m.object_type = ?"
+        f" AND m.kind IN ({marks})"
+        " ORDER BY a.id LIMIT ? OFFSET ?",
+        (object_id, merchant_id, object_type, *kinds, limit, offset),
+    )
+    return [dict(r) for r in rows]
+
+
+def recent_attempts(
+    tx: Tx,
+    merchant_id: str | None,
+    object_id: str | None,
+    kind: str | None,
+    limit: int,
+    before_id: int | None,
+) -> list[dict[str, Any]]:
+    """Every attempt, newest first, narrowed by the filters given."""
+    where: list[str] = ["1 = 1"]
+    params: list[object] = []
+    for column, value in (
+        ("a.merchant_id", merchant_id),
+        ("a.object_id", object_id),
+        ("m.kind", kind),
+    ):
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    if before_id is not None:
+        where.append("a.id < ?")
+        params.append(before_id)
+    rows = tx.all(
+        f"SELECT {_ATTEMPT_COLUMNS} FROM delivery_attempts a"
+        " JOIN delivery_messages m ON m.id = a.message_id"
+        f" WHERE {' AND '.join(where)} ORDER BY a.id DESC LIMIT ?",
+        (*params, limit),
+    )
+    return [dict(r) for r in rows]
+
+
+def object_known(tx: Tx, merchant_id: str, object_type: str, object_id: str) -> bool:
+    """Whether any event of this merchant names the object (a partial index answers)."""
+    row = tx.one(
+        "SELECT 1 FROM outbox WHERE object_id = ? AND merchant_id = ?"
+        " AND object_type <> 'client' AND object_type = ? LIMIT 1",
+        (object_id, merchant_id, object_type),
+    )
+    return row is not None

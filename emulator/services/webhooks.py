@@ -1,0 +1,88 @@
+"""Gateway webhooks: CRUD with a key pair each, and the company's public key."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from emulator.delivery import signing
+from emulator.delivery.gateway import company_key
+from emulator.domain import webhooks as domain
+from emulator.domain.errors import WebhookNotFound
+from emulator.domain.webhooks import Webhook, WebhookInput
+from emulator.kernel.storage import Tx
+from emulator.repos import webhooks as repo
+from emulator.services.clients import Page
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+
+def _now(rt: Runtime) -> int:
+    return rt.clock.now_us() // 1_000_000
+
+
+async def create(rt: Runtime, merchant_id: str, data: WebhookInput) -> Webhook:
+    domain.create(data, "", "", 0)  # refuse a bad body before paying for a key pair
+    private, public = await asyncio.to_thread(signing.generate)
+    webhook = domain.create(data, rt.ids.uuid(), public, _now(rt))
+    await rt.db.write(lambda tx: repo.insert(tx, merchant_id, webhook, private))
+    return webhook
+
+
+async def get(rt: Runtime, merchant_id: str, webhook_id: str) -> Webhook:
+    webhook = await rt.db.read(lambda tx: repo.get(tx, merchant_id, webhook_id))
+    if webhook is None:
+        raise WebhookNotFound()
+    return webhook
+
+
+async def page(rt: Runtime, merchant_id: str, number: int, size: int) -> Page:
+    rows = await rt.db.read(
+        lambda tx: repo.page_raw(tx, merchant_id, size + 1, (number - 1) * size)
+    )
+    return Page(items=rows[:size], has_next=len(rows) > size)
+
+
+async def _change(
+    rt: Runtime, merchant_id: str, webhook_id: str, change: Callable[[Webhook], Webhook]
+) -> Webhook:
+    def unit(tx: Tx) -> Webhook:
+        current = repo.get(tx, merchant_id, webhook_id)
+        if current is None:
+            raise WebhookNotFound()
+        updated = change(current)
+        repo.update(tx, merchant_id, updated)
+        return updated
+
+    return await rt.db.write(unit)
+
+
+async def replace(rt: Runtime, merchant_id: str, webhook_id: str, data: WebhookInput) -> Webhook:
+    now = _now(rt)
+    return await _change(rt, merchant_id, webhook_id, lambda w: domain.replace(w, data, now))
+
+
+async def patch(rt: Runtime, merchant_id: str, webhook_id: str, data: WebhookInput) -> Webhook:
+    now = _now(rt)
+    return await _change(rt, merchant_id, webhook_id, lambda w: domain.patch(w, data, now))
+
+
+async def delete(rt: Runtime, merchant_id: str, webhook_id: str) -> None:
+    if not await rt.db.write(lambda tx: repo.delete(tx, merchant_id, webhook_id)):
+        raise WebhookNotFound()
+
+
+async def public_key(rt: Runtime, merchant_id: str) -> str:
+    """The company key's public PEM; the pair is made (in a worker thread) on first use."""
+    found = await rt.db.read(lambda tx: repo.company_key(tx, merchant_id))
+    if found is None:
+        private, public = await asyncio.to_thread(signing.generate)
+
+        def unit(tx: Tx) -> tuple[str, str]:
+            repo.insert_company_key(tx, merchant_id, private, public)  # unless one raced us
+            return company_key(tx, merchant_id)
+
+        found = await rt.db.write(unit)
+    return found[1]
