@@ -11,6 +11,8 @@ from typing import Any
 import httpx
 
 from emulator import resources
+from emulator.delivery.bank import OBJECT_TYPES as BANK_OBJECT_TYPES
+from emulator.delivery.bank import bank_router
 from emulator.delivery.engine import DeliveryEngine
 from emulator.delivery.gateway import OBJECT_TYPES, gateway_router
 from emulator.delivery.signing import Signer
@@ -83,6 +85,7 @@ class Runtime:
         self.signer = Signer()
         self.deliveries = DeliveryEngine(self)
         self.deliveries.register(gateway_router(self.signer), OBJECT_TYPES)
+        self.deliveries.register(bank_router, BANK_OBJECT_TYPES)
 
     @property
     def snapshot_dir(self) -> Path:

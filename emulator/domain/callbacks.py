@@ -119,3 +119,32 @@ def body(kind: str, payload: dict[str, Any], timestamp: str) -> dict[str, Any]:
     """The callback body: ``type`` is the callback type, ``timestamp`` the status change's."""
     values = {**payload, "type": kind, "timestamp": timestamp}
     return {name: values.get(name) for name in FIELDS[kind]}
+
+
+COLLECTION_STATUSES = ("PENDING", "COMPLETED", "UNPAID", "REJECTED", "DISPUTED")
+
+
+class TriggerInput(msgspec.Struct, kw_only=True):
+    """The trigger and test endpoints' body (``overrideUrl``: the test endpoint only)."""
+
+    collectionStatus: Annotated[str, msgspec.Meta(max_length=32)] | None = None
+    callbackVersion: Annotated[str, msgspec.Meta(max_length=16)] | None = None
+    overrideUrl: Annotated[str, msgspec.Meta(max_length=2048)] | None = None
+
+
+def check_trigger(data: TriggerInput) -> str:
+    """Both fields are required; the status must be one a collection can have."""
+    for name in ("collectionStatus", "callbackVersion"):
+        if getattr(data, name) is None:
+            raise BankBadRequest(f"{name} is required")
+    assert data.collectionStatus is not None and data.callbackVersion is not None
+    if data.collectionStatus not in COLLECTION_STATUSES:
+        raise BankBadRequest(
+            f"collectionStatus: '{data.collectionStatus}' is not one of "
+            + ", ".join(COLLECTION_STATUSES)
+        )
+    if data.callbackVersion not in VERSIONS:
+        raise BankBadRequest(f"callbackVersion: '{data.callbackVersion}' is not one of V1, V2")
+    if data.overrideUrl is not None:
+        check_url(data.overrideUrl)
+    return data.collectionStatus

@@ -315,6 +315,8 @@ BANK_WRITES = [
     "/v2/payment/eft/upload/csv",
     "/v2/accountverification/validate",
     "/v2/clientcallbackurl/",
+    "/v2/callback/collection/eft/{id}/",
+    "/v2/callback/test/collection/eft/{id}/",
 ]
 BANK_READS = [
     "/v2/collection/debicheck",
@@ -330,7 +332,7 @@ BANK_READS = [
     "/v2/collection/eft/download/csv/{id}",
 ]
 bank_fields = st.sampled_from(
-    ["debtor", "creditor", "amountCents", "profileCode", "externalReference", "serviceType",
+    ["collectionStatus", "overrideUrl", "debtor", "creditor", "amountCents", "profileCode", "externalReference", "serviceType",
      "collectionDate", "paymentDate", "mandateId", "trackingPeriod", "debitSequence",
      "authenticationType", "maxAmountCents", "accountType", "bank", "accountNumber", "url",
      "clientId", "callbackType", "callbackVersion", "merchantProfileId", "releaseDate"]
