@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from emulator.domain.callbacks import FIELDS
 from tests.http.bank_helpers import advance, eft_body
 
 SINK = "http://127.0.0.1:8400/_emulator/sink/{name}"
@@ -55,6 +56,7 @@ async def test_each_status_change_reaches_each_registered_url_unsigned(
         assert "x-signature" not in headers  # callbacks are unsigned (spec)
         assert headers["content-type"] == "application/json"
         assert messages[1]["json"]["type"] == "EFT_COLLECTION"
+        assert list(messages[1]["json"]) == list(FIELDS["EFT_COLLECTION"])  # the spec's fields
     assert await received(http, "payments") == []
     log = (await http.get("/_emulator/deliveries", params={"kind": "callback"})).json()
     assert len(log["deliveries"]) == 4 and {d["kind"] for d in log["deliveries"]} == {"callback"}
