@@ -169,6 +169,7 @@ async def create_eft(rt: Runtime, merchant_id: str, data: EftCollectionInput) ->
     """POST /v2/collection/eft: its EFT mandate (rule 2 on the reference) and the collection."""
     rules.check_currency(data.currency)
     debtor = rules.require_account(data.debtor)
+    rules.check_account_fields(data.ultimateCreditor, "ultimateCreditor")
     if data.amountCents is None:
         raise BankBadRequest("amountCents is required")
     if data.validateAccount:

@@ -36,7 +36,7 @@ RELEASE_JOB = "bank.mandate_release"
 def creditor_of(p: MerchantProfile, given: Creditor | None) -> Creditor:
     """The creditor is the profile's account unless the request names one."""
     if given is not None and given.accountNumber:
-        return given
+        return rules.require_account(given, "creditor")
     return Creditor(
         accountNumber=p.accountNumber,
         branchCode=p.branchCode,
