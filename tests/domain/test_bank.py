@@ -115,6 +115,10 @@ def test_authentication_windows(kind, now, deadline):
         ({"amountCents": "-5"}, "amountCents: '-5' is not a whole number of cents"),
         ({"realTimeClearing": "yes"}, "realTimeClearing: must be true or false"),
         ({"serviceType": "NEVER"}, "serviceType: Invalid enum value 'NEVER'"),
+        # int() refuses strings of 4,300 digits and more (ValueError): checked before.
+        ({"amountCents": "9" * 5000}, "amountCents: Expected `int` <= 1000000000000000"),
+        # 17 digits: msgspec's own bound, with the same words.
+        ({"amountCents": "1" + "0" * 16}, "amountCents: Expected `int` <= 1000000000000000"),
     ],
 )
 def test_bulk_rows_in_error(row, message):
@@ -128,4 +132,5 @@ def test_a_bulk_row_becomes_a_payment_request():
         {"amountCents": "100", "realTimeClearing": "TRUE", "creditor.accountNumber": "12", "x": ""}
     )
     assert (request.amountCents, request.realTimeClearing) == (100, True)
+    assert bulk.to_input({"amountCents": "0" * 5000 + "100"}).amountCents == 100
     assert request.creditor is not None and request.creditor.accountNumber == "12"

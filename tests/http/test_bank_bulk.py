@@ -66,6 +66,22 @@ async def test_upload_keeps_good_rows_and_reports_bad_ones(http, v2, profile):
     assert [r["line"] for r in rows_of(errors.text)] == ["3", "4", "5"]
 
 
+async def test_an_amount_of_thousands_of_digits_is_a_row_in_error(http, v2, profile):
+    rows = csv_of(profile).splitlines()[:2]
+    rows.append(rows[1].replace(",B-1,", ",B-9,").replace(",1000,", "," + "9" * 5000 + ","))
+    response = await http.post(
+        "/v2/payment/eft/upload/csv", content="\n".join(rows).encode(), headers=v2
+    )
+    assert response.status_code == 200
+    summary = response.json()
+    assert (summary["accepted"], summary["errors"]) == (1, 1)
+    url = f"/v2/collection/eft/download/csv/{summary['bulkUploadId']}?isError=true"
+    errors = rows_of((await http.get(url, headers=v2)).text)
+    assert [(r["line"], r["error"]) for r in errors] == [
+        ("3", "amountCents: Expected `int` <= 1000000000000000")
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
