@@ -13,7 +13,14 @@ from emulator.domain.bank import (
     InvalidTransition,
     check_transition,
 )
-from emulator.domain.bank_calendar import action_date, is_business_day, processing_us
+from emulator.domain.bank_calendar import (
+    action_date,
+    is_business_day,
+    iso_to_us,
+    iso_us,
+    parse_instant,
+    processing_us,
+)
 from emulator.domain.collections import TEST_DELAY_US, Step, plan
 from emulator.domain.errors import BankBadRequest
 from emulator.domain.mandates import authentication_deadline_us
@@ -134,3 +141,24 @@ def test_a_bulk_row_becomes_a_payment_request():
     assert (request.amountCents, request.realTimeClearing) == (100, True)
     assert bulk.to_input({"amountCents": "0" * 5000 + "100"}).amountCents == 100
     assert request.creditor is not None and request.creditor.accountNumber == "12"
+
+
+@pytest.mark.parametrize(
+    ("text", "utc"),
+    [
+        ("2026-01-05", datetime(2026, 1, 5, tzinfo=UTC)),
+        ("2026-01-05T11:00:00+02:00", datetime(2026, 1, 5, 9, tzinfo=UTC)),
+        ("1970-01-01T02:00:00+02:00", datetime(1970, 1, 1, tzinfo=UTC)),
+        ("9000-01-01T01:59:59+02:00", datetime(8999, 12, 31, 23, 59, 59, tzinfo=UTC)),
+        ("9000-12-31T23:00:00-02:00", None),  # 9001 in UTC
+        ("9000-01-01T00:00:00Z", None),
+        ("1970-01-01T01:00:00+02:00", None),  # 1969 in UTC
+        ("9999-12-31T23:00:00-02:00", None),  # past datetime.max in UTC
+        ("0001-01-01T00:00:00+01:00", None),  # before datetime.min in UTC
+        ("soon", None),
+    ],
+)
+def test_instants_are_checked_in_utc(text, utc):
+    assert parse_instant(text) == utc
+    if utc is not None:
+        assert iso_to_us(iso_us(int(utc.timestamp()) * 1_000_000)) == int(utc.timestamp()) * 10**6
