@@ -67,15 +67,16 @@ MONEY_TRANSITIONS: dict[str, frozenset[str]] = {
 
 # Mandates. EFT: ACTIVE until its release date (EXPIRED) or cancelled. DebiCheck:
 # PENDING_AUTHENTICATION (waiting for the debtor), AUTHENTICATED (collections allowed),
-# REJECTED (debtor said no), EXPIRED (no answer in the window), CANCELLED, SUSPENDED.
+# REJECTED (debtor said no), EXPIRED (no answer in the window, or its release date reached),
+# CANCELLED, SUSPENDED.
 MANDATE_TRANSITIONS: dict[str, frozenset[str]] = {
     "ACTIVE": frozenset({"EXPIRED", "CANCELLED"}),
     "PENDING_AUTHENTICATION": frozenset({"AUTHENTICATED", "REJECTED", "EXPIRED"}),
-    "AUTHENTICATED": frozenset({"CANCELLED", "SUSPENDED"}),
+    "AUTHENTICATED": frozenset({"CANCELLED", "SUSPENDED", "EXPIRED"}),
     "REJECTED": frozenset({"PENDING_AUTHENTICATION"}),
     "EXPIRED": frozenset({"PENDING_AUTHENTICATION"}),
     "CANCELLED": frozenset(),
-    "SUSPENDED": frozenset({"AUTHENTICATED", "CANCELLED"}),
+    "SUSPENDED": frozenset({"AUTHENTICATED", "CANCELLED", "EXPIRED"}),
 }
 
 

@@ -22,7 +22,7 @@ from emulator.domain.collections import (
     plan,
 )
 from emulator.domain.errors import AccountVerificationFailed, BankBadRequest, NotFound
-from emulator.domain.mandates import EftMandateInput, Mandate
+from emulator.domain.mandates import EftMandateInput, Mandate, check_collectable
 from emulator.domain.merchants import MerchantProfile
 from emulator.kernel.scheduler import AtomicHandler, Job
 from emulator.kernel.storage import Tx
@@ -62,6 +62,7 @@ def _build(
     collection_date, requested = instant(when, "collectionDate")
     now_us = rt.clock.now_us()
     action = cal.action_date(now_us, service_type or "ONEDAY", requested)
+    check_collectable(mandate, action)
     now = cal.iso_us(now_us)
     return Collection(
         id=rt.ids.uuid(),

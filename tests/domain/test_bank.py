@@ -43,6 +43,8 @@ def us(text: str) -> int:
         (MANDATE_TRANSITIONS, "EXPIRED", "PENDING_AUTHENTICATION", True),
         (MANDATE_TRANSITIONS, "AUTHENTICATED", "PENDING_AUTHENTICATION", False),
         (MANDATE_TRANSITIONS, "ACTIVE", "AUTHENTICATED", False),
+        (MANDATE_TRANSITIONS, "AUTHENTICATED", "EXPIRED", True),
+        (MANDATE_TRANSITIONS, "REJECTED", "EXPIRED", False),
     ],
 )
 def test_transition_tables(table, current, target, allowed):
