@@ -123,3 +123,20 @@ async def test_download_of_an_unknown_upload(http, v2):
     assert bad.json() == bad_request("The value 'abc' is not valid for bulkUploadId.")
     not_utf8 = await http.post("/v2/payment/eft/upload/csv", content=b"\xff\xfe", headers=v2)
     assert not_utf8.json() == bad_request("file: the CSV is not UTF-8")
+
+
+async def test_a_file_over_1_mib_is_taken_up_to_4_mib(http, v2, profile):
+    """Thousands of rows are more than a JSON body's 1 MiB; the CSV may have 4 MiB."""
+    row = (
+        f"{profile},B-{{}},PAYROLL,{'C' * 120},1000,2026-01-05T00:00:00Z,ONEDAY,false,"
+        f"4052218811,051001,62000000001,250655,{'N' * 60}"
+    )
+    rows = [row.format(n) for n in range(4_000)]
+    text = "\n".join([HEADER, *rows])
+    assert len(text) > 1024 * 1024
+    response = await http.post("/v2/payment/eft/upload/csv", content=text.encode(), headers=v2)
+    assert response.status_code == 200, response.text
+    assert (response.json()["accepted"], response.json()["errors"]) == (4_000, 0)
+    too_big = (HEADER + "\n" + "x" * (4 * 1024 * 1024)).encode()
+    response = await http.post("/v2/payment/eft/upload/csv", content=too_big, headers=v2)
+    assert response.json() == bad_request("Request body is too large (limit 4194304 bytes).")

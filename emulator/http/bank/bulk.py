@@ -13,10 +13,14 @@ from emulator.http.common import JSON, read_body, runtime
 from emulator.services import bulk
 
 
+# 10,000 rows (bulk.MAX_ROWS) of some 400 bytes: more than the 1 MiB of a JSON body.
+CSV_LIMIT = 4 * 1024 * 1024
+
+
 async def upload(request: Request) -> Response:
-    """The body is the CSV itself (text/csv, UTF-8)."""
+    """The body is the CSV itself (text/csv, UTF-8), at most 4 MiB."""
     caller = await bank_caller(request)
-    raw = await read_body(request)
+    raw = await read_body(request, limit=CSV_LIMIT)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
