@@ -64,6 +64,11 @@ async def test_upload_keeps_good_rows_and_reports_bad_ones(http, v2, profile):
     assert payment.json()["bulkUploadId"] == bulk_id
     errors = await http.get(f"/v2/collection/eft/download/csv/{bulk_id}?isError=true", headers=v2)
     assert [r["line"] for r in rows_of(errors.text)] == ["3", "4", "5"]
+    others = await http.get(f"/v2/collection/eft/download/csv/{bulk_id}?isError=false", headers=v2)
+    assert [(r["line"], r["outcome"]) for r in rows_of(others.text)] == [
+        ("2", "ACCEPTED"),
+        ("6", "ACCEPTED"),
+    ]
 
 
 async def test_an_amount_of_thousands_of_digits_is_a_row_in_error(http, v2, profile):

@@ -33,6 +33,6 @@ async def download(request: Request) -> Response:
     bulk_id = request.path_params["bulkUploadId"]
     if not is_uuid(bulk_id):
         raise BankBadRequest(f"The value '{bulk_id[:40]}' is not valid for bulkUploadId.")
-    only_errors = query.bool_param(request, "isError") is True
-    text = await bulk.download(runtime(request), caller.merchant_id, bulk_id, only_errors)
+    errors = query.bool_param(request, "isError")
+    text = await bulk.download(runtime(request), caller.merchant_id, bulk_id, errors)
     return Response(text, media_type="text/csv")
