@@ -18,6 +18,7 @@ from emulator.domain.collections import (
     EftCollectionInput,
     EftFromMandateInput,
     RecreateAsEftInput,
+    debit_sequence,
     decided,
     plan,
 )
@@ -231,19 +232,6 @@ def _mandate(tx: Tx, merchant_id: str, mandate_id: str | None, kind: str) -> Man
     return found[1]
 
 
-def _sequence(mandate: Mandate, given: str | None, count: int) -> str:
-    """FRST only for the first collection; otherwise the mandate's own sequence."""
-    own = mandate.debitSequence or "RCUR"
-    if own == "OOFF" and count > 0:
-        raise BankBadRequest("debitSequence: a once-off (OOFF) mandate allows one collection")
-    sequence = given or own
-    if sequence == "FRST" and count > 0:
-        raise BankBadRequest("debitSequence: FRST is only for the first collection of a mandate")
-    if sequence not in ("FRST", own):
-        raise BankBadRequest(f"debitSequence must be FRST or the mandate's sequence ({own})")
-    return sequence
-
-
 async def debicheck_from_mandate(
     rt: Runtime, merchant_id: str, data: DebiCheckCollectionInput
 ) -> Collection:
@@ -277,7 +265,7 @@ async def debicheck_from_mandate(
             when=data.collectionDate,
             service_type=None,
             reference=data.externalReference,
-            debitSequence=_sequence(mandate, data.debitSequence, count),
+            debitSequence=debit_sequence(mandate.debitSequence, data.debitSequence, count),
             trackingPeriod=data.trackingPeriod,
             mandateReferenceNumber=mandate.mandateReferenceNumber,
             sequenceNumber=count + 1,

@@ -21,7 +21,7 @@ from emulator.domain.bank_calendar import (
     parse_instant,
     processing_us,
 )
-from emulator.domain.collections import TEST_DELAY_US, Step, plan
+from emulator.domain.collections import TEST_DELAY_US, Step, debit_sequence, plan
 from emulator.domain.errors import BankBadRequest
 from emulator.domain.mandates import authentication_deadline_us
 
@@ -164,3 +164,28 @@ def test_instants_are_checked_in_utc(text, utc):
     assert parse_instant(text) == utc
     if utc is not None:
         assert iso_to_us(iso_us(int(utc.timestamp()) * 1_000_000)) == int(utc.timestamp()) * 10**6
+
+
+@pytest.mark.parametrize(
+    ("mandate", "given", "count", "expected"),
+    [
+        (None, None, 0, "RCUR"),
+        ("RCUR", "FRST", 0, "FRST"),
+        ("RCUR", None, 3, "RCUR"),
+        ("FRST", None, 0, "FRST"),
+        ("FRST", None, 1, "RCUR"),  # a FRST mandate: recurring after its first collection
+        ("FRST", "RCUR", 2, "RCUR"),
+        ("FRST", "FRST", 1, "debitSequence: FRST is only for the first collection of a mandate"),
+        ("FRST", "RCUR", 0, "debitSequence must be FRST or the mandate's sequence (FRST)"),
+        ("OOFF", None, 0, "OOFF"),
+        ("OOFF", None, 1, "debitSequence: a once-off (OOFF) mandate allows one collection"),
+        ("RPRE", "RCUR", 1, "debitSequence must be FRST or the mandate's sequence (RPRE)"),
+    ],
+)
+def test_debit_sequences(mandate, given, count, expected):
+    if expected.startswith("debitSequence"):
+        with pytest.raises(BankBadRequest) as caught:
+            debit_sequence(mandate, given, count)
+        assert caught.value.detail == expected
+    else:
+        assert debit_sequence(mandate, given, count) == expected

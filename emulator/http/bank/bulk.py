@@ -12,7 +12,6 @@ from emulator.http.bank.auth import bank_caller
 from emulator.http.common import JSON, read_body, runtime
 from emulator.services import bulk
 
-
 # 10,000 rows (bulk.MAX_ROWS) of some 400 bytes: more than the 1 MiB of a JSON body.
 CSV_LIMIT = 4 * 1024 * 1024
 
