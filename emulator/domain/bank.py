@@ -67,15 +67,16 @@ MONEY_TRANSITIONS: dict[str, frozenset[str]] = {
 
 # Mandates. EFT: ACTIVE until its release date (EXPIRED) or cancelled. DebiCheck:
 # PENDING_AUTHENTICATION (waiting for the debtor), AUTHENTICATED (collections allowed),
-# REJECTED (debtor said no), EXPIRED (no answer in the window), CANCELLED, SUSPENDED.
+# REJECTED (debtor said no), EXPIRED (no answer in the window, or its release date reached),
+# CANCELLED, SUSPENDED.
 MANDATE_TRANSITIONS: dict[str, frozenset[str]] = {
     "ACTIVE": frozenset({"EXPIRED", "CANCELLED"}),
     "PENDING_AUTHENTICATION": frozenset({"AUTHENTICATED", "REJECTED", "EXPIRED"}),
-    "AUTHENTICATED": frozenset({"CANCELLED", "SUSPENDED"}),
+    "AUTHENTICATED": frozenset({"CANCELLED", "SUSPENDED", "EXPIRED"}),
     "REJECTED": frozenset({"PENDING_AUTHENTICATION"}),
     "EXPIRED": frozenset({"PENDING_AUTHENTICATION"}),
     "CANCELLED": frozenset(),
-    "SUSPENDED": frozenset({"AUTHENTICATED", "CANCELLED"}),
+    "SUSPENDED": frozenset({"AUTHENTICATED", "CANCELLED", "EXPIRED"}),
 }
 
 
@@ -96,14 +97,35 @@ def check_transition(table: dict[str, frozenset[str]], kind: str, current: str, 
 Account = TypeVar("Account", Debtor, Creditor)
 
 
+def ascii_digits(value: str) -> bool:
+    """Only 0-9: ``str.isdigit`` also accepts superscripts and other scripts' digits, which
+    ``int`` then refuses."""
+    return value.isascii() and value.isdigit()
+
+
 def require_account(debtor: Account | None, field: str = "debtor") -> Account:
+    """An account of a debtor or creditor: digits 0-9, and a branch code of 6 of them."""
     if debtor is None:
         raise BankBadRequest(f"{field} is required")
-    if not debtor.accountNumber or not debtor.accountNumber.isdigit():
+    if not debtor.accountNumber or not ascii_digits(debtor.accountNumber):
         raise BankBadRequest(f"{field}.accountNumber is required and must be digits")
-    if not debtor.branchCode or not debtor.branchCode.isdigit():
-        raise BankBadRequest(f"{field}.branchCode is required and must be digits")
+    if not debtor.branchCode or not is_branch_code(debtor.branchCode):
+        raise BankBadRequest(f"{field}.branchCode is required and must be 6 digits")
     return debtor
+
+
+def check_account_fields(account: Creditor | None, field: str) -> None:
+    """An optional account (an ultimate creditor): what it gives must be well formed."""
+    if account is None:
+        return
+    if account.accountNumber is not None and not ascii_digits(account.accountNumber):
+        raise BankBadRequest(f"{field}.accountNumber must be digits")
+    if account.branchCode is not None and not is_branch_code(account.branchCode):
+        raise BankBadRequest(f"{field}.branchCode must be 6 digits")
+
+
+def is_branch_code(value: str) -> bool:
+    return len(value) == 6 and ascii_digits(value)
 
 
 def check_currency(currency: str | None) -> None:

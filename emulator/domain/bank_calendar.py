@@ -77,17 +77,33 @@ def iso_us(us: int) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+# The instants the emulator's clock can reach (emulator.kernel.clock.in_clock_range; the
+# domain may not import the kernel): from the Unix epoch to the year 9000, in UTC.
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+RANGE = "from 1970-01-01T00:00:00Z to 9000-01-01T00:00:00Z"
+
+
 def parse_instant(value: str) -> datetime | None:
-    """An ISO 8601 date or date-time (a naive one is UTC), or None when it is not one."""
+    """An ISO 8601 date or date-time (a naive one is UTC) in UTC, or None when it is not one
+    or falls outside the clock's range once its offset is applied."""
     try:
         parsed = datetime.fromisoformat(value)
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        parsed = parsed.astimezone(UTC)  # 9999-12-31T23:00-02:00 overflows
+    except (ValueError, OverflowError):
+        return None
+    return parsed if EARLIEST <= parsed < LATEST else None
+
+
+def instant_problem(value: str) -> str:
+    """Why ``parse_instant`` refused ``value``: not ISO 8601, or out of the clock's range."""
+    try:
+        datetime.fromisoformat(value)
     except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    if not 1970 <= parsed.year <= 9000:
-        return None
-    return parsed
+        return f"'{value[:40]}' is not an ISO 8601 date-time"
+    return f"'{value[:40]}' is out of range ({RANGE})"
 
 
 def sast_date(moment: datetime) -> date:

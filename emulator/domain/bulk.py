@@ -32,6 +32,7 @@ COLUMNS = (
 )
 REQUIRED_COLUMNS = ("profileCode", "amountCents", "debtor.accountNumber", "creditor.accountNumber")
 MAX_ROWS = 10_000
+MAX_AMOUNT_DIGITS = 16  # the most an amount can have (Cents: at most 10**15)
 _AT = re.compile(r"^(.*) - at `\$\.?([^`]*)`$")
 RESULT_COLUMNS = ("line", "outcome", "paymentId", "status", "error", *COLUMNS)
 
@@ -80,7 +81,10 @@ def to_input(row: dict[str, str]) -> EftPaymentInput:
         if column == "amountCents":
             if not (value.isascii() and value.isdigit()):
                 raise BankBadRequest(f"amountCents: '{value[:20]}' is not a whole number of cents")
-            converted = int(value)
+            significant = value.lstrip("0") or "0"
+            if len(significant) > MAX_AMOUNT_DIGITS:  # int() refuses 4,300 digits and more
+                raise BankBadRequest(f"amountCents: Expected `int` <= {10**15}")
+            converted = int(significant)
         elif column == "realTimeClearing":
             if value.lower() not in ("true", "false"):
                 raise BankBadRequest("realTimeClearing: must be true or false")

@@ -9,14 +9,18 @@ an integration exercises valid and invalid numbers, but a number valid here is n
 necessarily valid at a real bank (the README says so).
 
 Exception rules: the sandbox's debtor test accounts (DESIGN.md) pass for every bank; banks of
-the spec without a parameter set here are checked for branch code and length only.
+the spec without a parameter set here are checked for branch code (not another bank's) and
+length only. An account number of zeros only is refused everywhere (its weighted sum, 0, would
+pass every modulus).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 import msgspec
+
+from emulator.domain.bank import ascii_digits
 
 # The spec's CdvBank values.
 Bank = Literal[
@@ -32,6 +36,8 @@ Bank = Literal[
     "PEOPLES_BANK", "STANDARD_CHARTERED_BANK", "ITHALA_BANK", "UNIBANK", "ALBARAKA_BANK",
     "STATE_BANK_OF_INDIA", "BANK_ZERO", "SOUTH_AFRICAN_RESERVE_BANK",
 ]  # fmt: skip
+
+BANKS = frozenset(get_args(Bank))
 
 SEQUENTIAL = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 ALTERNATE = (1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1)
@@ -63,7 +69,8 @@ RULES: dict[str, BankRule] = {
 }
 # ABSA's universal code 632005 sits outside its historic branch range: accepted as universal.
 
-# The other banks of the spec's CdvBank list: branch code and length (7 to 11 digits) only.
+# The other banks of the spec's CdvBank list: length (7 to 11 digits) only, and a 6-digit
+# branch code that is not one of the banks above (their ranges and universal codes).
 LENGTH_ONLY = BankRule("", -1, -1, (7, 8, 9, 10, 11))
 
 
@@ -87,19 +94,27 @@ def bank_of_branch(branch: str) -> str | None:
 
 
 def verify(account: str, branch: str, bank: str | None) -> Result:
-    if not branch.isdigit() or len(branch) != 6:
+    if not ascii_digits(branch) or len(branch) != 6:
         return Result(False, bank, "branch code must be 6 digits")
-    if not account.isdigit() or len(account) > 11:
+    if not ascii_digits(account) or len(account) > 11:
         return Result(False, bank, "account number must be at most 11 digits")
+    if bank is not None and bank not in BANKS:
+        return Result(False, bank, "bank is not one of the CdvBank values")
+    owner = bank_of_branch(branch)
     if bank is None:
-        bank = bank_of_branch(branch)
-        if bank is None:
+        if owner is None:
             return Result(False, None, "branch code does not belong to a known bank")
+        bank = owner
     rule = RULES.get(bank, LENGTH_ONLY)
-    if bank in RULES and branch != rule.universal and not rule.low <= int(branch) <= rule.high:
+    if bank in RULES:
+        if branch != rule.universal and not rule.low <= int(branch) <= rule.high:
+            return Result(False, bank, "branch code does not belong to the bank")
+    elif owner is not None:  # a length-only bank does not own another bank's branch codes
         return Result(False, bank, "branch code does not belong to the bank")
     if account in TEST_ACCOUNTS:
         return Result(True, bank)
+    if not account.strip("0"):
+        return Result(False, bank, "account number must not be all zeros")
     if len(account) not in rule.lengths:
         lengths = " or ".join(str(n) for n in rule.lengths)
         return Result(False, bank, f"account number must have {lengths} digits")

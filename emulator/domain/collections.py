@@ -15,6 +15,7 @@ from emulator.domain.bank import (
     ServiceType,
     Text,
 )
+from emulator.domain.errors import BankBadRequest
 
 Status = Literal["PENDING", "COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
 
@@ -100,6 +101,23 @@ class RecreateAsEftInput(msgspec.Struct, kw_only=True):
     amountCents: Cents | None = None
     externalReference: Text | None = None
     serviceType: ServiceType = "ONEDAY"
+
+
+def debit_sequence(mandate_sequence: str | None, given: str | None, count: int) -> str:
+    """A DebiCheck collection's sequence, the mandate having ``count`` collections already:
+    FRST only for the first one, otherwise the mandate's own sequence (the default). A FRST
+    mandate describes its first collection: the ones after it are recurring (RCUR)."""
+    own = mandate_sequence or "RCUR"
+    if own == "OOFF" and count > 0:
+        raise BankBadRequest("debitSequence: a once-off (OOFF) mandate allows one collection")
+    if own == "FRST" and count > 0:
+        own = "RCUR"
+    sequence = given or own
+    if sequence == "FRST" and count > 0:
+        raise BankBadRequest("debitSequence: FRST is only for the first collection of a mandate")
+    if sequence not in ("FRST", own):
+        raise BankBadRequest(f"debitSequence must be FRST or the mandate's sequence ({own})")
+    return sequence
 
 
 # -- outcomes ------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ POST /v2/mandate/debicheck, authenticated by the debtor within a window)."""
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Annotated, Literal
 
 import msgspec
@@ -18,7 +18,8 @@ from emulator.domain.bank import (
     Frequency,
     Text,
 )
-from emulator.domain.bank_calendar import SAST, local
+from emulator.domain.bank_calendar import SAST, iso_to_us, local, processing_us
+from emulator.domain.errors import BankBadRequest
 
 
 class Mandate(msgspec.Struct, kw_only=True):
@@ -106,3 +107,24 @@ def reference_number(seq_hint: str) -> str:
     """The bank's mandate reference number (MRN), from the mandate id: 22 characters."""
     digits = "".join(c for c in seq_hint if c.isalnum()).upper()
     return ("MRN" + digits)[:22]
+
+
+def check_release(release: str | None, now_us: int, first_collection: str | None = None) -> None:
+    """A new mandate's ``releaseDate`` (when it expires) is in the future, and after its
+    ``firstCollectionDate``."""
+    if release is None:
+        return
+    if iso_to_us(release) <= now_us:
+        raise BankBadRequest("releaseDate must be in the future")
+    if first_collection is not None and iso_to_us(first_collection) > iso_to_us(release):
+        raise BankBadRequest("firstCollectionDate must not be after the releaseDate")
+
+
+def check_collectable(mandate: Mandate, action: date) -> None:
+    """A collection is actioned (18:00 SAST on its action date) no later than its mandate's
+    ``releaseDate``, when the mandate expires."""
+    if mandate.releaseDate is not None and processing_us(action) > iso_to_us(mandate.releaseDate):
+        raise BankBadRequest(
+            f"collectionDate: the collection would be actioned on {action.isoformat()},"
+            f" after the mandate's releaseDate ({mandate.releaseDate})"
+        )

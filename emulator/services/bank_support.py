@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from emulator.domain.bank_calendar import iso_us, parse_instant, sast_date
+from emulator.domain.bank_calendar import instant_problem, iso_us, parse_instant, sast_date
 from emulator.domain.errors import BankBadRequest
 from emulator.domain.events import Event
 from emulator.domain.ledger import LedgerEntry
@@ -43,7 +43,7 @@ def instant(value: str | None, field: str) -> tuple[str | None, date | None]:
         return None, None
     parsed = parse_instant(value)
     if parsed is None:
-        raise BankBadRequest(f"{field}: '{value[:40]}' is not an ISO 8601 date-time")
+        raise BankBadRequest(f"{field}: {instant_problem(value)}")
     return iso_us(int(parsed.timestamp()) * 1_000_000), sast_date(parsed)
 
 

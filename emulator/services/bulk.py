@@ -53,17 +53,17 @@ async def upload(rt: Runtime, merchant_id: str, text: str) -> dict[str, Any]:
     return await rt.db.write(unit)
 
 
-async def download(rt: Runtime, merchant_id: str, bulk_id: str, only_errors: bool) -> str:
-    """The upload's rows with their outcome (a payment's current status), or only the rows in
-    error."""
+async def download(rt: Runtime, merchant_id: str, bulk_id: str, errors: bool | None) -> str:
+    """The upload's rows with their outcome (a payment's current status): all of them, only
+    the rows in error (``errors`` true) or only the others (false)."""
 
     def unit(tx: Tx) -> list[dict[str, Any]]:
         sql = "SELECT data FROM bank_bulk_rows WHERE bulk_id = ? AND merchant_id = ?"
-        if only_errors:
-            sql += " AND is_error = 1"
-        rows = [
-            _decode.decode(r[0]) for r in tx.all(sql + " ORDER BY line", (bulk_id, merchant_id))
-        ]
+        params: tuple[Any, ...] = (bulk_id, merchant_id)
+        if errors is not None:
+            sql += " AND is_error = ?"
+            params += (int(errors),)
+        rows = [_decode.decode(r[0]) for r in tx.all(sql + " ORDER BY line", params)]
         for row in rows:
             if row.get("paymentId"):
                 found = repo.payment(tx, row["paymentId"], merchant_id)

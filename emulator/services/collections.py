@@ -18,11 +18,12 @@ from emulator.domain.collections import (
     EftCollectionInput,
     EftFromMandateInput,
     RecreateAsEftInput,
+    debit_sequence,
     decided,
     plan,
 )
 from emulator.domain.errors import AccountVerificationFailed, BankBadRequest, NotFound
-from emulator.domain.mandates import EftMandateInput, Mandate
+from emulator.domain.mandates import EftMandateInput, Mandate, check_collectable
 from emulator.domain.merchants import MerchantProfile
 from emulator.kernel.scheduler import AtomicHandler, Job
 from emulator.kernel.storage import Tx
@@ -62,6 +63,7 @@ def _build(
     collection_date, requested = instant(when, "collectionDate")
     now_us = rt.clock.now_us()
     action = cal.action_date(now_us, service_type or "ONEDAY", requested)
+    check_collectable(mandate, action)
     now = cal.iso_us(now_us)
     return Collection(
         id=rt.ids.uuid(),
@@ -169,6 +171,7 @@ async def create_eft(rt: Runtime, merchant_id: str, data: EftCollectionInput) ->
     """POST /v2/collection/eft: its EFT mandate (rule 2 on the reference) and the collection."""
     rules.check_currency(data.currency)
     debtor = rules.require_account(data.debtor)
+    rules.check_account_fields(data.ultimateCreditor, "ultimateCreditor")
     if data.amountCents is None:
         raise BankBadRequest("amountCents is required")
     if data.validateAccount:
@@ -229,19 +232,6 @@ def _mandate(tx: Tx, merchant_id: str, mandate_id: str | None, kind: str) -> Man
     return found[1]
 
 
-def _sequence(mandate: Mandate, given: str | None, count: int) -> str:
-    """FRST only for the first collection; otherwise the mandate's own sequence."""
-    own = mandate.debitSequence or "RCUR"
-    if own == "OOFF" and count > 0:
-        raise BankBadRequest("debitSequence: a once-off (OOFF) mandate allows one collection")
-    sequence = given or own
-    if sequence == "FRST" and count > 0:
-        raise BankBadRequest("debitSequence: FRST is only for the first collection of a mandate")
-    if sequence not in ("FRST", own):
-        raise BankBadRequest(f"debitSequence must be FRST or the mandate's sequence ({own})")
-    return sequence
-
-
 async def debicheck_from_mandate(
     rt: Runtime, merchant_id: str, data: DebiCheckCollectionInput
 ) -> Collection:
@@ -275,7 +265,7 @@ async def debicheck_from_mandate(
             when=data.collectionDate,
             service_type=None,
             reference=data.externalReference,
-            debitSequence=_sequence(mandate, data.debitSequence, count),
+            debitSequence=debit_sequence(mandate.debitSequence, data.debitSequence, count),
             trackingPeriod=data.trackingPeriod,
             mandateReferenceNumber=mandate.mandateReferenceNumber,
             sequenceNumber=count + 1,

@@ -15,6 +15,7 @@ from emulator.domain.mandates import (
     EftMandateInput,
     Mandate,
     authentication_deadline_us,
+    check_release,
     reference_number,
 )
 from emulator.domain.merchants import MerchantProfile
@@ -36,7 +37,7 @@ RELEASE_JOB = "bank.mandate_release"
 def creditor_of(p: MerchantProfile, given: Creditor | None) -> Creditor:
     """The creditor is the profile's account unless the request names one."""
     if given is not None and given.accountNumber:
-        return given
+        return rules.require_account(given, "creditor")
     return Creditor(
         accountNumber=p.accountNumber,
         branchCode=p.branchCode,
@@ -72,14 +73,18 @@ def new_eft_mandate(
         createdAt=now,
         updatedAt=now,
     )
-    due = None if release is None else iso_to_us(release)
-    if due is not None and due <= rt.clock.now_us():
-        raise BankBadRequest("releaseDate must be in the future")
+    check_release(release, rt.clock.now_us())
     repo.insert_mandate(tx, merchant_id, mandate)
     emit(rt, tx, merchant_id, "bank_mandate", mandate)
-    if due is not None:
-        rt.scheduler.schedule(tx, RELEASE_JOB, due, {"id": mandate.id}, merchant_id)
+    _schedule_release(rt, tx, merchant_id, mandate)
     return mandate
+
+
+def _schedule_release(rt: Runtime, tx: Tx, merchant_id: str, mandate: Mandate) -> None:
+    """EFT and DebiCheck mandates alike are EXPIRED at their releaseDate."""
+    if mandate.releaseDate is not None:
+        due = iso_to_us(mandate.releaseDate)
+        rt.scheduler.schedule(tx, RELEASE_JOB, due, {"id": mandate.id}, merchant_id)
 
 
 async def create_eft(rt: Runtime, merchant_id: str, data: EftMandateInput) -> Mandate:
@@ -120,9 +125,12 @@ async def create_debicheck(rt: Runtime, merchant_id: str, data: DebiCheckMandate
         raise BankBadRequest("externalReference is required")
     if data.maxAmountCents is None:
         raise BankBadRequest("maxAmountCents is required")
+    if (data.installmentAmountCents or 0) > data.maxAmountCents:
+        raise BankBadRequest("installmentAmountCents must not exceed maxAmountCents")
     rules.check_entry_class(data.entryClass)
     first, _ = instant(data.firstCollectionDate, "firstCollectionDate")
     release, _ = instant(data.releaseDate, "releaseDate")
+    check_release(release, rt.clock.now_us(), first)
 
     def unit(tx: Tx) -> Mandate:
         p = profile(tx, merchant_id, data.profileCode)
@@ -155,6 +163,7 @@ async def create_debicheck(rt: Runtime, merchant_id: str, data: DebiCheckMandate
         mandate = _open_window(rt, tx, merchant_id, mandate)
         repo.insert_mandate(tx, merchant_id, mandate)
         emit(rt, tx, merchant_id, "bank_mandate", mandate)
+        _schedule_release(rt, tx, merchant_id, mandate)
         return mandate
 
     return await rt.db.write(unit)
@@ -184,6 +193,8 @@ async def reset(rt: Runtime, merchant_id: str, mandate_id: str) -> Mandate:
         mandate = found[1]
         if mandate.status not in ("REJECTED", "EXPIRED"):
             raise BankBadRequest(f"mandate in state {mandate.status} cannot be reset")
+        if mandate.releaseDate is not None and iso_to_us(mandate.releaseDate) <= rt.clock.now_us():
+            raise BankBadRequest("mandate cannot be reset: its releaseDate has passed")
         mandate = msgspec.structs.replace(mandate, reason=None)
         mandate = _open_window(rt, tx, merchant_id, mandate)
         return change_status(rt, tx, merchant_id, mandate, "PENDING_AUTHENTICATION", None)
@@ -239,9 +250,11 @@ def scenario_decision(rt: Runtime) -> AtomicHandler:
 
 
 def released(rt: Runtime) -> AtomicHandler:
+    """The release date: a mandate still in force (or waiting for the debtor) is EXPIRED."""
+
     def run(tx: Tx, job: Job) -> None:
         found = repo.mandate(tx, str(job.payload["id"]))
-        if found is not None and found[1].status == "ACTIVE":
+        if found is not None and "EXPIRED" in MANDATE_TRANSITIONS[found[1].status]:
             change_status(rt, tx, found[0], found[1], "EXPIRED", "release date reached")
 
     return run

@@ -1,5 +1,6 @@
 """v2 bank statements: one per creditor account and action date; its lines are the
-collections that completed into it (each carries the statement's id as ``statementId``)."""
+collections that completed into it (each carries the statement's id as ``statementId``);
+``totalCents`` counts the lines still COMPLETED (a DISPUTED one was reversed)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ async def get(rt: Runtime, merchant_id: str, account: str, statement_id: str) ->
             }
             for c in found
         ]
-        total = sum(c.amountCents for c in found)
+        # A disputed debit order is reversed: its line stays (status DISPUTED), uncounted.
+        total = sum(c.amountCents for c in found if c.status == "COMPLETED")
         return {**head, "currency": "ZAR", "totalCents": total, "lines": lines}
 
     found = await rt.db.read(unit)

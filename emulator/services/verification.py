@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from emulator.domain import cdv
-from emulator.domain.bank import AccountType, Debtor, Digits
+from emulator.domain.bank import AccountType, Debtor, Digits, ascii_digits
 from emulator.domain.errors import AccountVerificationFailed, BankBadRequest
 from emulator.kernel.storage import Tx
 from emulator.scenarios import points
@@ -35,8 +35,9 @@ class ValidateInput(msgspec.Struct, kw_only=True):
 
 
 def check_digits(debtor: Debtor) -> None:
-    """``validateAccount``: a debtor account failing CDV is a 400."""
-    result = cdv.verify(debtor.accountNumber or "", debtor.branchCode or "", None)
+    """``validateAccount``: a debtor account failing CDV (for its ``bank`` when given, as
+    /v2/accountverification/validate does) is a 400."""
+    result = cdv.verify(debtor.accountNumber or "", debtor.branchCode or "", debtor.bank)
     if not result.valid:
         raise BankBadRequest(f"debtor: {result.reason}")
 
@@ -56,7 +57,7 @@ def verify(
     if answer is not None:
         valid, given = answer.valid, answer.details or {}
     else:
-        valid = cdv.verify(debtor.accountNumber or "", debtor.branchCode or "", None).valid
+        valid = cdv.verify(debtor.accountNumber or "", debtor.branchCode or "", debtor.bank).valid
         given = {}
     if valid:
         return None
@@ -67,6 +68,9 @@ async def validate(rt: Runtime, merchant_id: str, data: ValidateInput) -> dict[s
     """POST /v2/accountverification/validate: CDV of the given account (a scenario at
     ``account.verification`` may override the answer)."""
     account, branch = data.accountNumber or "", data.branchCode or ""
+    for name, value in (("accountNumber", account), ("branchCode", branch)):
+        if value and not ascii_digits(value):
+            raise BankBadRequest(f"{name}: must be digits (0-9)")
     if not branch and data.bank is not None and data.bank in cdv.RULES:
         branch = cdv.RULES[data.bank].universal
     result = cdv.verify(account, branch, data.bank)

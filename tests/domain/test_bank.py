@@ -13,8 +13,15 @@ from emulator.domain.bank import (
     InvalidTransition,
     check_transition,
 )
-from emulator.domain.bank_calendar import action_date, is_business_day, processing_us
-from emulator.domain.collections import TEST_DELAY_US, Step, plan
+from emulator.domain.bank_calendar import (
+    action_date,
+    is_business_day,
+    iso_to_us,
+    iso_us,
+    parse_instant,
+    processing_us,
+)
+from emulator.domain.collections import TEST_DELAY_US, Step, debit_sequence, plan
 from emulator.domain.errors import BankBadRequest
 from emulator.domain.mandates import authentication_deadline_us
 
@@ -36,6 +43,8 @@ def us(text: str) -> int:
         (MANDATE_TRANSITIONS, "EXPIRED", "PENDING_AUTHENTICATION", True),
         (MANDATE_TRANSITIONS, "AUTHENTICATED", "PENDING_AUTHENTICATION", False),
         (MANDATE_TRANSITIONS, "ACTIVE", "AUTHENTICATED", False),
+        (MANDATE_TRANSITIONS, "AUTHENTICATED", "EXPIRED", True),
+        (MANDATE_TRANSITIONS, "REJECTED", "EXPIRED", False),
     ],
 )
 def test_transition_tables(table, current, target, allowed):
@@ -115,6 +124,10 @@ def test_authentication_windows(kind, now, deadline):
         ({"amountCents": "-5"}, "amountCents: '-5' is not a whole number of cents"),
         ({"realTimeClearing": "yes"}, "realTimeClearing: must be true or false"),
         ({"serviceType": "NEVER"}, "serviceType: Invalid enum value 'NEVER'"),
+        # int() refuses strings of 4,300 digits and more (ValueError): checked before.
+        ({"amountCents": "9" * 5000}, "amountCents: Expected `int` <= 1000000000000000"),
+        # 17 digits: msgspec's own bound, with the same words.
+        ({"amountCents": "1" + "0" * 16}, "amountCents: Expected `int` <= 1000000000000000"),
     ],
 )
 def test_bulk_rows_in_error(row, message):
@@ -128,4 +141,51 @@ def test_a_bulk_row_becomes_a_payment_request():
         {"amountCents": "100", "realTimeClearing": "TRUE", "creditor.accountNumber": "12", "x": ""}
     )
     assert (request.amountCents, request.realTimeClearing) == (100, True)
+    assert bulk.to_input({"amountCents": "0" * 5000 + "100"}).amountCents == 100
     assert request.creditor is not None and request.creditor.accountNumber == "12"
+
+
+@pytest.mark.parametrize(
+    ("text", "utc"),
+    [
+        ("2026-01-05", datetime(2026, 1, 5, tzinfo=UTC)),
+        ("2026-01-05T11:00:00+02:00", datetime(2026, 1, 5, 9, tzinfo=UTC)),
+        ("1970-01-01T02:00:00+02:00", datetime(1970, 1, 1, tzinfo=UTC)),
+        ("9000-01-01T01:59:59+02:00", datetime(8999, 12, 31, 23, 59, 59, tzinfo=UTC)),
+        ("9000-12-31T23:00:00-02:00", None),  # 9001 in UTC
+        ("9000-01-01T00:00:00Z", None),
+        ("1970-01-01T01:00:00+02:00", None),  # 1969 in UTC
+        ("9999-12-31T23:00:00-02:00", None),  # past datetime.max in UTC
+        ("0001-01-01T00:00:00+01:00", None),  # before datetime.min in UTC
+        ("soon", None),
+    ],
+)
+def test_instants_are_checked_in_utc(text, utc):
+    assert parse_instant(text) == utc
+    if utc is not None:
+        assert iso_to_us(iso_us(int(utc.timestamp()) * 1_000_000)) == int(utc.timestamp()) * 10**6
+
+
+@pytest.mark.parametrize(
+    ("mandate", "given", "count", "expected"),
+    [
+        (None, None, 0, "RCUR"),
+        ("RCUR", "FRST", 0, "FRST"),
+        ("RCUR", None, 3, "RCUR"),
+        ("FRST", None, 0, "FRST"),
+        ("FRST", None, 1, "RCUR"),  # a FRST mandate: recurring after its first collection
+        ("FRST", "RCUR", 2, "RCUR"),
+        ("FRST", "FRST", 1, "debitSequence: FRST is only for the first collection of a mandate"),
+        ("FRST", "RCUR", 0, "debitSequence must be FRST or the mandate's sequence (FRST)"),
+        ("OOFF", None, 0, "OOFF"),
+        ("OOFF", None, 1, "debitSequence: a once-off (OOFF) mandate allows one collection"),
+        ("RPRE", "RCUR", 1, "debitSequence must be FRST or the mandate's sequence (RPRE)"),
+    ],
+)
+def test_debit_sequences(mandate, given, count, expected):
+    if expected.startswith("debitSequence"):
+        with pytest.raises(BankBadRequest) as caught:
+            debit_sequence(mandate, given, count)
+        assert caught.value.detail == expected
+    else:
+        assert debit_sequence(mandate, given, count) == expected

@@ -96,6 +96,63 @@ def test_weighted_sums(bank, account, total):
         pytest.param(
             "100000002", "51001", None, False, "branch code must be 6 digits", id="short-branch"
         ),
+        pytest.param(
+            "\u00b2" * 9,
+            "051001",
+            None,
+            False,
+            "account number must be at most 11 digits",
+            id="superscript-account",
+        ),
+        pytest.param(
+            "100000002",
+            "\u0660\u0665\u0661\u0660\u0660\u0661",
+            None,
+            False,
+            "branch code must be 6 digits",
+            id="arabic-indic-branch",
+        ),
+        # 0 x every weight is 0, and 0 divides by every modulus: refused before the sum.
+        pytest.param(
+            "0000000000",
+            "250655",
+            None,
+            False,
+            "account number must not be all zeros",
+            id="all-zeros",
+        ),
+        pytest.param(
+            "0000000",
+            "462005",
+            "BIDVEST_BANK",
+            False,
+            "account number must not be all zeros",
+            id="all-zeros-length-only",
+        ),
+        pytest.param(
+            "1234567",
+            "250655",
+            "BIDVEST_BANK",
+            False,
+            "branch code does not belong to the bank",
+            id="length-only-bank-with-fnbs-universal-code",
+        ),
+        pytest.param(
+            "1234567",
+            "470123",
+            "BIDVEST_BANK",
+            False,
+            "branch code does not belong to the bank",
+            id="length-only-bank-in-capitecs-range",
+        ),
+        pytest.param(
+            "1234567",
+            "462005",
+            "MONOPOLY_BANK",
+            False,
+            "bank is not one of the CdvBank values",
+            id="unknown-bank",
+        ),
     ],
 )
 def test_verify(account, branch, bank, valid, reason):

@@ -64,6 +64,27 @@ async def test_upload_keeps_good_rows_and_reports_bad_ones(http, v2, profile):
     assert payment.json()["bulkUploadId"] == bulk_id
     errors = await http.get(f"/v2/collection/eft/download/csv/{bulk_id}?isError=true", headers=v2)
     assert [r["line"] for r in rows_of(errors.text)] == ["3", "4", "5"]
+    others = await http.get(f"/v2/collection/eft/download/csv/{bulk_id}?isError=false", headers=v2)
+    assert [(r["line"], r["outcome"]) for r in rows_of(others.text)] == [
+        ("2", "ACCEPTED"),
+        ("6", "ACCEPTED"),
+    ]
+
+
+async def test_an_amount_of_thousands_of_digits_is_a_row_in_error(http, v2, profile):
+    rows = csv_of(profile).splitlines()[:2]
+    rows.append(rows[1].replace(",B-1,", ",B-9,").replace(",1000,", "," + "9" * 5000 + ","))
+    response = await http.post(
+        "/v2/payment/eft/upload/csv", content="\n".join(rows).encode(), headers=v2
+    )
+    assert response.status_code == 200
+    summary = response.json()
+    assert (summary["accepted"], summary["errors"]) == (1, 1)
+    url = f"/v2/collection/eft/download/csv/{summary['bulkUploadId']}?isError=true"
+    errors = rows_of((await http.get(url, headers=v2)).text)
+    assert [(r["line"], r["error"]) for r in errors] == [
+        ("3", "amountCents: Expected `int` <= 1000000000000000")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -107,3 +128,20 @@ async def test_download_of_an_unknown_upload(http, v2):
     assert bad.json() == bad_request("The value 'abc' is not valid for bulkUploadId.")
     not_utf8 = await http.post("/v2/payment/eft/upload/csv", content=b"\xff\xfe", headers=v2)
     assert not_utf8.json() == bad_request("file: the CSV is not UTF-8")
+
+
+async def test_a_file_over_1_mib_is_taken_up_to_4_mib(http, v2, profile):
+    """Thousands of rows are more than a JSON body's 1 MiB; the CSV may have 4 MiB."""
+    row = (
+        f"{profile},B-{{}},PAYROLL,{'C' * 120},1000,2026-01-05T00:00:00Z,ONEDAY,false,"
+        f"4052218811,051001,62000000001,250655,{'N' * 60}"
+    )
+    rows = [row.format(n) for n in range(4_000)]
+    text = "\n".join([HEADER, *rows])
+    assert len(text) > 1024 * 1024
+    response = await http.post("/v2/payment/eft/upload/csv", content=text.encode(), headers=v2)
+    assert response.status_code == 200, response.text
+    assert (response.json()["accepted"], response.json()["errors"]) == (4_000, 0)
+    too_big = (HEADER + "\n" + "x" * (4 * 1024 * 1024)).encode()
+    response = await http.post("/v2/payment/eft/upload/csv", content=too_big, headers=v2)
+    assert response.json() == bad_request("Request body is too large (limit 4194304 bytes).")

@@ -224,6 +224,27 @@ async def test_frst_only_first_and_ooff_only_once(http, v2, profile):
     )
 
 
+async def test_a_frst_mandate_collects_recurring_after_its_first(http, v2, profile):
+    """debitSequence FRST on the mandate describes its first collection; the later ones are
+    RCUR (by default or given), never FRST again."""
+    mandate = await authorised(http, v2, profile, debitSequence="FRST")
+    sequences = []
+    for reference, changes in (("A", {}), ("B", {}), ("C", {"debitSequence": "RCUR"})):
+        response = await http.post(
+            "/v2/collection/debicheck/from_mandate",
+            json=collection(mandate, reference, **changes),
+            headers=v2,
+        )
+        assert response.status_code == 201, response.text
+        sequences.append(response.json()["debitSequence"])
+    assert sequences == ["FRST", "RCUR", "RCUR"]
+    again = collection(mandate, "D", debitSequence="FRST")
+    response = await http.post("/v2/collection/debicheck/from_mandate", json=again, headers=v2)
+    assert response.json() == bad_request(
+        "debitSequence: FRST is only for the first collection of a mandate"
+    )
+
+
 async def test_rule_3_duplicate_debicheck_reference_even_concurrently(http, v2, profile):
     """Concurrent DebiCheck collections with one externalReference: one 201, the rest 400."""
     mandate = await authorised(http, v2, profile)

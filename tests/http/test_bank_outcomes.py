@@ -185,3 +185,10 @@ async def test_completed_collections_are_lines_of_their_statement(http, v2, prof
     assert wrong_account.status_code == 404
     not_uuid = await http.get(f"/v2/bankaccountstatement/{account}/abc", headers=v2)
     assert not_uuid.status_code == 400
+    await advance(http, 40)  # 210000001 is disputed: reversed, its line no longer counts
+    response = await http.get(
+        f"/v2/bankaccountstatement/{account}/{done['statementId']}", headers=v2
+    )
+    statement = response.json()
+    assert [line["status"] for line in statement["lines"]] == ["COMPLETED", "DISPUTED"]
+    assert statement["totalCents"] == 12_345

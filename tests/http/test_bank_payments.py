@@ -84,6 +84,16 @@ async def test_test_accounts_apply_to_the_creditor(http, v2, profile, account, s
         pytest.param({"abbreviatedName": ""}, "abbreviatedName is required", id="name"),
         pytest.param({"contractReference": None}, "contractReference is required", id="contract"),
         pytest.param({"profileCode": "DEFAULT01"}, "profile code does not exist", id="rule-1"),
+        pytest.param(
+            {"creditor": {"accountNumber": "62000000001", "branchCode": "25065"}},
+            "creditor.branchCode is required and must be 6 digits",
+            id="creditor-branch-5-digits",
+        ),
+        pytest.param(
+            {"creditor": {"accountNumber": "\u00b2" * 9, "branchCode": "250655"}},
+            "creditor.accountNumber is required and must be digits",
+            id="creditor-account-superscripts",
+        ),
     ],
 )
 async def test_invalid_payments_are_400(http, v2, profile, changes, message):

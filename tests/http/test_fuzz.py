@@ -337,6 +337,41 @@ bank_fields = st.sampled_from(
      "authenticationType", "maxAmountCents", "accountType", "bank", "accountNumber", "url",
      "clientId", "callbackType", "callbackVersion", "merchantProfileId", "releaseDate"]
 )  # fmt: skip
+# Digits of every script (superscripts, Arabic-Indic...: str.isdigit() says yes, int() no)
+# and instants whose offset takes them out of 1970-9000 in UTC.
+any_digits = st.text(
+    alphabet=st.sampled_from("0123456789\u00b2\u00b3\u0660\u0661\u0665\u0967\uff11"),
+    min_size=6,
+    max_size=11,
+)
+branches = st.sampled_from(["051001", "250655", "470010", "462005"]) | any_digits
+edge_instants = st.builds(
+    "{:04d}-{:02d}-{:02d}T{:02d}:00:00{:+03d}:00".format,
+    st.sampled_from([1, 1969, 1970, 2026, 8999, 9000, 9999]),
+    st.sampled_from([1, 12]),
+    st.sampled_from([1, 31]),
+    st.integers(0, 23),
+    st.integers(-23, 23),
+)
+bank_accounts = st.fixed_dictionaries(
+    {"accountNumber": any_digits, "branchCode": branches},
+    optional={"bank": st.sampled_from(["BIDVEST_BANK", "FNB", "nope"])},
+)
+bank_edge_bodies = st.fixed_dictionaries(
+    {
+        "profileCode": st.just("DEFAULT01"), "accountType": st.just("CURRENT"),
+        "debtor": bank_accounts, "creditor": bank_accounts, "accountNumber": any_digits,
+        "branchCode": branches, "externalReference": st.text(min_size=1, max_size=8),
+        "amountCents": st.integers(1, 10**6), "maxAmountCents": st.integers(1, 10**6),
+        "contractReference": st.just("C"), "abbreviatedName": st.just("A"),
+    },
+    optional={
+        "validateAccount": st.booleans(), "verifyAccount": st.booleans(),
+        "ultimateCreditor": bank_accounts, "releaseDate": edge_instants,
+        "collectionDate": edge_instants, "paymentDate": edge_instants,
+        "firstCollectionDate": edge_instants,
+    },
+)  # fmt: skip
 bank_bodies = st.one_of(
     st.dictionaries(bank_fields, json_values | st.text(max_size=300), max_size=6).map(
         lambda d: json.dumps({**d, "profileCode": d.get("profileCode", "DEFAULT01")}).encode()
@@ -382,6 +417,25 @@ async def test_bank_writes(http, path, body, object_id):
     """Any body to any v2 write endpoint: a 2xx or a v2-dialect 4xx."""
     headers = await default_token(http)
     response = await http.post(path.replace("{id}", object_id), content=body, headers=headers)
+    assert_bank_shape(response.status_code, response.json())
+
+
+BANK_ACCOUNT_WRITES = [
+    "/v2/collection/eft",
+    "/v2/mandate/eft",
+    "/v2/mandate/debicheck",
+    "/v2/payment/eft",
+    "/v2/accountverification/validate",
+]
+
+
+@settings(FUZZ, max_examples=300)
+@given(path=st.sampled_from(BANK_ACCOUNT_WRITES), body=bank_edge_bodies)
+async def test_bank_writes_at_the_edges(http, path, body):
+    """Well-formed v2 bodies with digits of other scripts and instants at the clock's edges:
+    a 2xx or a v2-dialect 4xx."""
+    headers = await default_token(http)
+    response = await http.post(path, json=body, headers=headers)
     assert_bank_shape(response.status_code, response.json())
 
 

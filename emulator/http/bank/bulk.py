@@ -12,11 +12,14 @@ from emulator.http.bank.auth import bank_caller
 from emulator.http.common import JSON, read_body, runtime
 from emulator.services import bulk
 
+# 10,000 rows (bulk.MAX_ROWS) of some 400 bytes: more than the 1 MiB of a JSON body.
+CSV_LIMIT = 4 * 1024 * 1024
+
 
 async def upload(request: Request) -> Response:
-    """The body is the CSV itself (text/csv, UTF-8)."""
+    """The body is the CSV itself (text/csv, UTF-8), at most 4 MiB."""
     caller = await bank_caller(request)
-    raw = await read_body(request)
+    raw = await read_body(request, limit=CSV_LIMIT)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -29,6 +32,6 @@ async def download(request: Request) -> Response:
     bulk_id = request.path_params["bulkUploadId"]
     if not is_uuid(bulk_id):
         raise BankBadRequest(f"The value '{bulk_id[:40]}' is not valid for bulkUploadId.")
-    only_errors = query.bool_param(request, "isError") is True
-    text = await bulk.download(runtime(request), caller.merchant_id, bulk_id, only_errors)
+    errors = query.bool_param(request, "isError")
+    text = await bulk.download(runtime(request), caller.merchant_id, bulk_id, errors)
     return Response(text, media_type="text/csv")
