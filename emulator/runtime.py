@@ -141,6 +141,7 @@ class Runtime:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._ticker
             self._ticker = None
+        await self.scheduler.cancel_running()  # their jobs stay pending: sent after a restart
         if self.http is not None:
             await self.http.aclose()
             self.http = None

@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 SEND_JOB = "delivery.send"
 CURSOR_KEY = "delivery.cursor"
 DISPATCH_BATCH = 200
+FLUSH_ROUNDS = 20  # a delivered message releases the one behind it: a few rounds drain a chain
 DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
 
 
@@ -107,10 +108,15 @@ class DeliveryEngine:
         """Dispatch every new event, then run what is due now (first attempts included).
         The control plane calls it before showing deliveries or sink messages, so what it
         shows is never behind the events."""
-        async with self._dispatching:
-            while await self._rt.db.write(self._dispatch):
-                pass
-        await self._rt.scheduler.run_due()
+        scheduler = self._rt.scheduler
+        for _ in range(FLUSH_ROUNDS):
+            async with self._dispatching:
+                while await self._rt.db.write(self._dispatch):
+                    pass
+            started = await scheduler.run_due()  # sends start in the background...
+            await scheduler.settle()  # ...and are waited for here
+            if not started and not scheduler.has_due():
+                return
 
     # -- dispatch ----------------------------------------------------------------------------
 
@@ -190,8 +196,13 @@ class DeliveryEngine:
             if not waits:
                 self._schedule(tx, message_id, now + delay_us, event.merchant_id)
 
-    def _schedule(self, tx: Tx, message_id: int, due_us: int, merchant_id: str | None) -> None:
-        self._rt.scheduler.schedule(tx, SEND_JOB, due_us, {"message": message_id}, merchant_id)
+    def _schedule(
+        self, tx: Tx, message_id: int, due_us: int, merchant_id: str | None, attempt: int = 1
+    ) -> None:
+        """A send job for ``attempt`` of the message: a job left over by a crash between an
+        attempt's record and its job's removal finds the attempt taken and does nothing."""
+        payload = {"message": message_id, "attempt": attempt}
+        self._rt.scheduler.schedule(tx, SEND_JOB, due_us, payload, merchant_id)
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -201,8 +212,10 @@ class DeliveryEngine:
         message = await rt.db.read(lambda tx: repo.message(tx, message_id))
         if message is None or message.state != "queued":
             return  # delivered meanwhile, or gone with a reset or restore
-        at_us = rt.clock.now_us()
         attempt = message.attempts + 1
+        if job.payload.get("attempt", attempt) != attempt:
+            return  # a stale copy of a job whose attempt is already recorded
+        at_us = rt.clock.now_us()
         status, error = await self._post(message, attempt)
         success = status is not None and 200 <= status < 300
         await rt.db.write(
@@ -244,9 +257,12 @@ class DeliveryEngine:
         due = None if success else retry_due_us(first_us, attempt)
         if due is not None:
             repo.set_state(tx, message.id, "queued", attempt, first_us)
-            self._schedule(tx, message.id, max(due, self._rt.clock.now_us()), message.merchant_id)
+            due_us = max(due, self._rt.clock.now_us())
+            self._schedule(tx, message.id, due_us, message.merchant_id, attempt + 1)
             return
         repo.set_state(tx, message.id, "delivered" if success else "failed", attempt, first_us)
+        if message.reorder:
+            return  # it never held anything back, so it releases nothing either
         behind = repo.next_waiting(tx, message)
         if behind is not None:
             next_id, not_before_us = behind

@@ -118,7 +118,7 @@ def validate(card_number: str, expires: str, cvc: str, cardholder_name: str, now
     """The spec's card field validation, first problem first: ``invalid_card_data`` naming
     the field."""
     name = cardholder_name.strip()
-    if not name or len(name) > 30 or not _NAME.match(name):
+    if not name or len(name) > 30 or not _NAME.fullmatch(name):
         raise _bad(
             "cardholder_name",
             "Cardholder name must be 1 to 30 Latin letters, spaces, apostrophes, dots or dashes.",
@@ -140,6 +140,6 @@ def validate(card_number: str, expires: str, cvc: str, cardholder_name: str, now
     )
     if card.expired_at(now_s):
         raise _bad("expires", "The card has expired.")
-    if not _CVC.match(card.cvc):
+    if not _CVC.fullmatch(card.cvc):
         raise _bad("cvc", "CVC must be 3 or 4 digits.")
     return card

@@ -105,12 +105,12 @@ def validate(data: CardInput, now: int) -> Card:
             values[field] = value
     number = values.get("card_number")
     if number is not None:
-        if not 16 <= len(number) <= 19 or not _DIGITS.match(number):
+        if not 16 <= len(number) <= 19 or not _DIGITS.fullmatch(number):
             errors.append(_bad("card_number", "Card number must be 16 to 19 digits."))
         elif not luhn(number):
             errors.append(_bad("card_number", "Card number is not valid."))
     holder = values.get("cardholder_name")
-    if holder is not None and (not 1 <= len(holder) <= 30 or not _NAME.match(holder)):
+    if holder is not None and (not 1 <= len(holder) <= 30 or not _NAME.fullmatch(holder)):
         errors.append(
             _bad(
                 "cardholder_name",
@@ -119,9 +119,9 @@ def validate(data: CardInput, now: int) -> Card:
             )
         )
     month, year = values.get("expiry_month"), values.get("expiry_year")
-    if month is not None and (not _SHORT_NUMBER.match(month) or not 1 <= int(month) <= 12):
+    if month is not None and (not _SHORT_NUMBER.fullmatch(month) or not 1 <= int(month) <= 12):
         errors.append(_bad("expiry_month", "Expiry month must be 1 to 2 digits, 1 to 12."))
-    if year is not None and not _SHORT_NUMBER.match(year):
+    if year is not None and not _SHORT_NUMBER.fullmatch(year):
         errors.append(_bad("expiry_year", "Expiry year must be 1 to 2 digits."))
     if errors:
         raise ValidationFailed(errors)

@@ -39,7 +39,7 @@ def max_length(field: str, value: str, limit: int) -> FieldError | None:
 def email(field: str, value: str) -> FieldError | None:
     if len(value) > 254:
         return max_length(field, value, 254)
-    if not _EMAIL.match(value):
+    if not _EMAIL.fullmatch(value):
         return invalid(field, "Enter a valid email address.")
     return None
 
@@ -48,7 +48,7 @@ def phone(field: str, value: str) -> FieldError | None:
     if value == "":
         return None
     digits = value.replace(" ", "")[1:]
-    if not _PHONE.match(value) or not 2 <= len(digits) <= 15:
+    if not _PHONE.fullmatch(value) or not 2 <= len(digits) <= 15:
         return invalid(field, "Enter a valid phone number in E.164 format, e.g. +27821234567.")
     return max_length(field, value, 32)
 

@@ -16,12 +16,18 @@ Handlers:
   transaction as whatever the handler changed.
 - *async* handlers ``await fn(job)`` for work with I/O (deliveries); the job is removed when
   the handler returns. An exception marks the job failed (kept for inspection), never lost.
+  ``advance`` awaits them in order, at their due times, like any job. ``run_due`` (every API
+  request, the ticker) starts them in the background instead, at most ``ASYNC_AT_ONCE`` at a
+  time, so a request never waits on a slow receiver; a job under way is not started twice,
+  and an advance, a freeze or a resume first waits for the ones under way (a reset or restore
+  cancels them: the job stays pending in the state that is replaced anyway).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -48,6 +54,7 @@ AsyncHandler = Callable[[Job], Awaitable[None]]
 _decode_payload = msgspec.json.Decoder(dict[str, Any])
 
 BATCH = 256  # atomic jobs per unit of work: bounds how long other writes wait behind one
+ASYNC_AT_ONCE = 16  # async jobs run_due lets run in the background together
 
 
 class _Batch(msgspec.Struct):
@@ -78,6 +85,9 @@ class Scheduler:
         self._lock = asyncio.Lock()
         self._next_due_us: int | None = None
         self._changed = asyncio.Event()
+        self._running: dict[int, asyncio.Task[None]] = {}  # async jobs under way, by id
+        self._noted = 0  # jobs noted as scheduled, so a stale re-read cannot hide one
+        self._slots = asyncio.Semaphore(ASYNC_AT_ONCE)
 
     # -- registry ----------------------------------------------------------------------------
 
@@ -109,13 +119,25 @@ class Scheduler:
         return job_id
 
     def _note_due(self, due_us: int) -> None:
+        self._noted += 1
         if self._next_due_us is None or due_us < self._next_due_us:
             self._next_due_us = due_us
         self._changed.set()
 
+    async def _reread_due(self) -> None:
+        """Re-read the earliest due time. A job noted while the read was out (background jobs
+        schedule while others run) is kept: the read may have missed it."""
+        noted = self._noted
+        earliest = await self._db.read(
+            functools.partial(_earliest_due, exclude=tuple(self._running))
+        )
+        if self._noted != noted and self._next_due_us is not None:
+            earliest = self._next_due_us if earliest is None else min(earliest, self._next_due_us)
+        self._next_due_us = earliest
+
     async def refresh(self) -> None:
         """Re-read the earliest due time (after a start, reset or restore)."""
-        self._next_due_us = await self._db.read(_earliest_due)
+        await self._reread_due()
         self._changed.set()
 
     # -- running -------------------------------------------------------------------------------
@@ -141,38 +163,83 @@ class Scheduler:
                 raise ClockBackwards("the clock only moves forward")
             if not in_clock_range(target_us):  # checked here: concurrent advances add up
                 raise ClockOutOfRange(f"the clock stays {CLOCK_RANGE}")
+            await self.settle()  # background work finishes at its own time, before time moves
             count = await self._run_until(target_us, move_clock=True)
             self._clock.set_us(target_us)
             return count
 
     @contextlib.asynccontextmanager
-    async def paused(self) -> AsyncIterator[None]:
-        """No job runs and no advance moves the clock meanwhile (a reset, a restore): one
-        under way finishes first."""
+    async def paused(self, *, cancel_running: bool = False) -> AsyncIterator[None]:
+        """No job runs and no advance moves the clock meanwhile: one under way finishes first,
+        and background jobs finish (or, when the whole state is about to be replaced, are
+        cancelled: ``cancel_running``)."""
         async with self._lock:
+            if cancel_running:
+                await self.cancel_running()
+            else:
+                await self.settle()
             yield
+
+    async def settle(self) -> None:
+        """Wait for the background async jobs under way."""
+        while self._running:
+            await asyncio.gather(*list(self._running.values()), return_exceptions=True)
+
+    async def cancel_running(self) -> None:
+        """Stop the background async jobs under way; their jobs stay pending."""
+        tasks = list(self._running.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._running.clear()
 
     async def _run_until(self, target_us: int, *, move_clock: bool) -> int:
         count = 0
         while True:
-            batch = await self._db.write(lambda tx: self._run_atomic(tx, target_us, move_clock))
+            batch = await self._db.write(
+                functools.partial(
+                    self._run_atomic,
+                    target_us=target_us,
+                    move_clock=move_clock,
+                    exclude=tuple(self._running),
+                )
+            )
             count += batch.ran
             job = batch.next_async
             if job is not None:
-                if move_clock and job.due_us > self._clock.now_us():
-                    self._clock.set_us(job.due_us)
-                await self._run_async(job)
+                if move_clock:
+                    if job.due_us > self._clock.now_us():
+                        self._clock.set_us(job.due_us)
+                    await self._run_async(job)
+                else:
+                    self._start(job)
                 count += 1
             elif not batch.more:
-                self._next_due_us = await self._db.read(_earliest_due)
+                await self._reread_due()
                 return count
 
-    def _run_atomic(self, tx: Tx, target_us: int, move_clock: bool) -> _Batch:
+    def _start(self, job: Job) -> None:
+        """Run an async job in the background (run_due): a slow one holds up nobody."""
+
+        async def run() -> None:
+            try:
+                async with self._slots:
+                    await self._run_async(job)
+            finally:
+                self._running.pop(job.id, None)
+                self._changed.set()
+
+        self._running[job.id] = asyncio.get_running_loop().create_task(run(), name=f"job-{job.id}")
+
+    def _run_atomic(
+        self, tx: Tx, target_us: int, move_clock: bool, exclude: tuple[int, ...] = ()
+    ) -> _Batch:
         """On the writer: run due atomic jobs in order until none is left, the next one is
-        async, or BATCH have run. Jobs a handler schedules are seen at once (same connection)."""
+        async, or BATCH have run. Jobs a handler schedules are seen at once (same connection).
+        ``exclude``: async jobs already under way in the background."""
         batch = _Batch()
         while True:
-            job = _next_job(tx, target_us)
+            job = _next_job(tx, target_us, exclude)
             if job is None:
                 break
             handler = self._atomic.get(job.kind)
@@ -252,17 +319,25 @@ def _row_to_job(row: Any) -> Job:
     )
 
 
-def _next_job(tx: Tx, target_us: int) -> Job | None:
-    row = tx.one(
-        "SELECT id, kind, due_us, merchant_id, payload FROM jobs "
-        "WHERE state = 'pending' AND due_us <= ? ORDER BY due_us, id LIMIT 1",
-        (target_us,),
-    )
+_NOT_RUNNING = " AND id NOT IN (SELECT value FROM json_each(?))"
+
+
+def _next_job(tx: Tx, target_us: int, exclude: tuple[int, ...] = ()) -> Job | None:
+    sql = "SELECT id, kind, due_us, merchant_id, payload FROM jobs WHERE state = 'pending'"
+    params: list[Any] = []
+    if exclude:
+        sql += _NOT_RUNNING
+        params.append(msgspec.json.encode(exclude).decode())
+    row = tx.one(sql + " AND due_us <= ? ORDER BY due_us, id LIMIT 1", (*params, target_us))
     return _row_to_job(row) if row is not None else None
 
 
-def _earliest_due(tx: Tx) -> int | None:
-    row = tx.one("SELECT MIN(due_us) FROM jobs WHERE state = 'pending'")
+def _earliest_due(tx: Tx, exclude: tuple[int, ...] = ()) -> int | None:
+    if exclude:
+        sql = "SELECT MIN(due_us) FROM jobs WHERE state = 'pending'" + _NOT_RUNNING
+        row = tx.one(sql, (msgspec.json.encode(exclude).decode(),))
+    else:
+        row = tx.one("SELECT MIN(due_us) FROM jobs WHERE state = 'pending'")
     return row[0] if row is not None else None
 
 

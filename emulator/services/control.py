@@ -127,7 +127,9 @@ async def reset(rt: Runtime) -> None:
     its fate): the wipe, the default merchant and the clock commit together, and no request
     ever sees the emulator without its default merchant.
     """
-    async with rt.scheduler.paused():  # an advance under way ends first, not on top of this
+    # An advance under way ends first, not on top of this; deliveries under way are cancelled
+    # (their jobs are wiped with everything else).
+    async with rt.scheduler.paused(cancel_running=True):
         await _reset(rt)
         await rt.reload_state(wiped=True)
 
@@ -188,7 +190,9 @@ async def restore_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
     path = _snapshot_path(rt, name)
     if not path.is_file():
         raise ControlError(404, "snapshot_not_found", f"no snapshot named {name!r}")
-    async with rt.scheduler.paused():  # an advance under way ends first, not on top of this
+    # An advance under way ends first; deliveries under way are cancelled (the restored state
+    # has its own jobs).
+    async with rt.scheduler.paused(cancel_running=True):
         rt.journal.discard()
         try:
             await rt.db.replace(path)

@@ -254,3 +254,47 @@ async def test_a_failed_jobs_after_commit_hooks_do_not_run(runtime: Runtime):
     await schedule(runtime, *_one_a_second(("good", "bad", "fine")), kind="test.hooks")
     await runtime.scheduler.advance(T0 + 10 * SECOND)
     assert ran == ["good", "fine"]
+
+
+async def test_run_due_starts_async_jobs_in_the_background_once(runtime: Runtime):
+    """run_due (the request path, the ticker) does not wait for an async job: it runs in the
+    background, is not started twice while under way, and settle() waits for it."""
+    release = asyncio.Event()
+    runs: list[int] = []
+
+    async def slow(job: Job) -> None:
+        runs.append(job.id)
+        await release.wait()
+
+    runtime.scheduler.handle_async("test.slow", slow)
+    await runtime.db.write(lambda tx: runtime.scheduler.schedule(tx, "test.slow", T0, {}))
+    assert await runtime.scheduler.run_due() == 1  # started, not finished
+    assert await runtime.scheduler.run_due() == 0  # under way: not started again
+    assert len(runs) == 1 and len(await runtime.db.read(pending_jobs)) == 1
+    release.set()
+    await runtime.scheduler.settle()
+    assert await runtime.db.read(pending_jobs) == []
+
+
+async def test_an_advance_waits_for_background_jobs_and_a_reset_cancels_them(runtime: Runtime):
+    from emulator.services import control
+
+    finished: list[str] = []
+
+    async def slow(job: Job) -> None:
+        await asyncio.sleep(0.05)
+        finished.append(str(job.payload["name"]))
+
+    runtime.scheduler.handle_async("test.slow", slow)
+    await schedule(runtime, ("first", T0), kind="test.slow")
+    await runtime.scheduler.run_due()
+    await runtime.scheduler.advance(by_us=SECOND)
+    assert finished == ["first"]  # done before the clock moved
+
+    async def never(job: Job) -> None:
+        await asyncio.Event().wait()
+
+    runtime.scheduler.handle_async("test.never", never)
+    await schedule(runtime, ("stuck", T0 + SECOND), kind="test.never")
+    await runtime.scheduler.run_due()
+    await asyncio.wait_for(control.reset(runtime), timeout=2)  # cancelled, not waited for

@@ -1,0 +1,122 @@
+"""Deliveries under stress: a receiver that hangs holds up no request, a reordered message
+releases nothing, a stale send job does nothing, card fields are whole-string checks."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+
+from emulator.delivery.engine import SEND_JOB
+from tests.delivery.test_deliveries import CARD, DOWN, SINK, advance, attempts, paid_out, webhook
+from tests.http.purchase_helpers import create, pay
+
+
+async def test_a_receiver_that_hangs_holds_up_no_request(http, gw, merchant):
+    """Deliveries run in the background from the request path: five payouts whose webhooks
+    go to a receiver that never answers are answered at once, and so is the next read."""
+    connections: list[asyncio.StreamWriter] = []
+
+    async def never_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(writer)
+
+    server = await asyncio.start_server(never_answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        await webhook(http, gw, f"http://127.0.0.1:{port}/hook")
+        started = time.perf_counter()
+        for _ in range(5):
+            await paid_out(http, gw, merchant, "4444333322221111")
+        listed = await http.get("/api/v1/payouts/", headers=gw)
+        assert listed.status_code == 200
+        assert time.perf_counter() - started < 2.5  # one hung send alone takes 5 s
+    finally:
+        server.close()
+        for writer in connections:
+            writer.close()
+
+
+async def test_a_reordered_message_does_not_release_the_ones_behind_an_earlier_one(
+    http, gw, merchant
+):
+    """purchase.created keeps failing; purchase.paid (reorder, held 30 s) goes past it; the
+    refund's purchase events stay behind purchase.created until it is delivered."""
+    await webhook(http, gw, SINK.format(name="strict"))
+    text = (
+        "name: hooks\nrules:\n"
+        "  - when: webhook.delivery\n    match: {event_type: purchase.created}\n"
+        "    then: {fail_attempts: 2}\n"
+        "  - when: webhook.delivery\n    match: {event_type: purchase.paid}\n"
+        "    then: {reorder: true, delay_seconds: 30}\n"
+    )
+    await http.post("/_emulator/scenarios", content=text)
+    await http.post(
+        "/_emulator/scenarios/hooks/activate", json={"merchant": merchant["company_id"]}
+    )
+    purchase = await create(http, gw, merchant)
+    await pay(http, purchase["id"])
+    assert (
+        await http.post(f"/api/v1/purchases/{purchase['id']}/refund/", headers=gw)
+    ).status_code == 200
+
+    async def purchase_events() -> list[str]:
+        messages = (await http.get("/_emulator/sink/strict")).json()["messages"]
+        return [m["json"]["event_type"] for m in messages if m["json"].get("id") == purchase["id"]]
+
+    await advance(http, 30)
+    assert await purchase_events() == ["purchase.paid"]
+    await advance(http, 270)  # the third attempt of purchase.created, 5 minutes after the first
+    events = await purchase_events()
+    assert events[:2] == ["purchase.paid", "purchase.created"]
+    assert "purchase.pending_refund" in events[2:]
+
+
+async def test_a_stale_send_job_makes_no_extra_attempt(http, gw, merchant, runtime):
+    """A crash between recording an attempt and removing its job leaves the job behind; run
+    again, it finds its attempt taken and does nothing (the retry schedule stays as it was)."""
+    await webhook(http, gw, DOWN)
+    payout = await paid_out(http, gw, merchant, "4444333322221111")
+    before = [
+        a
+        for a in await attempts(http, object_id=payout["id"])
+        if a["event_type"] == "payout.success"
+    ]
+    assert [a["attempt"] for a in before] == [1]
+    message_id = before[0]["message_id"]
+
+    def leftover(tx):
+        runtime.scheduler.schedule(
+            tx, SEND_JOB, runtime.clock.now_us(), {"message": message_id, "attempt": 1}
+        )
+
+    await runtime.db.write(leftover)
+    await runtime.deliveries.flush()
+    after = [
+        a
+        for a in await attempts(http, object_id=payout["id"])
+        if a["event_type"] == "payout.success"
+    ]
+    assert [a["attempt"] for a in after] == [1]
+    await advance(http, 60)
+    again = [
+        a
+        for a in await attempts(http, object_id=payout["id"])
+        if a["event_type"] == "payout.success"
+    ]
+    assert [a["attempt"] for a in again] == [1, 2]
+
+
+async def test_card_fields_with_a_trailing_newline_are_invalid(http, gw, merchant):
+    for field, value in (("card_number", "4444333322221111\n"), ("cardholder_name", "Jane\n"),
+                         ("expiry_month", "12\n")):  # fmt: skip
+        created = await http.post(
+            "/api/v1/payouts/",
+            json={"client": {"email": "p@example.com"}, "payment": {"amount": 100, "currency": "ZAR"},
+                  "brand_id": merchant["brand_id"]},
+            headers=gw,
+        )  # fmt: skip
+        card = {"card_number": "4444333322221111", **CARD, field: value}
+        response = await http.post(httpx.URL(created.json()["execution_url"]).path, json=card)
+        assert response.status_code == 400, (field, response.text)
+        assert response.json()[field]["code"] == "invalid_card_data"
