@@ -164,7 +164,10 @@ async def execute(rt: Runtime, payout_id: str, token: str, data: CardInput) -> P
         elif pending:
             ledger.record(tx, merchant_id, _entry(updated, "pending"), now_us)
             due = now_us + plan.after_seconds * 1_000_000
-            rt.scheduler.schedule(tx, SETTLEMENT_JOB, due, {"payout": payout.id}, merchant_id)
+            job = {"payout": payout.id}
+            if plan.settles == "failed" and plan.message:
+                job["message"] = plan.message  # a scenario's words for the failure
+            rt.scheduler.schedule(tx, SETTLEMENT_JOB, due, job, merchant_id)
         error = updated.transaction_data.attempts[0].error
         if error is not None:
             return updated, PayoutFailed(error.code, error.message)
@@ -176,9 +179,11 @@ async def execute(rt: Runtime, payout_id: str, token: str, data: CardInput) -> P
     return payout
 
 
-def _settle(rt: Runtime, tx: Tx, row: repo.PayoutRow, success: bool) -> Payout:
+def _settle(
+    rt: Runtime, tx: Tx, row: repo.PayoutRow, success: bool, message: str | None = None
+) -> Payout:
     now_us = rt.clock.now_us()
-    updated, event = domain.settle(row.payout, success, now_us // 1_000_000)
+    updated, event = domain.settle(row.payout, success, now_us // 1_000_000, message)
     repo.update(tx, updated)
     _emit(rt, tx, row.merchant_id, event)
     state: EntryState = "settled" if success else "void"
@@ -190,7 +195,10 @@ def settlement_due(rt: Runtime, tx: Tx, job: Job) -> None:
     """The provider finishes a pending payout (unless the control plane already did)."""
     row = repo.row(tx, str(job.payload["payout"]))
     if row is not None and row.payout.status == "pending":
-        _settle(rt, tx, row, row.settlement != "failed")
+        message = job.payload.get("message")
+        _settle(
+            rt, tx, row, row.settlement != "failed", message if isinstance(message, str) else None
+        )
 
 
 def expiry_due(rt: Runtime, tx: Tx, job: Job) -> None:
