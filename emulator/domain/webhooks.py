@@ -78,10 +78,13 @@ def callback_problem(field: str, url: str) -> FieldError | None:
     """HTTPS, or plain HTTP to a loopback host (the built-in sink, a local receiver)."""
     if len(url) > URL_MAX:
         return v.max_length(field, url, URL_MAX)
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        return FieldError(field, "invalid", "Enter a valid URL.")  # it could never be sent
     try:
         parts = urlsplit(url)
         host, scheme = parts.hostname, parts.scheme
-        parts.port  # noqa: B018 - raises ValueError on a bad port
+        if parts.port == 0:
+            raise ValueError("port 0")
     except ValueError:
         host, scheme = None, ""
     if not host or scheme not in ("http", "https"):

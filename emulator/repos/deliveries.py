@@ -216,3 +216,13 @@ def object_known(tx: Tx, merchant_id: str, object_type: str, object_id: str) -> 
         (object_id, merchant_id, object_type),
     )
     return row is not None
+
+
+def give_up_target(tx: Tx, merchant_id: str, kind: str, target_id: str) -> int:
+    """Stop the open messages to a receiver that is gone (a deleted webhook)."""
+    cursor = tx.execute(
+        f"UPDATE delivery_messages SET state = 'failed' WHERE merchant_id = ? AND kind = ?"
+        f" AND target_id = ? AND {OPEN}",
+        (merchant_id, kind, target_id),
+    )
+    return cursor.rowcount

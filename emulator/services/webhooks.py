@@ -12,6 +12,7 @@ from emulator.domain import webhooks as domain
 from emulator.domain.errors import WebhookNotFound
 from emulator.domain.webhooks import Webhook, WebhookInput
 from emulator.kernel.storage import Tx
+from emulator.repos import deliveries as deliveries_repo
 from emulator.repos import webhooks as repo
 from emulator.services.clients import Page
 
@@ -70,7 +71,15 @@ async def patch(rt: Runtime, merchant_id: str, webhook_id: str, data: WebhookInp
 
 
 async def delete(rt: Runtime, merchant_id: str, webhook_id: str) -> None:
-    if not await rt.db.write(lambda tx: repo.delete(tx, merchant_id, webhook_id)):
+    """Delete a webhook; what was still to be sent to it is given up (no more retries)."""
+
+    def unit(tx: Tx) -> bool:
+        if not repo.delete(tx, merchant_id, webhook_id):
+            return False
+        deliveries_repo.give_up_target(tx, merchant_id, "webhook", webhook_id)
+        return True
+
+    if not await rt.db.write(unit):
         raise WebhookNotFound()
 
 

@@ -120,3 +120,21 @@ async def test_card_fields_with_a_trailing_newline_are_invalid(http, gw, merchan
         response = await http.post(httpx.URL(created.json()["execution_url"]).path, json=card)
         assert response.status_code == 400, (field, response.text)
         assert response.json()[field]["code"] == "invalid_card_data"
+
+
+async def test_deleting_a_webhook_stops_its_retries(http, gw, merchant):
+    hook = await webhook(http, gw, DOWN)
+    payout = await paid_out(http, gw, merchant, "4444333322221111")
+    before = len(await attempts(http, object_id=payout["id"]))
+    assert before >= 1
+    assert (await http.delete(f"/api/v1/webhooks/{hook['id']}/", headers=gw)).status_code == 204
+    await advance(http, 3 * 86_400)  # every retry would be due by now
+    assert len(await attempts(http, object_id=payout["id"])) == before
+
+
+async def test_callback_urls_that_could_never_be_sent_are_refused(http, gw):
+    for url in ("https://exa mple.com/x", "https://example.com/\u0000", "http://localhost:0/x"):
+        body = {"title": "t", "all_events": True, "callback": url}
+        response = await http.post("/api/v1/webhooks/", json=body, headers=gw)
+        assert response.status_code == 400, url
+        assert response.json()["callback"]["code"] == "invalid"
