@@ -222,6 +222,7 @@ class Internal(msgspec.Struct, kw_only=True):
     tokenized: bool = False  # paid with a recurring token (ledger filter)
     direct_post_used: bool = False
     challenge: Challenge | None = None
+    capturing: int | None = None  # the amount of a capture under way (pending_capture)
 
 
 class PaymentTransactionData(msgspec.Struct, kw_only=True):

@@ -254,10 +254,12 @@ def capture_amount(p: Purchase, amount: int | None) -> int:
 def capture(
     p: Purchase, amount: int, slow: bool, card: SavedCard | None, now: int
 ) -> tuple[Purchase, list[Event]]:
-    """Capture ``amount`` of a hold (the rest is released): paid, or pending_capture."""
+    """Capture ``amount`` of a hold (the rest is released): paid, or pending_capture, which
+    shows no payment yet (the provider's pending_capture event has ``payment: null``): the
+    caller keeps the amount (``Internal.capturing``) for ``capture_done``."""
     p, ev = move(p, "capture_slow" if slow else "capture", now)
-    p.payment = _payment(p, amount, now)
     if not slow:
+        p.payment = _payment(p, amount, now)
         _record(p, _attempt("capture", now, p.transaction_data.flow, card), card)
     _refundable(p)
     return p, [event(p, ev.type)]
@@ -272,10 +274,11 @@ def capture_failed(p: Purchase, message: str, card: SavedCard | None, now: int) 
     return p
 
 
-def capture_done(p: Purchase, card: SavedCard | None, now: int) -> tuple[Purchase, list[Event]]:
+def capture_done(
+    p: Purchase, amount: int, card: SavedCard | None, now: int
+) -> tuple[Purchase, list[Event]]:
     p, ev = move(p, "capture_done", now)
-    assert p.payment is not None
-    p.payment = _payment(p, p.payment.amount, now)
+    p.payment = _payment(p, amount, now)
     _record(p, _attempt("capture", now, p.transaction_data.flow, card), card)
     _refundable(p)
     return p, [event(p, ev.type)]

@@ -63,7 +63,10 @@ def register_jobs(rt: Runtime) -> None:
         return domain.due_passed(p, now)
 
     def captured(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
-        return domain.capture_done(p, i.card, now) if p.status == "pending_capture" else (p, [])
+        if p.status != "pending_capture":
+            return p, []
+        amount = i.capturing if i.capturing is not None else p.purchase.total
+        return domain.capture_done(p, amount, i.card, now)
 
     def charged(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
         return domain.charge_done(p, i.card, now) if p.status == "pending_charge" else (p, [])

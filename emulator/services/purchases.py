@@ -177,6 +177,7 @@ async def capture(rt: Runtime, merchant_id: str, purchase_id: str, amount: int |
             delay = decision.delay_seconds if decision.delay_seconds is not None else delay
         p, events = domain.capture(p, taken, slow, card, now)
         if slow:
+            i = msgspec.structs.replace(i, capturing=taken)
             rt.scheduler.schedule(
                 tx,
                 CAPTURE_JOB,

@@ -242,14 +242,17 @@ async def test_slow_capture_is_pending_then_paid_ten_minutes_later(http, merchan
     """Test card ...0259: capture → pending_capture; 10 minutes later paid (purchase.captured)."""
     p = await create(http, gw, merchant, skip_capture=True)
     await pay(http, p["id"], card_number="4000000000000259")
-    response = await http.post(f"/api/v1/purchases/{p['id']}/capture/", headers=gw)
+    response = await http.post(
+        f"/api/v1/purchases/{p['id']}/capture/", json={"amount": 600}, headers=gw
+    )
     assert response.status_code == 200
     assert response.json()["status"] == "pending_capture"
+    assert response.json()["payment"] is None  # as the provider's pending_capture event
     await http.post("/_emulator/clock/advance", json={"seconds": 599})
     assert (await get(http, gw, p["id"]))["status"] == "pending_capture"
     await http.post("/_emulator/clock/advance", json={"seconds": 1})
     done = await get(http, gw, p["id"])
-    assert done["status"] == "paid"
+    assert done["status"] == "paid" and done["payment"]["amount"] == 600  # the partial capture
     assert statuses(done) == ["created", "hold", "pending_capture", "paid"]
     kinds = [kind for kind, _ in await events(runtime, p["id"])]
     assert kinds == [
