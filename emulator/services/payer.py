@@ -69,11 +69,14 @@ async def read(rt: Runtime, purchase_id: str) -> Purchase:
     return found[1]
 
 
-async def view(rt: Runtime, purchase_id: str) -> Purchase:
-    """The checkout page was opened: a created purchase becomes viewed."""
+async def view(rt: Runtime, purchase_id: str, *, looked_only: bool = False) -> Purchase:
+    """The checkout page was opened: a created purchase becomes viewed (not for a HEAD
+    request, ``looked_only``: nobody saw the page)."""
 
     def unit(tx: Tx) -> Purchase:
         merchant_id, p, internal = _load(tx, purchase_id, None)
+        if looked_only:
+            return p
         p, events = domain.view(p, now_s(rt))
         if events:
             repo.update(tx, merchant_id, p, internal)

@@ -181,3 +181,9 @@ async def test_payment_methods_needs_brand_and_currency(http, merchant, gw):
         params={"brand_id": "00000000-0000-4000-8000-000000000000", "currency": "ZAR"}, headers=gw,
     )  # fmt: skip
     assert other.json() == {"brand_id": {"message": "No brand with this id.", "code": "invalid"}}
+
+
+async def test_turnover_to_before_from_is_a_400(http, gw):
+    response = await http.get("/api/v1/account/json/turnover/?from=2000&to=1000", headers=gw)
+    assert response.status_code == 400
+    assert response.json()["to"]["code"] == "invalid"

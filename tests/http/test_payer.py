@@ -299,3 +299,13 @@ async def test_approving_cards_pay(http, merchant, gw, number):
     assert body["transaction_data"]["payment_method"] == (
         "mastercard" if number[0] == "5" else "visa"
     )
+
+
+async def test_a_head_request_does_not_make_the_purchase_viewed(http, merchant, gw):
+    from tests.http.purchase_helpers import create, get
+
+    p = await create(http, gw, merchant)
+    assert (await http.head(f"/p/{p['id']}/")).status_code == 200
+    assert (await get(http, gw, p["id"]))["status"] == "created"
+    await http.get(f"/p/{p['id']}/")
+    assert (await get(http, gw, p["id"]))["status"] == "viewed"

@@ -91,12 +91,11 @@ async def balance(request: Request) -> Response:
 
 async def turnover(request: Request) -> Response:
     caller = await gateway_caller(request)
+    start, end = _instant(request, "from"), _instant(request, "to")
+    if start is not None and end is not None and end < start:
+        raise ValidationFailed([v.invalid("to", "'to' must not be before 'from'.")])
     body = await account.turnover(
-        runtime(request),
-        caller.merchant_id,
-        _filters(request),
-        _instant(request, "from"),
-        _instant(request, "to"),
+        runtime(request), caller.merchant_id, _filters(request), start, end
     )
     return JSON(body)
 

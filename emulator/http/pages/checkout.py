@@ -71,7 +71,8 @@ def _after(request: Request, result: PayResult) -> Response:
 async def checkout(request: Request) -> Response:
     await _due_first(request)
     try:
-        p = await payer.view(runtime(request), _purchase_id(request))
+        looked_only = request.method == "HEAD"
+        p = await payer.view(runtime(request), _purchase_id(request), looked_only=looked_only)
     except ApiError as exc:
         return _html_error(exc)
     return HTMLResponse(html.checkout(p))
