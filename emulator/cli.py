@@ -12,6 +12,7 @@ from pathlib import Path
 
 from emulator import __version__
 from emulator.kernel.clock import CLOCK_RANGE, MODES, in_clock_range, parse_iso, to_us
+from emulator.kernel.dbfile import DatabaseInUse, FileLock
 from emulator.kernel.ids import Ids
 from emulator.scenarios import library
 from emulator.scenarios.rules import InvalidScenario
@@ -147,6 +148,15 @@ def tune_gc() -> None:
 SHUTDOWN_GRACE = 5  # seconds open requests get to finish once the server is told to stop
 
 
+def refuse_if_in_use(db_path: Path) -> None:
+    """Say so before the banner when another emulator holds the file (the runtime would
+    refuse it anyway, from inside uvicorn's startup, with a traceback)."""
+    if db_path.parent.is_dir():
+        lock = FileLock(db_path)
+        lock.acquire()
+        lock.release()
+
+
 def serve(settings: Settings, log_level: str = "info") -> None:
     import uvicorn
 
@@ -195,7 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         try:
             settings = settings_from(args)
-        except ValueError as exc:
+            refuse_if_in_use(settings.db_path)
+        except (ValueError, DatabaseInUse) as exc:
             print(f"payments-emulator: {exc}", file=sys.stderr)
             return 2
         serve(settings, args.log_level)

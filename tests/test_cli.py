@@ -226,8 +226,28 @@ def test_serve_activates_scenarios_and_the_rate_limit(tmp_path: Path):
         statuses = [httpx.get(f"{url}/api/v1/clients/", headers=DEFAULT) for _ in range(6)]
         assert [r.status_code for r in statuses] == [502, 502, 502, 200, 200, 429]
         assert statuses[3].headers["X-RateLimit-Limit"] == "5"
+        assert [r.headers.get("X-RateLimit-Remaining") for r in statuses] == [
+            "4",
+            "3",
+            "2",
+            "1",
+            "0",
+            "0",
+        ]
         with pytest.raises(httpx.RemoteProtocolError):
             httpx.delete(f"{url}/api/v1/clients/00000000-0000-4000-8000-000000000000/")
     assert "scenarios active: upstream-502-burst, " in output[0]
     assert "rate limit: 5 requests per merchant per 60 s" in output[0]
     assert "ASGI callable" not in output[-1] and "Traceback" not in output[-1]
+
+
+def test_a_second_emulator_on_the_same_file_is_refused_before_it_starts(tmp_path: Path):
+    db = str(tmp_path / "e.sqlite3")
+    with serving("--db", db):
+        second = subprocess.run(
+            [sys.executable, "-m", "emulator", "serve", "--db", db, "--port", str(free_port())],
+            capture_output=True, text=True, timeout=30, check=False,
+        )  # fmt: skip
+    assert second.returncode == 2
+    assert "is in use by another emulator process" in second.stderr
+    assert "Traceback" not in second.stderr and "default merchant" not in second.stdout

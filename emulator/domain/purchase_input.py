@@ -3,6 +3,7 @@ OpenAPI document's maxLength and bounds)."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -51,9 +52,10 @@ Platform = Literal["web", "api", "ios", "android", "macos", "windows"]
 class ProductInput(msgspec.Struct, forbid_unknown_fields=False):
     name: str
     price: int
-    quantity: float = 1.0
+    # Numbers, or decimal strings as the API itself returns them ("2.0000", "15.00").
+    quantity: float | str = 1.0
     discount: int = 0
-    tax_percent: float = 0.0
+    tax_percent: float | str = 0.0
     category: str = ""
 
 
@@ -92,6 +94,18 @@ class PurchaseInput(msgspec.Struct, forbid_unknown_fields=False):
     platform: Platform = "api"
 
 
+_DECIMAL = re.compile(r"-?[0-9]{1,12}(\.[0-9]{1,8})?")
+
+
+def _decimal(field: str, value: float | str) -> tuple[float, FieldError | None]:
+    """A number given as a number or as a decimal string."""
+    if isinstance(value, str):
+        if not _DECIMAL.fullmatch(value.strip()):
+            return 0.0, FieldError(field, "invalid", "A valid number is required.")
+        return float(value), None
+    return value, None
+
+
 def _bounds(
     field: str, value: int | float, low: int | float, high: int | float
 ) -> FieldError | None:
@@ -124,28 +138,30 @@ def _products(items: list[ProductInput]) -> tuple[list[Product], int, list[Field
     total = 0
     for i, item in enumerate(items):
         at = f"purchase.products.{i}"
+        quantity, quantity_problem = _decimal(f"{at}.quantity", item.quantity)
+        tax, tax_problem = _decimal(f"{at}.tax_percent", item.tax_percent)
         problems = [
             v.required(f"{at}.name")
             if not item.name
             else v.max_length(f"{at}.name", item.name, 256),
             _bounds(f"{at}.price", item.price, 0, MAX_PRICE),
-            _bounds(f"{at}.quantity", item.quantity, 0, 1_000_000),
+            quantity_problem or _bounds(f"{at}.quantity", quantity, 0, 1_000_000),
             _bounds(f"{at}.discount", item.discount, 0, MAX_AMOUNT),
-            _bounds(f"{at}.tax_percent", item.tax_percent, 0, 100),
+            tax_problem or _bounds(f"{at}.tax_percent", tax, 0, 100),
             v.max_length(f"{at}.category", item.category, 256),
         ]
         errors.extend(problems)
         if any(problems):
             continue
-        line = round(item.price * item.quantity) - item.discount
-        total += line + round(line * item.tax_percent / 100)
+        line = round(item.price * quantity) - item.discount
+        total += line + round(line * tax / 100)
         products.append(
             Product(
                 name=item.name,
                 price=item.price,
-                quantity=f"{item.quantity:.4f}",
+                quantity=f"{quantity:.4f}",
                 discount=item.discount,
-                tax_percent=f"{item.tax_percent:.2f}",
+                tax_percent=f"{tax:.2f}",
                 category=item.category,
             )
         )

@@ -86,7 +86,10 @@ class Faults:
                 if not verdict.allowed:
                     return Decision(merchant_id, response=await self._throttled(scope, verdict))
             elif outcome.status is not None:
-                return Decision(merchant_id, response=await self._fault(scope, outcome))
+                response = await self._fault(scope, outcome)
+                if verdict is not None and outcome.status != 429:
+                    response.headers.update(_rate_headers(verdict))  # it counted
+                return Decision(merchant_id, response=response)
         if verdict is None:
             return Decision(merchant_id)
         headers = _rate_headers(verdict)

@@ -315,3 +315,28 @@ async def test_an_uncaptured_hold_is_released_after_seven_days(http, merchant, g
     assert response.status_code == 409
     assert response.json()["__all__"]["code"] == "capture_not_allowed"
     assert [k for k, _ in await events(runtime, p["id"])][-1] == "purchase.released"
+
+
+async def test_quantity_and_tax_percent_as_the_decimal_strings_the_api_returns(http, merchant, gw):
+    product = {"name": "Widget", "price": 1000, "quantity": "2.0000", "tax_percent": "15.00"}
+    created = await http.post(
+        "/api/v1/purchases/",
+        json={"client": {"email": "d@example.com"}, "brand_id": merchant["brand_id"],
+              "purchase": {"products": [product]}},
+        headers=gw,
+    )  # fmt: skip
+    assert created.status_code == 201, created.text
+    body = created.json()["purchase"]
+    assert body["total"] == 2300
+    assert (body["products"][0]["quantity"], body["products"][0]["tax_percent"]) == (
+        "2.0000",
+        "15.00",
+    )
+    bad = await http.post(
+        "/api/v1/purchases/",
+        json={"client": {"email": "d@example.com"}, "brand_id": merchant["brand_id"],
+              "purchase": {"products": [{**product, "quantity": "two"}]}},
+        headers=gw,
+    )  # fmt: skip
+    assert bad.status_code == 400
+    assert bad.json()["purchase.products.0.quantity"]["code"] == "invalid"
