@@ -100,20 +100,22 @@ class DeliveryEngine:
             await self._wake.wait()
             self._wake.clear()
             try:
-                await self.flush()
+                await self.flush(wait=False)  # a slow receiver must not hold up dispatch
             except Exception:
                 log.exception("delivery dispatch failed")
 
-    async def flush(self) -> None:
-        """Dispatch every new event, then run what is due now (first attempts included).
-        The control plane calls it before showing deliveries or sink messages, so what it
-        shows is never behind the events."""
+    async def flush(self, *, wait: bool = True) -> None:
+        """Dispatch every new event, then start what is due now (first attempts included).
+        With ``wait`` (the control plane, before it shows deliveries or sink messages) it also
+        waits for the sends, and for what they release, so what it shows is never behind."""
         scheduler = self._rt.scheduler
         for _ in range(FLUSH_ROUNDS):
             async with self._dispatching:
                 while await self._rt.db.write(self._dispatch):
                     pass
             started = await scheduler.run_due()  # sends start in the background...
+            if not wait:
+                return
             await scheduler.settle()  # ...and are waited for here
             if not started and not scheduler.has_due():
                 return

@@ -18,9 +18,11 @@ Handlers:
   the handler returns. An exception marks the job failed (kept for inspection), never lost.
   ``advance`` awaits them in order, at their due times, like any job. ``run_due`` (every API
   request, the ticker) starts them in the background instead, at most ``ASYNC_AT_ONCE`` at a
-  time, so a request never waits on a slow receiver; a job under way is not started twice,
-  and an advance, a freeze or a resume first waits for the ones under way (a reset or restore
-  cancels them: the job stays pending in the state that is replaced anyway).
+  time (atomic jobs keep running past the ones that must wait for a slot), so a request never
+  waits on a slow receiver; when one finishes, what has fallen due meanwhile (the message it
+  released, a waiting job) is started at once, frozen clock or not; a job under way is not
+  started twice, and an advance, a freeze or a resume first waits for the ones under way
+  (a reset or restore cancels them: the job stays pending in the state that is replaced anyway).
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ class Scheduler:
         self._changed = asyncio.Event()
         self._running: dict[int, asyncio.Task[None]] = {}  # async jobs under way, by id
         self._noted = 0  # jobs noted as scheduled, so a stale re-read cannot hide one
-        self._slots = asyncio.Semaphore(ASYNC_AT_ONCE)
+        self._kicking: asyncio.Task[None] | None = None
 
     # -- registry ----------------------------------------------------------------------------
 
@@ -178,7 +180,11 @@ class Scheduler:
                 await self.cancel_running()
             else:
                 await self.settle()
-            yield
+            try:
+                yield
+            finally:
+                if cancel_running:  # cancelled jobs are due again (a failed restore keeps them)
+                    await self._reread_due()
 
     async def settle(self) -> None:
         """Wait for the background async jobs under way."""
@@ -187,6 +193,8 @@ class Scheduler:
 
     async def cancel_running(self) -> None:
         """Stop the background async jobs under way; their jobs stay pending."""
+        if self._kicking is not None:
+            self._kicking.cancel()
         tasks = list(self._running.values())
         for task in tasks:
             task.cancel()
@@ -202,6 +210,8 @@ class Scheduler:
                     target_us=target_us,
                     move_clock=move_clock,
                     exclude=tuple(self._running),
+                    # background slots all taken: atomic jobs go on, async ones wait for a slot
+                    skip=tuple(self._async) if len(self._running) >= ASYNC_AT_ONCE else (),
                 )
             )
             count += batch.ran
@@ -222,24 +232,46 @@ class Scheduler:
         """Run an async job in the background (run_due): a slow one holds up nobody."""
 
         async def run() -> None:
+            cancelled = False
             try:
-                async with self._slots:
-                    await self._run_async(job)
+                await self._run_async(job)
+            except asyncio.CancelledError:
+                cancelled = True  # stopping, or the state is being replaced: start nothing
+                raise
             finally:
                 self._running.pop(job.id, None)
                 self._changed.set()
+                if not cancelled:
+                    self._kick()
 
         self._running[job.id] = asyncio.get_running_loop().create_task(run(), name=f"job-{job.id}")
 
+    def _kick(self) -> None:
+        """After a background job: start what is due now (what it released, what waited for a
+        slot). The ticker would, but only in real mode and a second later."""
+        if self.has_due() and (self._kicking is None or self._kicking.done()):
+            self._kicking = asyncio.get_running_loop().create_task(self._run_kick())
+
+    async def _run_kick(self) -> None:
+        try:
+            await self.run_due()
+        except Exception:
+            log.exception("running due jobs after a background job failed")
+
     def _run_atomic(
-        self, tx: Tx, target_us: int, move_clock: bool, exclude: tuple[int, ...] = ()
+        self,
+        tx: Tx,
+        target_us: int,
+        move_clock: bool,
+        exclude: tuple[int, ...] = (),
+        skip: tuple[str, ...] = (),
     ) -> _Batch:
         """On the writer: run due atomic jobs in order until none is left, the next one is
         async, or BATCH have run. Jobs a handler schedules are seen at once (same connection).
         ``exclude``: async jobs already under way in the background."""
         batch = _Batch()
         while True:
-            job = _next_job(tx, target_us, exclude)
+            job = _next_job(tx, target_us, exclude, skip)
             if job is None:
                 break
             handler = self._atomic.get(job.kind)
@@ -322,12 +354,19 @@ def _row_to_job(row: Any) -> Job:
 _NOT_RUNNING = " AND id NOT IN (SELECT value FROM json_each(?))"
 
 
-def _next_job(tx: Tx, target_us: int, exclude: tuple[int, ...] = ()) -> Job | None:
+def _next_job(
+    tx: Tx, target_us: int, exclude: tuple[int, ...] = (), skip: tuple[str, ...] = ()
+) -> Job | None:
+    """The next due job, leaving out those under way (``exclude``) and kinds that must wait
+    (``skip``)."""
     sql = "SELECT id, kind, due_us, merchant_id, payload FROM jobs WHERE state = 'pending'"
     params: list[Any] = []
     if exclude:
         sql += _NOT_RUNNING
         params.append(msgspec.json.encode(exclude).decode())
+    if skip:
+        sql += " AND kind NOT IN (SELECT value FROM json_each(?))"
+        params.append(msgspec.json.encode(skip).decode())
     row = tx.one(sql + " AND due_us <= ? ORDER BY due_us, id LIMIT 1", (*params, target_us))
     return _row_to_job(row) if row is not None else None
 

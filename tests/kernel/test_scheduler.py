@@ -298,3 +298,73 @@ async def test_an_advance_waits_for_background_jobs_and_a_reset_cancels_them(run
     await schedule(runtime, ("stuck", T0 + SECOND), kind="test.never")
     await runtime.scheduler.run_due()
     await asyncio.wait_for(control.reset(runtime), timeout=2)  # cancelled, not waited for
+
+
+async def test_a_background_job_starts_what_it_released_on_a_frozen_clock(runtime: Runtime):
+    """Nothing ticks on a frozen clock: a background job that schedules another one due now
+    gets it started when it finishes, without a request to do it."""
+    second_ran = asyncio.Event()
+
+    async def first(job: Job) -> None:
+        await runtime.db.write(lambda tx: runtime.scheduler.schedule(tx, "test.second", T0, {}))
+
+    async def second(job: Job) -> None:
+        second_ran.set()
+
+    runtime.scheduler.handle_async("test.first", first)
+    runtime.scheduler.handle_async("test.second", second)
+    await runtime.db.write(lambda tx: runtime.scheduler.schedule(tx, "test.first", T0, {}))
+    await runtime.scheduler.run_due()
+    await asyncio.wait_for(second_ran.wait(), timeout=2)
+
+
+async def test_background_slots_are_bounded_and_atomic_jobs_go_on(runtime: Runtime):
+    from emulator.kernel.scheduler import ASYNC_AT_ONCE
+
+    release = asyncio.Event()
+    done: list[int] = []
+    all_done = asyncio.Event()
+    total = ASYNC_AT_ONCE + 10
+
+    async def blocked(job: Job) -> None:
+        await release.wait()
+        done.append(job.id)
+        if len(done) == total:
+            all_done.set()
+
+    seen: list[tuple[str, int]] = []
+    recorder(runtime, seen)
+    runtime.scheduler.handle_async("test.blocked", blocked)
+    await schedule(runtime, *[(f"b{i}", T0) for i in range(total)], kind="test.blocked")
+    await schedule(runtime, ("atomic", T0))  # due with them, scheduled after them
+    await runtime.scheduler.run_due()
+    assert len(runtime.scheduler._running) == ASYNC_AT_ONCE
+    assert seen == [("atomic", T0)]  # ran past the async jobs waiting for a slot
+    release.set()
+    await asyncio.wait_for(all_done.wait(), timeout=5)
+
+
+async def test_a_failed_restore_leaves_cancelled_jobs_due_again(runtime: Runtime):
+    from emulator.services import control
+    from emulator.services.control import ControlError
+
+    calls: list[int] = []
+    hang = asyncio.Event()
+
+    async def slow(job: Job) -> None:
+        calls.append(job.id)
+        if len(calls) == 1:
+            await hang.wait()  # cancelled by the restore
+
+    runtime.scheduler.handle_async("test.slow", slow)
+    await runtime.db.write(lambda tx: runtime.scheduler.schedule(tx, "test.slow", T0, {}))
+    await runtime.scheduler.run_due()
+    runtime.snapshot_dir.mkdir(parents=True, exist_ok=True)
+    (runtime.snapshot_dir / "bad.sqlite").write_bytes(b"not a database at all" * 100)
+    with pytest.raises(ControlError) as refused:
+        await control.restore_snapshot(runtime, "bad")
+    assert refused.value.code == "invalid_snapshot"
+    assert runtime.scheduler.has_due()
+    await runtime.scheduler.run_due()
+    await runtime.scheduler.settle()
+    assert len(calls) == 2 and await runtime.db.read(pending_jobs) == []
