@@ -16,6 +16,7 @@ from emulator.domain.bank import (
     Text,
 )
 from emulator.domain.errors import BankBadRequest
+from emulator.scenarios.points import BankOutcome
 
 Status = Literal["PENDING", "COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
 
@@ -158,3 +159,16 @@ def plan(account_number: str, now_us: int, processing_us: int) -> list[Step]:
     if account_number == "910000002":
         return [Step("REJECTED", processing_us, "rejected in the batch")]
     return [Step("COMPLETED", processing_us)]
+
+
+def outcome_steps(
+    answer: BankOutcome | None, account_number: str, now_us: int, processing_us: int
+) -> list[Step]:
+    """A collection's or payment's steps: a scenario's answer (at ``after_seconds``, else on
+    the action date), or the test accounts' plan."""
+    if answer is None:
+        return plan(account_number, now_us, processing_us)
+    after = answer.after_seconds
+    return decided(
+        answer.status, processing_us if after is None else now_us + after * 10**6, answer.reason
+    )

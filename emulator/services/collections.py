@@ -19,8 +19,7 @@ from emulator.domain.collections import (
     EftFromMandateInput,
     RecreateAsEftInput,
     debit_sequence,
-    decided,
-    plan,
+    outcome_steps,
 )
 from emulator.domain.errors import AccountVerificationFailed, BankBadRequest, NotFound
 from emulator.domain.mandates import EftMandateInput, Mandate, check_collectable
@@ -104,12 +103,8 @@ def _submit(rt: Runtime, tx: Tx, merchant_id: str, collection: Collection) -> Co
         "collectionType": collection.type,
     }
     answer = rt.scenarios.decide(tx, points.COLLECTION_OUTCOME, merchant_id, subject)
-    if answer is not None:
-        due = processing if answer.after_seconds is None else now_us + answer.after_seconds * 10**6
-        steps = decided(answer.status, due, answer.reason)
-    else:
-        steps = plan(collection.debtor.accountNumber or "", now_us, processing)
-    for step in steps:
+    account = collection.debtor.accountNumber or ""
+    for step in outcome_steps(answer, account, now_us, processing):
         if step.due_us <= now_us:
             collection = change_status(rt, tx, merchant_id, collection, step.status, step.reason)
         else:

@@ -9,7 +9,7 @@ import msgspec
 from emulator.domain import bank as rules
 from emulator.domain import bank_calendar as cal
 from emulator.domain.bank import MONEY_TRANSITIONS, PAYMENT_LIMIT_CENTS, InvalidTransition
-from emulator.domain.collections import decided, plan
+from emulator.domain.collections import outcome_steps
 from emulator.domain.errors import BankBadRequest, NotFound
 from emulator.domain.payments import REAL_TIME_US, REQUIRED, REQUIRED_TEXT, EftPaymentInput, Payment
 from emulator.kernel.scheduler import AtomicHandler, Job
@@ -88,12 +88,8 @@ def new_payment(
         "realTimeClearing": payment.realTimeClearing,
     }
     answer = rt.scenarios.decide(tx, points.PAYMENT_OUTCOME, merchant_id, subject)
-    if answer is not None:
-        due = processing if answer.after_seconds is None else now_us + answer.after_seconds * 10**6
-        steps = decided(answer.status, due, answer.reason)
-    else:
-        steps = plan(payment.creditor.accountNumber or "", now_us, processing)
-    for step in steps:
+    account = payment.creditor.accountNumber or ""
+    for step in outcome_steps(answer, account, now_us, processing):
         if step.due_us <= now_us:
             payment = change_status(rt, tx, merchant_id, payment, step.status, step.reason)
         else:
