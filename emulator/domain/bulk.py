@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from typing import Any
 
 import msgspec
 
 from emulator.domain.errors import BankBadRequest
 from emulator.domain.payments import EftPaymentInput
+from emulator.domain.validation import split_located
 
 COLUMNS = (
     "profileCode",
@@ -33,7 +33,6 @@ COLUMNS = (
 REQUIRED_COLUMNS = ("profileCode", "amountCents", "debtor.accountNumber", "creditor.accountNumber")
 MAX_ROWS = 10_000
 MAX_AMOUNT_DIGITS = 16  # the most an amount can have (Cents: at most 10**15)
-_AT = re.compile(r"^(.*) - at `\$\.?([^`]*)`$")
 RESULT_COLUMNS = ("line", "outcome", "paymentId", "status", "error", *COLUMNS)
 
 
@@ -97,8 +96,8 @@ def to_input(row: dict[str, str]) -> EftPaymentInput:
     try:
         return msgspec.convert(body, EftPaymentInput)
     except msgspec.ValidationError as exc:
-        found = _AT.match(str(exc))
-        message = f"{found.group(2)}: {found.group(1)}" if found else str(exc)
+        text, where, _ = split_located(str(exc))
+        message = str(exc) if where is None else f"{where.removeprefix('.')}: {text}"
         raise BankBadRequest(message) from exc
 
 

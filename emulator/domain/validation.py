@@ -77,3 +77,16 @@ def uuid_field(field: str, value: str) -> FieldError | None:
     if is_uuid(value):
         return None
     return FieldError(field, "invalid_uuid", f"'{value}' is not a valid UUID.")
+
+
+_LOCATED = re.compile(r" - at `(?P<key>key` in `)?\$(?P<path>[^`]*)`$")
+
+
+def split_located(message: str) -> tuple[str, str | None, bool]:
+    """msgspec's validation message ``text - at `$.a[1].b``` as (``text``, ``".a[1].b"``
+    (``""`` for the root; None when the message names no place), whether it is about a key
+    (``- at `key` in `$...```))."""
+    found = _LOCATED.search(message)
+    if found is None:
+        return message, None, False
+    return message[: found.start()], found["path"], bool(found["key"])

@@ -10,6 +10,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from emulator.domain.errors import BodyTooLarge, FieldError, MalformedBody, ValidationFailed
+from emulator.domain.validation import split_located
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -80,7 +81,6 @@ def json_path_to_field(path: str) -> str:
     return ".".join(parts) or "__all__"
 
 
-_AT = re.compile(r" - at `(\$[^`]*)`$")
 _MISSING = re.compile(r"^Object missing required field `([^`]+)`")
 
 
@@ -111,9 +111,8 @@ def parse_json(body: bytes, model: Any = Any) -> Any:
 
 
 def _validation_failed(text: str) -> ValidationFailed:
-    at = _AT.search(text)
-    path = at.group(1) if at else "$"
-    message = _AT.sub("", text)
+    message, where, _ = split_located(text)
+    path = "$" + (where or "")
     missing = _MISSING.match(message)
     if missing:
         prefix = json_path_to_field(path)

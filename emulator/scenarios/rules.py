@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from emulator.domain.validation import split_located
 from emulator.scenarios import yamlfile
 from emulator.scenarios.points import REGISTRY, FieldKind, Outcome, Point
 
@@ -67,19 +68,15 @@ class Scenario(msgspec.Struct, frozen=True):
     source: str  # the YAML text it was read from, stored with activations
 
 
-_AT = re.compile(r" - at `(?P<key>key` in `)?\$(?P<path>[^`]*)`$")
-
-
 def _located(message: str, prefix: str = "") -> str:
     """msgspec says ``... - at `$.rules[1].then``` (or ``at `key` in `$...```); we say
     ``rules[1].then: ...``."""
-    found = _AT.search(message)
-    if found is None:
+    text, where, about_key = split_located(message)
+    if where is None:
         return f"{prefix}: {message}" if prefix else message
-    text = message[: found.start()]
-    if found["key"]:
+    if about_key:
         text = f"a key: {text}"
-    path = found["path"].lstrip(".")
+    path = where.lstrip(".")
     path = f"{prefix}.{path}" if prefix and path else (prefix or path)
     return f"{path}: {text}" if path else text
 
