@@ -23,7 +23,7 @@ from importlib import metadata
 from pathlib import Path
 from types import FrameType
 
-from bench import bank, deliveries, figures, purchases
+from bench import bank, billing, deliveries, figures, purchases
 from bench.client import BenchError
 from bench.figures import progress
 from bench.plan import FULL, QUICK, Plan
@@ -115,6 +115,8 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.timings.append(figures.cold_start(plan, workdir))
     collections = start("emulator-collections", "bench.serve_emulator", "/_emulator/health")
     report.timings.append(bank.advance_with_pending(plan, collections))
+    subscriptions = start("emulator-billing", "bench.serve_emulator", "/_emulator/health")
+    report.timings.append(billing.year_of_monthly_billing(plan, subscriptions))
 
     report.environment["sqlite"] = (
         f"{sqlite3.sqlite_version}; journal_mode read back from the files: {modes}; "
@@ -125,7 +127,8 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
         f"request journal on: {journal:,} API requests journaled by the throughput emulator",
         "throughput figures share one emulator and one baseline, measured alternately; "
         "snapshot and clock figures use a second, fresh emulator; the pending-collections "
-        "advance a third (its clock frozen on a Monday morning)",
+        "advance a third (its clock frozen on a Monday morning), the year of billing a "
+        "fourth (frozen at its subscribers' first payment)",
         f"ratios compare req/s at concurrency {plan.ratio_concurrency}; "
         "the fresh-merchant target applies to its p99",
         "cold start runs the payments-emulator console script, whose uvicorn loop='auto' and "
@@ -138,7 +141,7 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
             f"figures (machine has {os.cpu_count()} cores): they competed with the servers and "
             "the load generator; rerun on a quiet machine before trusting small differences"
         )
-    for server in (emulator, bare, state, collections, receiver):
+    for server in (emulator, bare, state, collections, subscriptions, receiver):
         if server.log_tail(1):
             report.notes.append(f"{server.name} logged: {server.log_tail(5)!r}")
     return report

@@ -21,6 +21,7 @@ class Plan:
     advance_seconds: int = 90_000
     pending_collections: int = 10_000  # EFT collections pending when the clock advances a day
     deliveries: int = 1_000  # payouts executed, each delivering one signed webhook
+    subscribers: int = 1_000  # monthly subscribers billed for a year in one clock advance
 
     @property
     def ratio_concurrency(self) -> int:
@@ -41,4 +42,5 @@ QUICK = Plan(
     tokens=50,
     pending_collections=50,
     deliveries=30,
+    subscribers=20,
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -23,10 +24,11 @@ from emulator.kernel.journal import Journal
 from emulator.kernel.outbox import Outbox
 from emulator.kernel.ratelimit import FixedWindow
 from emulator.kernel.scheduler import Scheduler
-from emulator.kernel.storage import Database
+from emulator.kernel.storage import Database, Tx
 from emulator.scenarios.engine import Scenarios
 from emulator.services import (
     auth,
+    billing_engine,
     collections,
     control,
     mandates,
@@ -63,6 +65,8 @@ class Runtime:
         self.limiter = FixedWindow()  # rate-limit windows: traffic, not state
         self._start_scenarios: list[scenarios.StartScenario] = []
         self.credentials = auth.Credentials(self)
+        # Called in the unit of work of every purchase.paid: (tx, merchant id, the purchase).
+        self.purchase_paid_hooks: list[Callable[[Tx, str, dict[str, Any]], None]] = []
         self.default_merchant = resources.default_merchant()
         self.test_values: dict[str, Any] = resources.test_values()
         # Deliveries to the emulator's own address reach its app in-process while no real
@@ -78,6 +82,7 @@ class Runtime:
         mandates.register(self)
         collections.register(self)
         payments.register(self)
+        billing_engine.register(self)
         self.scheduler.handle(payouts.EXPIRY_JOB, lambda tx, job: payouts.expiry_due(self, tx, job))
         self.scheduler.handle(
             payouts.SETTLEMENT_JOB, lambda tx, job: payouts.settlement_due(self, tx, job)

@@ -25,6 +25,7 @@ FIGURES = (
     "emulator create-eft-collection",
     "advance a day, pending collections",
     "deliveries per second to a local receiver",
+    "year of monthly billing",
 )
 
 
@@ -51,7 +52,7 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     }
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 2 and len(figures["timings"]) == 6
+    assert len(figures["ratios"]) == 2 and len(figures["timings"]) == 7
     advance = next(x for x in figures["timings"] if x["name"] == "clock advance")
     assert advance["extra"]["jobs_run"] >= 50
     pending = next(x for x in figures["timings"] if x["name"].startswith("advance a day"))
@@ -59,3 +60,5 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
     delivered = next(x for x in figures["timings"] if x["name"].startswith("deliveries"))
     assert delivered["errors"] == 0 and delivered["runs"] == 30
     assert delivered["extra"]["deliveries_per_second"] > 0
+    billed = next(x for x in figures["timings"] if x["name"].startswith("year of monthly"))
+    assert billed["errors"] == 0 and billed["extra"]["bills"] == 20 * 12

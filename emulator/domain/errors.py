@@ -297,3 +297,26 @@ class SourceNotFound(ObjectNotFound):
     def __init__(self, code: str) -> None:
         super().__init__()
         self.code = code  # type: ignore[misc]
+
+
+# -- billing --
+
+
+class BillingTemplateNotFound(ObjectNotFound):
+    code = "billing_template_not_found"
+
+
+class SubscriberNotFound(ObjectNotFound):
+    code = "billing_template_client_not_found"
+
+
+class SubscriberAlreadyExists(ApiError):
+    code = "subscriber_already_exists"
+    message = "This client is already subscribed to the billing template."
+    status = 409
+
+
+class SubscriptionInactive(ApiError):
+    code = "subscription_inactive"
+    message = "The subscription is not active."
+    status = 409

@@ -106,20 +106,6 @@ def _decimal(field: str, value: float | str) -> tuple[float, FieldError | None]:
     return value, None
 
 
-def _bounds(
-    field: str, value: int | float, low: int | float, high: int | float
-) -> FieldError | None:
-    if value < low:
-        return FieldError(
-            field, "min_value", f"Ensure this value is greater than or equal to {low}."
-        )
-    if value > high:
-        return FieldError(
-            field, "max_value", f"Ensure this value is less than or equal to {high:,}."
-        )
-    return None
-
-
 def _url(field: str, value: str) -> FieldError | None:
     if value == "":
         return None
@@ -144,10 +130,10 @@ def _products(items: list[ProductInput]) -> tuple[list[Product], int, list[Field
             v.required(f"{at}.name")
             if not item.name
             else v.max_length(f"{at}.name", item.name, 256),
-            _bounds(f"{at}.price", item.price, 0, MAX_PRICE),
-            quantity_problem or _bounds(f"{at}.quantity", quantity, 0, 1_000_000),
-            _bounds(f"{at}.discount", item.discount, 0, MAX_AMOUNT),
-            tax_problem or _bounds(f"{at}.tax_percent", tax, 0, 100),
+            v.bounds(f"{at}.price", item.price, 0, MAX_PRICE),
+            quantity_problem or v.bounds(f"{at}.quantity", quantity, 0, 1_000_000),
+            v.bounds(f"{at}.discount", item.discount, 0, MAX_AMOUNT),
+            tax_problem or v.bounds(f"{at}.tax_percent", tax, 0, 100),
             v.max_length(f"{at}.category", item.category, 256),
         ]
         errors.extend(problems)
@@ -173,7 +159,7 @@ def details(data: DetailsInput, skip_capture: bool) -> PurchaseDetails:
     products, total, errors = _products(data.products)
     errors += [
         v.currency("purchase.currency", data.currency),
-        _bounds("purchase.debt", data.debt, -MAX_AMOUNT, MAX_AMOUNT),
+        v.bounds("purchase.debt", data.debt, -MAX_AMOUNT, MAX_AMOUNT),
         v.max_length("purchase.notes", data.notes, 10_000),
         v.max_length("purchase.language", data.language, 2),
         v.max_length("purchase.timezone", data.timezone, 64),
@@ -181,12 +167,12 @@ def details(data: DetailsInput, skip_capture: bool) -> PurchaseDetails:
     ]
     if data.total_override is not None:
         errors.append(
-            _bounds("purchase.total_override", data.total_override, 0, MAX_TOTAL_OVERRIDE)
+            v.bounds("purchase.total_override", data.total_override, 0, MAX_TOTAL_OVERRIDE)
         )
     for name in ("subtotal_override", "total_tax_override", "total_discount_override"):
         value = getattr(data, name)
         if value is not None:
-            errors.append(_bounds(f"purchase.{name}", value, 0, MAX_TOTAL_OVERRIDE))
+            errors.append(v.bounds(f"purchase.{name}", value, 0, MAX_TOTAL_OVERRIDE))
     errors.extend(
         v.invalid(f"purchase.request_client_details.{i}", f"'{item}' is not a valid choice.")
         for i, item in enumerate(data.request_client_details)
@@ -197,7 +183,7 @@ def details(data: DetailsInput, skip_capture: bool) -> PurchaseDetails:
     if total < 0:
         _raise([v.invalid("purchase.debt", "The total cannot be negative.")])
     # The total is bounded like total_override: the ledger's sums stay within 64 bits.
-    _raise([_bounds("purchase.total", total, 0, MAX_TOTAL_OVERRIDE)])
+    _raise([v.bounds("purchase.total", total, 0, MAX_TOTAL_OVERRIDE)])
     if total == 0 and not skip_capture:
         # Provider quirk: a zero total is the preauthorization scenario, which needs skip_capture.
         _raise([FieldError("purchase.total", "invalid_amount", "A zero total needs skip_capture.")])
@@ -237,7 +223,7 @@ def validate(data: PurchaseInput) -> tuple[PurchaseDetails, dict[str, Any] | Non
         ),
     ]
     if data.due is not None:
-        errors.append(_bounds("due", data.due, 0, 253_402_300_799))
+        errors.append(v.bounds("due", data.due, 0, 253_402_300_799))
     whitelist = data.payment_method_whitelist
     if whitelist is not None and not whitelist:
         errors.append(v.invalid("payment_method_whitelist", "Ensure this list is not empty."))

@@ -13,7 +13,6 @@ import msgspec
 from emulator.domain import errors as e
 from emulator.domain.cards import DECLINE_MESSAGES
 from emulator.domain.events import Event
-from emulator.domain.ledger import LedgerEntry
 from emulator.domain.purchase_model import (
     Attempt,
     AttemptError,
@@ -26,6 +25,7 @@ from emulator.domain.purchase_model import (
 
 # Statuses (OpenAPI PurchaseStatus), those the emulator reaches:
 #   created          made by POST /purchases/, not paid yet
+#   sent             an invoice sent to the client (billing), not paid yet
 #   viewed           the payer opened the checkout page
 #   error            the last payment attempt failed (the payer may try again)
 #   overdue          due passed without due_strict: still payable
@@ -38,12 +38,16 @@ from emulator.domain.purchase_model import (
 #   pending_charge   a recurring charge is under way
 #   paid             money taken (also after a partial refund)
 #   refunded         fully refunded
-PAYABLE = ("created", "viewed", "error", "overdue")
-UNPAID = ("created", "viewed", "error")
+PAYABLE = ("created", "sent", "viewed", "error", "overdue")
+UNPAID = ("created", "sent", "viewed", "error")
 
 # (status, trigger) -> (next status, event type)
 TRANSITIONS: dict[tuple[str, str], tuple[str, str]] = {
     ("created", "view"): ("viewed", "purchase.viewed"),
+    ("sent", "view"): ("viewed", "purchase.viewed"),
+    # Billing sends an invoice when it is made, or after a subscription charge failed.
+    ("created", "send"): ("sent", ""),
+    ("error", "send"): ("sent", ""),
     **{(s, "expire"): ("expired", "purchase.expired") for s in UNPAID},
     **{(s, "overdue"): ("overdue", "purchase.overdue") for s in UNPAID},
     **{(s, "pay"): ("paid", "purchase.paid") for s in PAYABLE},
@@ -121,10 +125,6 @@ def _refundable(p: Purchase) -> None:
     p.refund_availability = "all" if left > 0 else "none"
 
 
-def issued_date(now: int) -> str:
-    return datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
-
-
 def check_payable(p: Purchase, now: int) -> None:
     """Paying is possible: raises the spec's 409 otherwise (due_strict expiry included)."""
     if p.status in PAYABLE:
@@ -180,8 +180,8 @@ def _payment(p: Purchase, amount: int, now: int, payment_type: str = "purchase")
 
 
 def view(p: Purchase, now: int) -> tuple[Purchase, list[Event]]:
-    """The payer opened the checkout page: the first view moves created to viewed."""
-    if p.status != "created":
+    """The payer opened the checkout page: the first view moves created (or sent) to viewed."""
+    if p.status not in ("created", "sent"):
         return p, []
     p, ev = move(p, "view", now)
     p.viewed_on = now
@@ -202,11 +202,30 @@ def declined(
     message = DECLINE_MESSAGES.get(reason or "", "3-D Secure authentication failed.")
     if code == "card_declined" and reason:
         message = f"{message} (reason: {reason})"
+    return failed(p, internal, code, message, flow, card, now)
+
+
+def failed(
+    p: Purchase,
+    internal: Internal,
+    code: str,
+    message: str,
+    flow: str,
+    card: SavedCard | None,
+    now: int,
+) -> tuple[Purchase, Internal, list[Event]]:
+    """A payment attempt that failed with ``code``: status error, the attempt recorded."""
     kind = "recurring_execute" if flow == "api" else "execute"
     p, ev = move(p, "fail", now)
     _record(p, _attempt(kind, now, flow, card, AttemptError(code, message)), card)
     internal = msgspec.structs.replace(internal, challenge=None)
     return p, internal, [event(p, ev.type)]
+
+
+def send(p: Purchase, now: int) -> Purchase:
+    """The invoice was sent to the client (no event: the provider has none for it)."""
+    p, _ = move(p, "send", now)
+    return p
 
 
 def approved(
@@ -377,23 +396,3 @@ def due_passed(p: Purchase, now: int) -> tuple[Purchase, list[Event]]:
         return p, []
     p, ev = move(p, "expire" if p.purchase.due_strict else "overdue", now)
     return p, [ev]
-
-
-def ledger_entry(
-    p: Purchase, internal: Internal, kind: str, amount: int, object_type: str, object_id: str
-) -> LedgerEntry:
-    """The money movement of a paid purchase (or a refund of it), with the balance filters."""
-    return LedgerEntry(
-        kind=kind,
-        state="settled",
-        currency=p.purchase.currency,
-        amount=amount,
-        object_type=object_type,
-        object_id=object_id,
-        brand_id=p.brand_id,
-        payment_method=p.transaction_data.payment_method or None,
-        product="refund" if kind == "refund" else "purchase",
-        flow=p.transaction_data.flow,
-        country=p.client.country or None,
-        tokenized=internal.tokenized,
-    )

@@ -36,6 +36,20 @@ def max_length(field: str, value: str, limit: int) -> FieldError | None:
     return None
 
 
+def bounds(
+    field: str, value: int | float, low: int | float, high: int | float
+) -> FieldError | None:
+    if value < low:
+        return FieldError(
+            field, "min_value", f"Ensure this value is greater than or equal to {low}."
+        )
+    if value > high:
+        return FieldError(
+            field, "max_value", f"Ensure this value is less than or equal to {high:,}."
+        )
+    return None
+
+
 def email(field: str, value: str) -> FieldError | None:
     if len(value) > 254:
         return max_length(field, value, 254)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from emulator.domain import errors as e
-from emulator.domain import purchases as domain
+from emulator.domain import purchase_ledger
 from emulator.domain.events import Event
 from emulator.domain.purchase_model import Internal, Purchase
 from emulator.kernel.storage import Tx
@@ -22,14 +22,19 @@ def now_s(rt: Runtime) -> int:
 
 
 def emit(rt: Runtime, tx: Tx, merchant_id: str, events: list[Event]) -> None:
+    """Emit a purchase's events; a ``purchase.paid`` also goes to the runtime's paid hooks
+    (billing counts a subscription's cycle), in the same unit of work."""
     for event in events:
         rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us())
+        if event.type == "purchase.paid":
+            for hook in rt.purchase_paid_hooks:
+                hook(tx, merchant_id, event.payload)
 
 
 def book(tx: Tx, merchant_id: str, p: Purchase, internal: Internal, at_us: int) -> None:
     """A purchase that has just become paid puts its money in the ledger."""
     if p.status == "paid" and p.payment is not None and not p.marked_as_paid:
-        entry = domain.ledger_entry(p, internal, "purchase", p.payment.amount, "purchase", p.id)
+        entry = purchase_ledger.entry(p, internal, "purchase", p.payment.amount, "purchase", p.id)
         ledger.record(tx, merchant_id, entry, at_us)
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from emulator.domain import cards
+from emulator.domain import cards, purchase_ledger
 from emulator.domain import clients as clients_domain
 from emulator.domain import errors as e
 from emulator.domain import purchases as domain
@@ -38,8 +38,21 @@ if TYPE_CHECKING:
 
 Changed = tuple[Purchase, Internal, list[Event]]
 
+SUBSCRIPTIONS = "billing_subscriptions"  # Purchase.product of subscription billing's purchases
+
 
 # -- create and read -------------------------------------------------------------------------
+
+
+def client_of(tx: Tx, merchant_id: str, client_id: str) -> PurchaseClient:
+    """The stored client's details as a purchase carries them; ``client_not_found``."""
+    stored = clients_repo.get(tx, merchant_id, client_id.lower())
+    if stored is None:
+        raise e.ClientNotFound(field="client_id")
+    details = msgspec.to_builtins(stored)
+    for key in ("id", "type", "created_on", "updated_on"):
+        details.pop(key)
+    return msgspec.convert(details, PurchaseClient)
 
 
 def _client(
@@ -49,23 +62,32 @@ def _client(
     merchant's client with the given email, made on the spot when there is none."""
     if fields is None:
         assert isinstance(data.client_id, str)
-        stored = clients_repo.get(tx, merchant_id, data.client_id.lower())
-        if stored is None:
-            raise e.ClientNotFound(field="client_id")
-    else:
-        stored = clients_repo.get_by_email(tx, merchant_id, fields["email"])
-        if stored is None:
-            stored, event = clients_domain.create(
-                clients_domain.ClientInput(**fields), rt.ids.uuid(), now_s(rt)
-            )
-            clients_repo.insert(tx, merchant_id, stored)
-            emit(rt, tx, merchant_id, [event])
-        # the purchase shows the details it was given
-        return msgspec.convert(msgspec.to_builtins(fields), PurchaseClient), stored.id
-    details = msgspec.to_builtins(stored)
-    for key in ("id", "type", "created_on", "updated_on"):
-        details.pop(key)
-    return msgspec.convert(details, PurchaseClient), stored.id
+        return client_of(tx, merchant_id, data.client_id), data.client_id.lower()
+    stored = clients_repo.get_by_email(tx, merchant_id, fields["email"])
+    if stored is None:
+        stored, event = clients_domain.create(
+            clients_domain.ClientInput(**fields), rt.ids.uuid(), now_s(rt)
+        )
+        clients_repo.insert(tx, merchant_id, stored)
+        emit(rt, tx, merchant_id, [event])
+    # the purchase shows the details it was given
+    return msgspec.convert(msgspec.to_builtins(fields), PurchaseClient), stored.id
+
+
+def insert_new(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> None:
+    """Store a purchase just built: the merchant as issuer, purchase.created."""
+    merchant = merchants_repo.get(tx, merchant_id)
+    name = merchant.name if merchant is not None else ""
+    p.issuer_details = IssuerDetails(legal_name=name, brand_name=name)
+    repo.insert(tx, merchant_id, p, Internal())
+    emit(rt, tx, merchant_id, [domain.event(p, "purchase.created")])
+
+
+def schedule_due(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> None:
+    """At ``due`` an unpaid purchase becomes overdue, or expires with due_strict."""
+    rt.scheduler.schedule(
+        tx, DUE_JOB, p.due * 1_000_000, {"purchase_id": p.id}, merchant_id=merchant_id
+    )
 
 
 async def create(rt: Runtime, merchant_id: str, data: PurchaseInput, base_url: str) -> Purchase:
@@ -81,8 +103,6 @@ async def create(rt: Runtime, merchant_id: str, data: PurchaseInput, base_url: s
         if data.brand_id.lower() not in merchants_repo.brand_ids(tx, merchant_id):
             raise e.FieldError("brand_id", "invalid", "No brand with this id.")
         client, client_id = _client(rt, tx, merchant_id, data, client_fields)
-        merchant = merchants_repo.get(tx, merchant_id)
-        now = now_s(rt)
         p = build(
             data,
             details,
@@ -92,15 +112,10 @@ async def create(rt: Runtime, merchant_id: str, data: PurchaseInput, base_url: s
             company_id=merchant_id,
             reference_generated=f"EM{repo.next_number(tx)}",
             base_url=base_url,
-            now=now,
+            now=now_s(rt),
         )
-        name = merchant.name if merchant is not None else ""
-        p.issuer_details = IssuerDetails(legal_name=name, brand_name=name)
-        repo.insert(tx, merchant_id, p, Internal())
-        emit(rt, tx, merchant_id, [domain.event(p, "purchase.created")])
-        rt.scheduler.schedule(
-            tx, DUE_JOB, p.due * 1_000_000, {"purchase_id": p.id}, merchant_id=merchant_id
-        )
+        insert_new(rt, tx, merchant_id, p)
+        schedule_due(rt, tx, merchant_id, p)
         return p
 
     return await rt.db.write(unit)
@@ -195,47 +210,59 @@ async def capture(rt: Runtime, merchant_id: str, purchase_id: str, amount: int |
     return p
 
 
+def charge_with_token(
+    rt: Runtime, tx: Tx, merchant_id: str, p: Purchase, i: Internal, token: str, now: int
+) -> tuple[Purchase, Internal, list[Event], str | None]:
+    """Charge ``p`` with the recurring token ``token`` (the API's charge, and subscription
+    billing's): paid, pending_charge (settled by a job) or declined, decided by the
+    ``purchase.charge`` scenario point or the token's test card. The last item is the decline's
+    message (None when it went through). Raises the spec's error for an unusable token."""
+    domain.check_payable(p, now)
+    found = repo.get(tx, merchant_id, token)
+    token_p, token_i = found if found is not None else (None, None)
+    card = domain.check_token(token_p, p.client_id, now, token_i.card if token_i else None)
+    if not allowed(card.brand, p.payment_method_whitelist):
+        raise e.PaymentMethodNotAvailable(
+            f"'{card.brand}' is excluded by payment_method_whitelist.", "recurring_token"
+        )
+    decision = rt.scenarios.decide(
+        tx,
+        points.PURCHASE_CHARGE,
+        merchant_id,
+        subject(p, recurring_token=token, is_subscription=p.product == SUBSCRIPTIONS),
+    )
+    known = cards.TEST_CARDS.get(card.number, cards.Outcome("decline", "invalid_card"))
+    result, reason, delay = "paid", None, SLOW_SECONDS
+    if known.result == "decline":
+        result, reason = "declined", known.reason
+    elif known.slow:
+        result = "pending_charge"
+    if decision is not None:
+        result, reason = decision.result, decision.reason or "do_not_honour"
+        delay = decision.delay_seconds if decision.delay_seconds is not None else delay
+    if result == "declined":
+        p, i, events = domain.declined(p, i, "card_declined", reason, "api", card, now)
+        return p, i, events, p.transaction_data.attempts[0].error.message  # type: ignore[union-attr]
+    p, i, events = domain.charged(p, i, token, card, result == "pending_charge", now)
+    if p.status == "pending_charge":
+        rt.scheduler.schedule(
+            tx,
+            CHARGE_JOB,
+            (now + delay) * 1_000_000,
+            {"purchase_id": p.id},
+            merchant_id=merchant_id,
+        )
+    book(tx, merchant_id, p, i, rt.clock.now_us())
+    return p, i, events, None
+
+
 async def charge(rt: Runtime, merchant_id: str, purchase_id: str, token: str) -> Purchase:
     failure: list[str] = []
 
     def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
-        domain.check_payable(p, now)
-        found = repo.get(tx, merchant_id, token)
-        token_p, token_i = found if found is not None else (None, None)
-        card = domain.check_token(token_p, p.client_id, now, token_i.card if token_i else None)
-        if not allowed(card.brand, p.payment_method_whitelist):
-            raise e.PaymentMethodNotAvailable(
-                f"'{card.brand}' is excluded by payment_method_whitelist.", "recurring_token"
-            )
-        decision = rt.scenarios.decide(
-            tx,
-            points.PURCHASE_CHARGE,
-            merchant_id,
-            subject(p, recurring_token=token, is_subscription=p.billing_template_id is not None),
-        )
-        known = cards.TEST_CARDS.get(card.number, cards.Outcome("decline", "invalid_card"))
-        result, reason, delay = "paid", None, SLOW_SECONDS
-        if known.result == "decline":
-            result, reason = "declined", known.reason
-        elif known.slow:
-            result = "pending_charge"
-        if decision is not None:
-            result, reason = decision.result, decision.reason or "do_not_honour"
-            delay = decision.delay_seconds if decision.delay_seconds is not None else delay
-        if result == "declined":
-            p, i, events = domain.declined(p, i, "card_declined", reason, "api", card, now)
-            failure.append(p.transaction_data.attempts[0].error.message)  # type: ignore[union-attr]
-            return p, i, events
-        p, i, events = domain.charged(p, i, token, card, result == "pending_charge", now)
-        if p.status == "pending_charge":
-            rt.scheduler.schedule(
-                tx,
-                CHARGE_JOB,
-                (now + delay) * 1_000_000,
-                {"purchase_id": p.id},
-                merchant_id=merchant_id,
-            )
-        book(tx, merchant_id, p, i, rt.clock.now_us())
+        p, i, events, declined = charge_with_token(rt, tx, merchant_id, p, i, token, now)
+        if declined is not None:
+            failure.append(declined)
         return p, i, events
 
     p = await _act(rt, merchant_id, purchase_id, action)
@@ -263,7 +290,7 @@ async def refund(rt: Runtime, merchant_id: str, purchase_id: str, amount: int | 
             )
         )
         if not p.marked_as_paid:  # money that never came in through us does not go out
-            entry = domain.ledger_entry(p, i, "refund", -taken, "payment", payment_id)
+            entry = purchase_ledger.entry(p, i, "refund", -taken, "payment", payment_id)
             ledger.record(tx, merchant_id, entry, rt.clock.now_us())
         return p, i, events
 

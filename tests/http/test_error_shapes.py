@@ -135,6 +135,12 @@ WALK: list[tuple[str, str, str, dict[str, str] | str | None, Any, int, Any, type
              "IdNumberMatches", "InitialsMatches", "FullNameMatches", "AccountAcceptsDebits",
              "AccountAcceptsCredits")}),
      errors.AccountVerificationFailed),
+    ("gw-unknown-billing-template", "GET", f"/api/v1/billing_templates/{UNKNOWN_ID}/", GW, None,
+     404, gw_error("__all__", "billing_template_not_found", "No such object"),
+     errors.BillingTemplateNotFound),
+    ("gw-unknown-subscriber", "GET", f"/api/v1/billing_templates/clients/{UNKNOWN_ID}/", GW,
+     None, 404, gw_error("__all__", "billing_template_client_not_found", "No such object"),
+     errors.SubscriberNotFound),
 ]  # fmt: skip
 
 # Faults answer only under a scenario or a rate limit: tests/http/test_faults.py walks each
@@ -145,6 +151,8 @@ ELSEWHERE = {
     errors.PayoutExpired: "tests/http/test_payouts.py",
     errors.PayoutAlreadyExecuted: "tests/http/test_payouts.py",
     errors.PayoutFailed: "tests/http/test_payouts.py",
+    errors.SubscriberAlreadyExists: "tests/http/test_billing_subscribers.py",
+    errors.SubscriptionInactive: "tests/http/test_billing_subscribers.py",
 }
 
 

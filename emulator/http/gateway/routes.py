@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from emulator.http.gateway import account, clients, payouts, purchases, webhooks
+from emulator.http.gateway import account, billing, clients, payouts, purchases, webhooks
 
 ROUTES = [
     Route("/clients/", clients.create, methods=["POST"]),
@@ -33,6 +33,32 @@ ROUTES = [
         methods=["POST"],
     ),
     Route("/purchases/{id}/mark_as_paid/", purchases.mark_as_paid, methods=["POST"]),
+    Route("/billing/", billing.invoices, methods=["POST"]),
+    Route("/billing_templates/", billing.create, methods=["POST"]),
+    Route("/billing_templates/", billing.list_, methods=["GET"]),
+    # The OpenAPI document's subscriber path, before /billing_templates/{id}/clients/.
+    Route("/billing_templates/clients/{subscriber_id}/", billing.subscriber, methods=["GET"]),
+    Route(
+        "/billing_templates/clients/{subscriber_id}/", billing.patch_subscriber, methods=["PATCH"]
+    ),
+    Route("/billing_templates/{id}/", billing.read, methods=["GET"]),
+    Route("/billing_templates/{id}/", billing.replace, methods=["PUT"]),
+    Route("/billing_templates/{id}/", billing.patch, methods=["PATCH"]),
+    Route("/billing_templates/{id}/", billing.delete, methods=["DELETE"]),
+    Route("/billing_templates/{id}/send_invoice/", billing.send_invoice, methods=["POST"]),
+    Route("/billing_templates/{id}/add_subscriber/", billing.add_subscriber, methods=["POST"]),
+    Route("/billing_templates/{id}/clients/", billing.subscribers, methods=["GET"]),
+    Route("/billing_templates/{id}/clients/{subscriber_id}/", billing.subscriber, methods=["GET"]),
+    Route(
+        "/billing_templates/{id}/clients/{subscriber_id}/",
+        billing.patch_subscriber,
+        methods=["PATCH"],
+    ),
+    Route(
+        "/billing_templates/{id}/clients/{subscriber_id}/",
+        billing.delete_subscriber,
+        methods=["DELETE"],
+    ),
     Route("/payment_methods/", account.payment_methods, methods=["GET"]),
     Route("/account/json/balance/", account.balance, methods=["GET"]),
     Route("/account/json/turnover/", account.turnover, methods=["GET"]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from emulator.domain.purchase_model import Purchase
+from emulator.domain.purchases import PAYABLE
 
 _STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}"
@@ -43,7 +44,7 @@ def _summary(p: Purchase) -> str:
 
 def checkout(p: Purchase, error: str = "", values: dict[str, str] | None = None) -> str:
     """The checkout page: the purchase and a card form posting back to the same URL."""
-    if p.status not in ("created", "viewed", "error", "overdue"):
+    if p.status not in PAYABLE:
         return result(p)
     values = values or {}
     field = {k: escape(values.get(k, ""), quote=True) for k in ("cardholder_name", "expires")}

@@ -1,0 +1,302 @@
+"""Billing rules: what a template body may say (spec: BillingTemplate), what add_subscriber does
+(spec: BillingTemplateClient transitions), which subscriber changes a PATCH may make.
+
+Pure: every function takes its inputs and ``now`` and returns new objects or raises the spec's
+error; nothing here reads a clock or a database.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+import msgspec
+from msgspec import UNSET
+
+from emulator.domain import errors as e
+from emulator.domain import validation as v
+from emulator.domain.billing_model import (
+    LIVE,
+    SETTABLE,
+    STATUSES,
+    BillingTemplate,
+    Subscriber,
+    SubscriberInput,
+    TemplateInput,
+)
+from emulator.domain.billing_schedule import is_zone
+from emulator.domain.errors import FieldError, ValidationFailed
+from emulator.domain.events import Event
+from emulator.domain.purchase_input import details as purchase_details
+from emulator.domain.purchase_input import unavailable_methods
+
+MAX_TIMESTAMP = 253_402_300_799
+MAX_CYCLES = 1_000_000
+CANCELLED = "billing_template_client.subscription_billing_cancelled"
+
+_WRITABLE = tuple(f for f in TemplateInput.__struct_fields__ if f != "purchase")
+# What POST and PUT give a field that is not in the body: the object's defaults.
+_DEFAULTS: dict[str, Any] = {
+    **{f.name: f.default for f in msgspec.structs.fields(BillingTemplate) if f.name in _WRITABLE},
+    "is_subscription": False,
+    "brand_id": "",
+    "upsell_campaigns": [],
+}
+
+
+def _raise(errors: list[FieldError | None]) -> None:
+    found = [err for err in errors if err is not None]
+    if found:
+        raise ValidationFailed(found)
+
+
+def _day(field: str, value: str) -> FieldError | None:
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return v.invalid(field, "Date has wrong format. Use YYYY-MM-DD.")
+    if len(value) != 10:
+        return v.invalid(field, "Date has wrong format. Use YYYY-MM-DD.")
+    return None
+
+
+def _uuid_list(field: str, values: list[str]) -> list[FieldError | None]:
+    return [v.uuid_field(f"{field}.{i}", value) for i, value in enumerate(values)]
+
+
+def template(
+    data: TemplateInput,
+    current: BillingTemplate | None,
+    *,
+    partial: bool,
+    brand_ids: list[str],
+    template_id: str,
+    company_id: str,
+    now: int,
+) -> BillingTemplate:
+    """The template a POST (``current`` None), PUT or PATCH (``partial``) body makes, or
+    ValidationFailed with every problem found (dotted names inside ``purchase``)."""
+    errors: list[FieldError | None] = []
+    base = msgspec.to_builtins(current) if partial and current is not None else _DEFAULTS
+    fields: dict[str, Any] = {
+        name: getattr(data, name) if getattr(data, name) is not UNSET else base[name]
+        for name in _WRITABLE
+    }
+    if not partial:
+        for name in ("is_subscription", "brand_id"):
+            if getattr(data, name) is UNSET:
+                errors.append(v.required(name))
+    subscription = bool(fields["is_subscription"])
+    if current is not None and data.is_subscription is not UNSET:
+        if data.is_subscription != current.is_subscription:
+            errors.append(v.invalid("is_subscription", "is_subscription cannot be changed."))
+            subscription = current.is_subscription
+    if subscription:  # read-only for subscriptions: what was given is ignored
+        fields.update(
+            invoice_due=None,
+            invoice_issued=None,
+            invoice_send_receipt=True,
+            invoice_skip_capture=False,
+        )
+    purchase = current.purchase if current is not None and partial else None
+    if data.purchase is not UNSET:
+        try:
+            purchase = purchase_details(data.purchase, bool(fields["invoice_skip_capture"]))
+        except ValidationFailed as exc:
+            errors.extend(exc.errors)
+        else:
+            if not is_zone(purchase.timezone):
+                errors.append(
+                    v.invalid("purchase.timezone", f"'{purchase.timezone}' is not a time zone.")
+                )
+    elif purchase is None:
+        errors.append(v.required("purchase"))
+    brand_id = str(fields["brand_id"]).lower()
+    if data.brand_id is not UNSET:
+        problem = v.uuid_field("brand_id", data.brand_id)
+        if problem is None and brand_id not in brand_ids:
+            problem = v.invalid("brand_id", "No brand with this id.")
+        errors.append(problem)
+    errors += [
+        v.max_length("title", fields["title"], 256),
+        v.bounds("subscription_period", fields["subscription_period"], 1, 256),
+        v.bounds("subscription_due_period", fields["subscription_due_period"], 1, 256),
+        v.bounds("subscription_trial_periods", fields["subscription_trial_periods"], 0, 256),
+        v.bounds("number_of_billing_cycles", fields["number_of_billing_cycles"], 0, MAX_CYCLES),
+        *_uuid_list("upsell_campaigns", fields["upsell_campaigns"]),
+    ]
+    if fields["referral_campaign_id"] is not None:
+        errors.append(v.uuid_field("referral_campaign_id", fields["referral_campaign_id"]))
+    if not subscription:
+        if fields["invoice_due"] is None:
+            errors.append(v.required("invoice_due"))
+        else:
+            errors.append(v.bounds("invoice_due", fields["invoice_due"], 0, MAX_TIMESTAMP))
+        if fields["invoice_issued"] is not None:
+            errors.append(_day("invoice_issued", fields["invoice_issued"]))
+    _raise(errors)
+    assert purchase is not None
+    fields["brand_id"] = brand_id
+    fields["upsell_campaigns"] = [u.lower() for u in fields["upsell_campaigns"]]
+    if fields["referral_campaign_id"] is not None:
+        fields["referral_campaign_id"] = fields["referral_campaign_id"].lower()
+    return BillingTemplate(
+        id=template_id,
+        created_on=current.created_on if current is not None else now,
+        updated_on=now,
+        purchase=purchase,
+        company_id=company_id,
+        **fields,
+    )
+
+
+def check_invoices(data: TemplateInput) -> None:
+    """``POST /billing/`` sends one-off invoices: not a subscription."""
+    if data.is_subscription is True:
+        _raise([v.invalid("is_subscription", "One-off invoices cannot be a subscription.")])
+
+
+def entry(data: SubscriberInput, at: str = "") -> tuple[str | None, list[FieldError | None]]:
+    """The client id of a subscriber/invoice body and the problems of its fields (``at``
+    prefixes the names: ``clients.1.``)."""
+    errors: list[FieldError | None] = []
+    client_id: str | None = None
+    if data.client_id is UNSET:
+        errors.append(v.required(f"{at}client_id"))
+    else:
+        problem = v.uuid_field(f"{at}client_id", data.client_id)
+        errors.append(problem)
+        client_id = data.client_id.lower() if problem is None else None
+    errors += _options(data, at)
+    return client_id, errors
+
+
+def _options(data: SubscriberInput, at: str) -> list[FieldError | None]:
+    errors: list[FieldError | None] = []
+    if isinstance(data.invoice_reference, str):
+        errors.append(v.max_length(f"{at}invoice_reference", data.invoice_reference, 128))
+    whitelist = data.payment_method_whitelist
+    if isinstance(whitelist, list):
+        if not whitelist:
+            errors.append(
+                v.invalid(f"{at}payment_method_whitelist", "Ensure this list is not empty.")
+            )
+        elif unavailable := unavailable_methods(whitelist):
+            errors.append(
+                FieldError(
+                    f"{at}payment_method_whitelist",
+                    "payment_method_not_available",
+                    f"'{unavailable[0]}' is not an available payment method.",
+                )
+            )
+    return errors
+
+
+def check_entry(data: SubscriberInput) -> str:
+    client_id, errors = entry(data)
+    _raise(errors)
+    assert client_id is not None
+    return client_id
+
+
+def check_subscribable(t: BillingTemplate) -> None:
+    if not t.is_subscription:
+        raise e.ValidationFailed(
+            [v.invalid("__all__", "This billing template is not a subscription.")]
+        )
+    if not t.subscription_active:
+        raise e.SubscriptionInactive()
+
+
+def check_invoiceable(t: BillingTemplate) -> None:
+    if t.is_subscription:
+        raise e.ValidationFailed(
+            [v.invalid("__all__", "A subscription template is billed through add_subscriber.")]
+        )
+
+
+def starts_active(t: BillingTemplate) -> bool:
+    """Spec (BillingTemplateClient): charged at the period end, or with a trial, a subscriber
+    is active at once with no purchase; otherwise pending with a first purchase to pay."""
+    return t.subscription_charge_period_end or t.subscription_trial_periods > 0
+
+
+def first_period(t: BillingTemplate, paid_first: bool) -> int:
+    """The period whose bill comes first: after the trial; after the one the add_subscriber
+    purchase paid for."""
+    return 1 if paid_first else t.subscription_trial_periods
+
+
+def subscriber(
+    data: SubscriberInput,
+    client_id: str,
+    *,
+    subscriber_id: str,
+    template_id: str,
+    company_id: str,
+    status: Literal["pending", "active"],
+    now: int,
+) -> Subscriber:
+    s = Subscriber(
+        id=subscriber_id,
+        created_on=now,
+        updated_on=now,
+        billing_template_id=template_id,
+        client_id=client_id,
+        company_id=company_id,
+        status=status,
+    )
+    return _apply(s, data)
+
+
+def _apply(s: Subscriber, data: SubscriberInput) -> Subscriber:
+    changes = {
+        name: getattr(data, name)
+        for name in (
+            "send_receipt",
+            "invoice_reference",
+            "payment_method_whitelist",
+            "send_invoice_on_add_subscriber",
+            "send_invoice_on_charge_failure",
+        )
+        if getattr(data, name) is not UNSET
+    }
+    return msgspec.structs.replace(s, **changes)
+
+
+def patch(s: Subscriber, data: SubscriberInput, template_active: bool, now: int) -> Subscriber:
+    """A PATCH: the writable options, and ``status`` only between active and
+    subscription_paused (spec); an ended subscription cannot come back."""
+    _raise(_options(data, ""))
+    status = data.status
+    if status is not UNSET and status != s.status:
+        if status not in SETTABLE:
+            choices = ", ".join(SETTABLE)
+            known = status in STATUSES
+            message = (
+                f"Only {choices} can be set." if known else f"'{status}' is not a valid choice."
+            )
+            _raise([v.invalid("status", message)])
+        if s.status == "inactive":
+            raise e.SubscriptionInactive("The subscription has ended.")
+        if s.status == "pending":
+            _raise([v.invalid("status", "A pending subscriber becomes active when it pays.")])
+        if status == "active" and not template_active:
+            raise e.SubscriptionInactive()
+    s = _apply(s, data)
+    if status is not UNSET:
+        s = msgspec.structs.replace(s, status=status)
+    return msgspec.structs.replace(s, updated_on=now)
+
+
+def is_live(s: Subscriber) -> bool:
+    return s.status in LIVE
+
+
+def cancelled(s: Subscriber, now: int) -> tuple[Subscriber, Event]:
+    """Billing stops for good (cycles done, or deleted): inactive, nothing scheduled."""
+    s = msgspec.structs.replace(
+        s, status="inactive", subscription_billing_scheduled_on=None, updated_on=now
+    )
+    payload = msgspec.to_builtins(s)
+    return s, Event(CANCELLED, "billing_template_client", s.id, payload, client_id=s.client_id)

@@ -1,0 +1,173 @@
+"""Billing templates, subscribers and the purchases billing made, in SQLite."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import msgspec
+
+from emulator.domain.billing_model import LIVE, BillingTemplate, Schedule, Subscriber
+from emulator.domain.errors import InvalidToken, SubscriberAlreadyExists
+from emulator.kernel.storage import Tx
+
+_decode_template = msgspec.json.Decoder(BillingTemplate)
+_decode_subscriber = msgspec.json.Decoder(Subscriber)
+_decode_schedule = msgspec.json.Decoder(Schedule)
+_encode = msgspec.json.Encoder()
+
+_ACTIVE = "status IN ('active', 'subscription_paused')"
+
+
+def _integrity(exc: sqlite3.IntegrityError) -> Exception:
+    if str(exc).startswith("FOREIGN KEY constraint failed"):  # merchant wiped by a reset
+        return InvalidToken()
+    if "billing_subscribers" in str(exc):  # the live (template, client) index
+        return SubscriberAlreadyExists()
+    return exc
+
+
+# -- templates -------------------------------------------------------------------------------
+
+
+def _with_flag(tx: Tx, t: BillingTemplate) -> BillingTemplate:
+    row = tx.one(
+        f"SELECT EXISTS (SELECT 1 FROM billing_subscribers WHERE template_id = ? AND {_ACTIVE})",
+        (t.id,),
+    )
+    t.subscription_has_active_clients = bool(row and row[0])
+    return t
+
+
+def insert_template(tx: Tx, merchant_id: str, t: BillingTemplate) -> None:
+    try:
+        tx.execute(
+            "INSERT INTO billing_templates (id, merchant_id, data) VALUES (?, ?, ?)",
+            (t.id, merchant_id, _encode.encode(t)),
+        )
+    except sqlite3.IntegrityError as exc:
+        raise _integrity(exc) from exc
+
+
+def update_template(tx: Tx, merchant_id: str, t: BillingTemplate) -> None:
+    tx.execute(
+        "UPDATE billing_templates SET data = ? WHERE id = ? AND merchant_id = ?",
+        (_encode.encode(t), t.id, merchant_id),
+    )
+
+
+def get_template(tx: Tx, merchant_id: str, template_id: str) -> BillingTemplate | None:
+    row = tx.one(
+        "SELECT data FROM billing_templates WHERE id = ? AND merchant_id = ?",
+        (template_id, merchant_id),
+    )
+    return _with_flag(tx, _decode_template.decode(row[0])) if row is not None else None
+
+
+def delete_template(tx: Tx, merchant_id: str, template_id: str) -> None:
+    tx.execute(
+        "DELETE FROM billing_templates WHERE id = ? AND merchant_id = ?",
+        (template_id, merchant_id),
+    )
+
+
+def page_templates(tx: Tx, merchant_id: str, limit: int, offset: int) -> list[BillingTemplate]:
+    """Newest first."""
+    rows = tx.all(
+        "SELECT data FROM billing_templates WHERE merchant_id = ?"
+        " ORDER BY seq DESC LIMIT ? OFFSET ?",
+        (merchant_id, limit, offset),
+    )
+    return [_with_flag(tx, _decode_template.decode(r[0])) for r in rows]
+
+
+# -- subscribers -----------------------------------------------------------------------------
+
+
+def insert_subscriber(tx: Tx, merchant_id: str, s: Subscriber, schedule: Schedule) -> None:
+    try:
+        tx.execute(
+            "INSERT INTO billing_subscribers"
+            " (id, merchant_id, template_id, client_id, status, data, internal)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                s.id,
+                merchant_id,
+                s.billing_template_id,
+                s.client_id,
+                s.status,
+                _encode.encode(s),
+                _encode.encode(schedule),
+            ),
+        )
+    except sqlite3.IntegrityError as exc:
+        raise _integrity(exc) from exc
+
+
+def update_subscriber(tx: Tx, merchant_id: str, s: Subscriber, schedule: Schedule) -> None:
+    try:
+        tx.execute(
+            "UPDATE billing_subscribers SET status = ?, data = ?, internal = ?"
+            " WHERE id = ? AND merchant_id = ?",
+            (s.status, _encode.encode(s), _encode.encode(schedule), s.id, merchant_id),
+        )
+    except sqlite3.IntegrityError as exc:
+        raise _integrity(exc) from exc
+
+
+def get_subscriber(
+    tx: Tx, merchant_id: str, subscriber_id: str
+) -> tuple[Subscriber, Schedule] | None:
+    row = tx.one(
+        "SELECT data, internal FROM billing_subscribers WHERE id = ? AND merchant_id = ?",
+        (subscriber_id, merchant_id),
+    )
+    if row is None:
+        return None
+    return _decode_subscriber.decode(row[0]), _decode_schedule.decode(row[1])
+
+
+def delete_subscriber(tx: Tx, merchant_id: str, subscriber_id: str) -> None:
+    tx.execute(
+        "DELETE FROM billing_subscribers WHERE id = ? AND merchant_id = ?",
+        (subscriber_id, merchant_id),
+    )
+
+
+def subscribers_of(
+    tx: Tx, template_id: str, statuses: tuple[str, ...] = LIVE
+) -> list[tuple[Subscriber, Schedule]]:
+    """The template's subscribers in these statuses, oldest first."""
+    marks = ", ".join("?" for _ in statuses)
+    rows = tx.all(
+        "SELECT data, internal FROM billing_subscribers"
+        f" WHERE template_id = ? AND status IN ({marks}) ORDER BY seq",
+        (template_id, *statuses),
+    )
+    return [(_decode_subscriber.decode(r[0]), _decode_schedule.decode(r[1])) for r in rows]
+
+
+def page_subscribers(tx: Tx, template_id: str, limit: int, offset: int) -> list[bytes]:
+    """Newest first."""
+    rows = tx.all(
+        "SELECT data FROM billing_subscribers WHERE template_id = ?"
+        " ORDER BY seq DESC LIMIT ? OFFSET ?",
+        (template_id, limit, offset),
+    )
+    return [bytes(r[0]) for r in rows]
+
+
+# -- the purchases billing made --------------------------------------------------------------
+
+
+def link_purchase(tx: Tx, purchase_id: str, subscriber_id: str, period: int) -> None:
+    tx.execute(
+        "INSERT INTO billing_purchases (purchase_id, subscriber_id, period) VALUES (?, ?, ?)",
+        (purchase_id, subscriber_id, period),
+    )
+
+
+def subscriber_of_purchase(tx: Tx, purchase_id: str) -> str | None:
+    row = tx.one(
+        "SELECT subscriber_id FROM billing_purchases WHERE purchase_id = ?", (purchase_id,)
+    )
+    return str(row[0]) if row is not None else None

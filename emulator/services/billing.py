@@ -1,0 +1,243 @@
+"""Billing templates and invoices: create, read, change and delete templates; send one-off
+invoices (``POST /billing/``) and invoices from a template (``send_invoice``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from emulator.domain import billing as domain
+from emulator.domain.billing_model import (
+    BillingTemplate,
+    InvoicesInput,
+    Schedule,
+    Subscriber,
+    SubscriberInput,
+    TemplateInput,
+)
+from emulator.domain.errors import (
+    BillingTemplateNotFound,
+    ClientNotFound,
+    FieldError,
+    ValidationFailed,
+)
+from emulator.domain.purchase_model import Purchase
+from emulator.kernel.storage import Tx
+from emulator.repos import billing as repo
+from emulator.repos import merchants as merchants_repo
+from emulator.services import purchases
+from emulator.services.billing_engine import new_purchase, send, shown
+from emulator.services.clients import Page
+from emulator.services.purchase_common import emit, now_s
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+MAX_INVOICES = 1_000  # clients of one POST /billing/
+
+
+def load(tx: Tx, merchant_id: str, template_id: str) -> BillingTemplate:
+    t = repo.get_template(tx, merchant_id, template_id)
+    if t is None:
+        raise BillingTemplateNotFound()
+    return t
+
+
+async def create(rt: Runtime, merchant_id: str, data: TemplateInput) -> BillingTemplate:
+    template_id = rt.ids.uuid()
+
+    def unit(tx: Tx) -> BillingTemplate:
+        t = domain.template(
+            data,
+            None,
+            partial=False,
+            brand_ids=merchants_repo.brand_ids(tx, merchant_id),
+            template_id=template_id,
+            company_id=merchant_id,
+            now=now_s(rt),
+        )
+        repo.insert_template(tx, merchant_id, t)
+        return t
+
+    return await rt.db.write(unit)
+
+
+async def get(rt: Runtime, merchant_id: str, template_id: str) -> BillingTemplate:
+    return await rt.db.read(lambda tx: load(tx, merchant_id, template_id))
+
+
+async def page(rt: Runtime, merchant_id: str, number: int, size: int) -> Page:
+    found = await rt.db.read(
+        lambda tx: repo.page_templates(tx, merchant_id, size + 1, (number - 1) * size)
+    )
+    items = [msgspec.json.encode(t) for t in found[:size]]
+    return Page(items=items, has_next=len(found) > size)
+
+
+def _pause_all(
+    rt: Runtime, tx: Tx, merchant_id: str, t: BillingTemplate, active: bool, now: int
+) -> None:
+    """subscription_active false pauses every active subscriber (spec); true again resumes
+    exactly those it paused."""
+    was, becomes = (
+        ("subscription_paused", "active") if active else ("active", "subscription_paused")
+    )
+    for s, plan in repo.subscribers_of(tx, t.id, (was,)):
+        if active and not plan.paused_by_template:
+            continue  # paused one by one: stays paused
+        plan = msgspec.structs.replace(plan, paused_by_template=not active)
+        s = shown(msgspec.structs.replace(s, status=becomes, updated_on=now), plan)
+        repo.update_subscriber(tx, merchant_id, s, plan)
+
+
+async def _change(
+    rt: Runtime, merchant_id: str, template_id: str, data: TemplateInput, partial: bool
+) -> BillingTemplate:
+    def unit(tx: Tx) -> BillingTemplate:
+        current = load(tx, merchant_id, template_id)
+        now = now_s(rt)
+        t = domain.template(
+            data,
+            current,
+            partial=partial,
+            brand_ids=merchants_repo.brand_ids(tx, merchant_id),
+            template_id=template_id,
+            company_id=merchant_id,
+            now=now,
+        )
+        repo.update_template(tx, merchant_id, t)
+        if t.subscription_active != current.subscription_active:
+            _pause_all(rt, tx, merchant_id, t, t.subscription_active, now)
+        return load(tx, merchant_id, template_id)
+
+    return await rt.db.write(unit)
+
+
+async def replace(
+    rt: Runtime, merchant_id: str, template_id: str, data: TemplateInput
+) -> BillingTemplate:
+    return await _change(rt, merchant_id, template_id, data, partial=False)
+
+
+async def patch(
+    rt: Runtime, merchant_id: str, template_id: str, data: TemplateInput
+) -> BillingTemplate:
+    return await _change(rt, merchant_id, template_id, data, partial=True)
+
+
+def cancel(
+    rt: Runtime, tx: Tx, merchant_id: str, s: Subscriber, plan: Schedule
+) -> tuple[Subscriber, Schedule]:
+    """Billing of a live subscriber stops for good: inactive, the cancellation event."""
+    s, event = domain.cancelled(s, now_s(rt))
+    emit(rt, tx, merchant_id, [event])
+    return s, msgspec.structs.replace(plan, next_period=None, next_day=None)
+
+
+async def delete(rt: Runtime, merchant_id: str, template_id: str) -> None:
+    """The template and its subscribers; each live one's billing is cancelled first."""
+
+    def unit(tx: Tx) -> None:
+        load(tx, merchant_id, template_id)
+        for s, plan in repo.subscribers_of(tx, template_id):
+            cancel(rt, tx, merchant_id, s, plan)
+        repo.delete_template(tx, merchant_id, template_id)
+
+    await rt.db.write(unit)
+
+
+# -- invoices --------------------------------------------------------------------------------
+
+
+def _invoice(
+    rt: Runtime,
+    tx: Tx,
+    merchant_id: str,
+    t: BillingTemplate,
+    client_id: str,
+    entry: SubscriberInput,
+    base_url: str,
+) -> Purchase:
+    """One sent invoice for ``client_id`` from a (non-subscription) template's data."""
+    assert t.invoice_due is not None
+    p = new_purchase(
+        rt,
+        tx,
+        merchant_id,
+        t,
+        client_id,
+        subscription=False,
+        due=t.invoice_due,
+        reference=entry.invoice_reference if isinstance(entry.invoice_reference, str) else None,
+        whitelist=entry.payment_method_whitelist
+        if isinstance(entry.payment_method_whitelist, list)
+        else None,
+        send_receipt=t.invoice_send_receipt,
+        base_url=base_url,
+    )
+    p = send(rt, tx, merchant_id, p)
+    purchases.schedule_due(rt, tx, merchant_id, p)
+    return p
+
+
+async def send_invoice(
+    rt: Runtime, merchant_id: str, template_id: str, entry: SubscriberInput, base_url: str
+) -> Purchase:
+    client_id = domain.check_entry(entry)
+
+    def unit(tx: Tx) -> Purchase:
+        t = load(tx, merchant_id, template_id)
+        domain.check_invoiceable(t)
+        return _invoice(rt, tx, merchant_id, t, client_id, entry, base_url)
+
+    return await rt.db.write(unit)
+
+
+async def send_invoices(
+    rt: Runtime, merchant_id: str, data: InvoicesInput, base_url: str
+) -> list[str]:
+    """``POST /billing/``: one sent invoice per client entry, all or none."""
+    domain.check_invoices(data)
+    entries = data.clients if isinstance(data.clients, list) else None
+    errors: list[FieldError | None] = []
+    client_ids: list[str] = []
+    if entries is None:
+        errors.append(FieldError("clients", "required", "This field is required."))
+    elif not entries:
+        errors.append(FieldError("clients", "invalid", "Ensure this list is not empty."))
+    elif len(entries) > MAX_INVOICES:
+        message = f"Ensure this list has no more than {MAX_INVOICES} items."
+        errors.append(FieldError("clients", "max_length", message))
+    for i, entry in enumerate(entries or []):
+        client_id, problems = domain.entry(entry, f"clients.{i}.")
+        errors += problems
+        client_ids.append(client_id or "")
+    template_data = msgspec.structs.replace(data, is_subscription=False)
+
+    def unit(tx: Tx) -> list[str]:
+        try:
+            t = domain.template(
+                template_data,
+                None,
+                partial=False,
+                brand_ids=merchants_repo.brand_ids(tx, merchant_id),
+                template_id="",
+                company_id=merchant_id,
+                now=now_s(rt),
+            )
+        except ValidationFailed as exc:
+            raise ValidationFailed([*exc.errors, *(e for e in errors if e is not None)]) from exc
+        found = [e for e in errors if e is not None]
+        if found:
+            raise ValidationFailed(found)
+        assert entries is not None
+        made = []
+        for i, (client_id, entry) in enumerate(zip(client_ids, entries, strict=True)):
+            try:
+                made.append(_invoice(rt, tx, merchant_id, t, client_id, entry, base_url).id)
+            except ClientNotFound as exc:
+                raise ClientNotFound(field=f"clients.{i}.client_id") from exc
+        return made
+
+    return await rt.db.write(unit)

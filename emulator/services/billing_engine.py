@@ -1,0 +1,274 @@
+"""The billing engine: a subscriber's bills as a chain of durable jobs on the emulator clock.
+
+Each live subscriber has exactly one ``billing.bill`` job, due at 00:00 (template time zone)
+of its next billing day. When it runs it bills the period (unless the subscriber is paused),
+then schedules the next period's job: a year of monthly billing is twelve jobs, whatever the
+span. A purchase of a subscription that becomes paid, by a charge or by the payer, counts a
+cycle through ``on_paid`` (a purchase.paid hook), which also starts a pending subscriber and
+ends a subscription that has run its ``number_of_billing_cycles``.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from emulator.domain import billing as domain
+from emulator.domain import billing_schedule as schedule
+from emulator.domain import purchases as purchases_domain
+from emulator.domain.billing_model import BillingTemplate, Schedule, Subscriber
+from emulator.domain.errors import ApiError
+from emulator.domain.events import Event
+from emulator.domain.purchase_input import DetailsInput, PurchaseInput, build
+from emulator.domain.purchase_model import Internal, Purchase
+from emulator.kernel.clock import in_clock_range
+from emulator.kernel.scheduler import Job
+from emulator.kernel.storage import Tx
+from emulator.repos import billing as repo
+from emulator.repos import purchases as purchases_repo
+from emulator.services import purchases
+from emulator.services.purchase_common import emit, now_s
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+BILL_JOB = "billing.bill"
+INVOICES = "billing_invoices"  # Purchase.product of invoices (send_invoice, POST /billing/)
+CHARGE_FAILURE = "purchase.subscription_charge_failure"
+
+
+def new_purchase(
+    rt: Runtime,
+    tx: Tx,
+    merchant_id: str,
+    t: BillingTemplate,
+    client_id: str,
+    *,
+    subscription: bool,
+    due: int,
+    reference: str | None,
+    whitelist: list[str] | None,
+    send_receipt: bool,
+    base_url: str,
+) -> Purchase:
+    """A purchase from the template's data for one client (``reference``, ``whitelist`` and
+    ``send_receipt`` from the subscriber or the invoice's entry): stored, purchase.created."""
+    now = now_s(rt)
+    data = PurchaseInput(
+        purchase=DetailsInput(products=[]),  # the template's details are given whole below
+        brand_id=t.brand_id,
+        client_id=client_id,
+        send_receipt=send_receipt,
+        skip_capture=t.invoice_skip_capture,
+        # Provider quirk: a subscription's purchases always save the card to charge later.
+        force_recurring=True if subscription else t.force_recurring,
+        reference=reference or "",
+        due=due,
+        payment_method_whitelist=whitelist,
+    )
+    p = build(
+        data,
+        msgspec.structs.replace(t.purchase),
+        purchases.client_of(tx, merchant_id, client_id),
+        client_id,
+        purchase_id=rt.ids.uuid(),
+        company_id=merchant_id,
+        reference_generated=f"EM{purchases_repo.next_number(tx)}",
+        base_url=base_url,
+        now=now,
+    )
+    p.product = purchases.SUBSCRIPTIONS if subscription else INVOICES
+    p.billing_template_id = t.id if t.id else None
+    day = t.invoice_issued if not subscription else None
+    p.issued = day or schedule.local_day(now, t.purchase.timezone).isoformat()
+    purchases.insert_new(rt, tx, merchant_id, p)
+    return p
+
+
+def send(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> Purchase:
+    """The invoice goes to the client: status sent."""
+    p = purchases_domain.send(p, now_s(rt))
+    found = purchases_repo.get(tx, merchant_id, p.id)
+    assert found is not None
+    purchases_repo.update(tx, merchant_id, p, found[1])
+    return p
+
+
+def schedule_from(
+    rt: Runtime,
+    tx: Tx,
+    merchant_id: str,
+    t: BillingTemplate,
+    s: Subscriber,
+    plan: Schedule,
+    period: int,
+) -> tuple[Subscriber, Schedule]:
+    """Schedule the bill of ``period`` (none past the clock's range: billing stops there)."""
+    assert plan.anchor is not None
+    try:
+        day = schedule.billing_day(
+            date.fromisoformat(plan.anchor),
+            period,
+            t.subscription_period,
+            t.subscription_period_units,
+            t.subscription_charge_period_end,
+        )
+        at_us = schedule.midnight(day, t.purchase.timezone) * 1_000_000
+    except (OverflowError, ValueError):
+        at_us = -1
+    if not in_clock_range(at_us):
+        plan = msgspec.structs.replace(plan, next_period=None, next_day=None)
+        return msgspec.structs.replace(s, subscription_billing_scheduled_on=None), plan
+    rt.scheduler.schedule(
+        tx, BILL_JOB, at_us, {"subscriber": s.id, "period": period}, merchant_id=merchant_id
+    )
+    plan = msgspec.structs.replace(plan, next_period=period, next_day=day.isoformat())
+    return shown(s, plan), plan
+
+
+def shown(s: Subscriber, plan: Schedule) -> Subscriber:
+    """``subscription_billing_scheduled_on``: the next bill's day while active, else null."""
+    day = plan.next_day if s.status == "active" else None
+    return msgspec.structs.replace(s, subscription_billing_scheduled_on=day)
+
+
+def start(
+    rt: Runtime,
+    tx: Tx,
+    merchant_id: str,
+    t: BillingTemplate,
+    s: Subscriber,
+    plan: Schedule,
+    paid_first: bool,
+) -> tuple[Subscriber, Schedule]:
+    """Billing starts today: the anchor, and the first bill scheduled."""
+    anchor = schedule.local_day(now_s(rt), t.purchase.timezone)
+    plan = msgspec.structs.replace(plan, anchor=anchor.isoformat())
+    return schedule_from(rt, tx, merchant_id, t, s, plan, domain.first_period(t, paid_first))
+
+
+def _charge(
+    rt: Runtime, tx: Tx, merchant_id: str, s: Subscriber, p: Purchase, token: str
+) -> Purchase:
+    """Charge the period's purchase with the subscriber's token. A failure (a decline, or a
+    token gone or expired) emits purchase.subscription_charge_failure and sends the invoice
+    when the subscriber asks for it."""
+    now = now_s(rt)
+    internal = Internal()
+    try:
+        p, internal, events, declined = purchases.charge_with_token(
+            rt, tx, merchant_id, p, internal, token, now
+        )
+    except ApiError as exc:
+        p, internal, events = purchases_domain.failed(
+            p, internal, exc.code, exc.detail, "api", None, now
+        )
+        declined = exc.detail
+    if declined is not None:
+        if s.send_invoice_on_charge_failure:
+            p = purchases_domain.send(p, now)
+        events = [purchases_domain.event(p, CHARGE_FAILURE)]
+    purchases_repo.update(tx, merchant_id, p, internal)
+    emit(rt, tx, merchant_id, events)
+    return p
+
+
+def _bill(
+    rt: Runtime,
+    tx: Tx,
+    merchant_id: str,
+    t: BillingTemplate,
+    s: Subscriber,
+    plan: Schedule,
+    period: int,
+    bill_at: int,
+) -> None:
+    """The period's purchase, charged with the token, or sent as an invoice without one."""
+    due = schedule.after(
+        bill_at, t.subscription_due_period, t.subscription_due_period_units, t.purchase.timezone
+    )
+    p = new_purchase(
+        rt,
+        tx,
+        merchant_id,
+        t,
+        s.client_id,
+        subscription=True,
+        due=due,
+        reference=s.invoice_reference,
+        whitelist=s.payment_method_whitelist,
+        send_receipt=s.send_receipt,
+        base_url=plan.base_url,
+    )
+    repo.link_purchase(tx, p.id, s.id, period)
+    p = (
+        _charge(rt, tx, merchant_id, s, p, plan.token)
+        if plan.token
+        else send(rt, tx, merchant_id, p)
+    )
+    if p.status in purchases_domain.UNPAID:
+        purchases.schedule_due(rt, tx, merchant_id, p)
+
+
+def bill_due(rt: Runtime, tx: Tx, job: Job) -> None:
+    """A subscriber's billing day (atomic job)."""
+    assert job.merchant_id is not None
+    merchant_id, period = job.merchant_id, job.payload["period"]
+    found = repo.get_subscriber(tx, merchant_id, job.payload["subscriber"])
+    if found is None:  # deleted, with its template or its merchant
+        return
+    s, plan = found
+    if plan.next_period != period or s.status not in ("active", "subscription_paused"):
+        return  # ended since, or a chain that was replaced
+    t = repo.get_template(tx, merchant_id, s.billing_template_id)
+    assert t is not None  # a template's subscribers go with it
+    if s.status == "active":
+        _bill(rt, tx, merchant_id, t, s, plan, period, job.due_us // 1_000_000)
+        found = repo.get_subscriber(tx, merchant_id, s.id)  # a paid charge counted a cycle
+        assert found is not None
+        s, plan = found
+        if plan.next_period != period or not domain.is_live(s):
+            return  # the subscription ended with this bill
+    s, plan = schedule_from(rt, tx, merchant_id, t, s, plan, period + 1)
+    repo.update_subscriber(tx, merchant_id, s, plan)
+
+
+def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
+    """A purchase became paid: when it bills a subscriber, count the cycle (starting a pending
+    subscriber, ending a subscription that has run all its cycles)."""
+    if purchase.get("product") != purchases.SUBSCRIPTIONS:
+        return
+    subscriber_id = repo.subscriber_of_purchase(tx, purchase["id"])
+    found = repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None
+    if found is None:
+        return
+    s, plan = found
+    if not domain.is_live(s):
+        return
+    t = repo.get_template(tx, merchant_id, s.billing_template_id)
+    assert t is not None
+    now = now_s(rt)
+    if purchase.get("is_recurring_token"):
+        plan = msgspec.structs.replace(plan, token=purchase["id"])
+    s = msgspec.structs.replace(
+        s, number_of_billing_cycles_passed=s.number_of_billing_cycles_passed + 1, updated_on=now
+    )
+    events: list[Event] = []
+    if 0 < t.number_of_billing_cycles <= s.number_of_billing_cycles_passed:
+        s, ended = domain.cancelled(s, now)
+        plan = msgspec.structs.replace(plan, next_period=None, next_day=None)
+        events.append(ended)
+    elif s.status == "pending":
+        paused = not t.subscription_active
+        s = msgspec.structs.replace(s, status="subscription_paused" if paused else "active")
+        plan = msgspec.structs.replace(plan, paused_by_template=paused)
+        s, plan = start(rt, tx, merchant_id, t, s, plan, paid_first=True)
+    repo.update_subscriber(tx, merchant_id, s, plan)
+    emit(rt, tx, merchant_id, events)
+
+
+def register(rt: Runtime) -> None:
+    rt.scheduler.handle(BILL_JOB, lambda tx, job: bill_due(rt, tx, job))
+    rt.purchase_paid_hooks.append(lambda tx, merchant_id, p: on_paid(rt, tx, merchant_id, p))
