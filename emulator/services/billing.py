@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from emulator.domain import billing as domain
+from emulator.domain import purchases as purchases_domain
 from emulator.domain.billing_model import (
     BillingTemplate,
     InvoicesInput,
@@ -22,12 +23,11 @@ from emulator.domain.errors import (
     FieldError,
     ValidationFailed,
 )
-from emulator.domain.purchase_model import Purchase
+from emulator.domain.purchase_model import Internal, Purchase
 from emulator.kernel.storage import Tx
 from emulator.repos import billing as repo
 from emulator.repos import merchants as merchants_repo
-from emulator.services import purchases
-from emulator.services.billing_engine import new_purchase, send, shown
+from emulator.services.billing_engine import new_purchase, shown, store
 from emulator.services.clients import Page
 from emulator.services.purchase_common import emit, now_s
 
@@ -161,7 +161,7 @@ def _invoice(
 ) -> Purchase:
     """One sent invoice for ``client_id`` from a (non-subscription) template's data."""
     assert t.invoice_due is not None
-    p = new_purchase(
+    p, created = new_purchase(
         rt,
         tx,
         merchant_id,
@@ -176,8 +176,8 @@ def _invoice(
         send_receipt=t.invoice_send_receipt,
         base_url=base_url,
     )
-    p = send(rt, tx, merchant_id, p)
-    purchases.schedule_due(rt, tx, merchant_id, p)
+    p = purchases_domain.send(p, now_s(rt))
+    store(rt, tx, merchant_id, p, Internal(), [created])
     return p
 
 

@@ -52,9 +52,10 @@ def new_purchase(
     whitelist: list[str] | None,
     send_receipt: bool,
     base_url: str,
-) -> Purchase:
+) -> tuple[Purchase, Event]:
     """A purchase from the template's data for one client (``reference``, ``whitelist`` and
-    ``send_receipt`` from the subscriber or the invoice's entry): stored, purchase.created."""
+    ``send_receipt`` from the subscriber or the invoice's entry), and its purchase.created;
+    not stored yet (``store``): billing finishes it first, so it is written once."""
     now = now_s(rt)
     data = PurchaseInput(
         purchase=DetailsInput(products=[]),  # the template's details are given whole below
@@ -83,17 +84,18 @@ def new_purchase(
     p.billing_template_id = t.id if t.id else None
     day = t.invoice_issued if not subscription else None
     p.issued = day or schedule.local_day(now, t.purchase.timezone).isoformat()
-    purchases.insert_new(rt, tx, merchant_id, p)
-    return p
+    p.issuer_details = purchases.issuer_of(tx, merchant_id)
+    return p, purchases_domain.event(p, "purchase.created")
 
 
-def send(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> Purchase:
-    """The invoice goes to the client: status sent."""
-    p = purchases_domain.send(p, now_s(rt))
-    found = purchases_repo.get(tx, merchant_id, p.id)
-    assert found is not None
-    purchases_repo.update(tx, merchant_id, p, found[1])
-    return p
+def store(
+    rt: Runtime, tx: Tx, merchant_id: str, p: Purchase, internal: Internal, events: list[Event]
+) -> None:
+    """Write a purchase billing made, emit its events; unpaid, its due date is a job."""
+    purchases_repo.insert(tx, merchant_id, p, internal)
+    emit(rt, tx, merchant_id, events)
+    if p.status in purchases_domain.UNPAID:
+        purchases.schedule_due(rt, tx, merchant_id, p)
 
 
 def schedule_from(
@@ -151,9 +153,9 @@ def start(
 
 def _charge(
     rt: Runtime, tx: Tx, merchant_id: str, s: Subscriber, p: Purchase, token: str
-) -> Purchase:
+) -> tuple[Purchase, Internal, list[Event]]:
     """Charge the period's purchase with the subscriber's token. A failure (a decline, or a
-    token gone or expired) emits purchase.subscription_charge_failure and sends the invoice
+    token gone or expired) is purchase.subscription_charge_failure, and sends the invoice
     when the subscriber asks for it."""
     now = now_s(rt)
     internal = Internal()
@@ -170,9 +172,7 @@ def _charge(
         if s.send_invoice_on_charge_failure:
             p = purchases_domain.send(p, now)
         events = [purchases_domain.event(p, CHARGE_FAILURE)]
-    purchases_repo.update(tx, merchant_id, p, internal)
-    emit(rt, tx, merchant_id, events)
-    return p
+    return p, internal, events
 
 
 def _bill(
@@ -189,7 +189,7 @@ def _bill(
     due = schedule.after(
         bill_at, t.subscription_due_period, t.subscription_due_period_units, t.purchase.timezone
     )
-    p = new_purchase(
+    p, created = new_purchase(
         rt,
         tx,
         merchant_id,
@@ -202,18 +202,18 @@ def _bill(
         send_receipt=s.send_receipt,
         base_url=plan.base_url,
     )
-    repo.link_purchase(tx, p.id, s.id, period)
-    p = (
-        _charge(rt, tx, merchant_id, s, p, plan.token)
-        if plan.token
-        else send(rt, tx, merchant_id, p)
-    )
-    if p.status in purchases_domain.UNPAID:
-        purchases.schedule_due(rt, tx, merchant_id, p)
+    repo.link_purchase(tx, p.id, s.id, period)  # before the payment's hook looks for it
+    internal, events = Internal(), list[Event]()
+    if plan.token:
+        p, internal, events = _charge(rt, tx, merchant_id, s, p, plan.token)
+    else:
+        p = purchases_domain.send(p, now_s(rt))
+    store(rt, tx, merchant_id, p, internal, [created, *events])
 
 
 def bill_due(rt: Runtime, tx: Tx, job: Job) -> None:
-    """A subscriber's billing day (atomic job)."""
+    """A subscriber's billing day (atomic job). The next period's job is scheduled first, so
+    the bill's payment (``on_paid``) sees it, and may end the subscription after all."""
     assert job.merchant_id is not None
     merchant_id, period = job.merchant_id, job.payload["period"]
     found = repo.get_subscriber(tx, merchant_id, job.payload["subscriber"])
@@ -222,17 +222,13 @@ def bill_due(rt: Runtime, tx: Tx, job: Job) -> None:
     s, plan = found
     if plan.next_period != period or s.status not in ("active", "subscription_paused"):
         return  # ended since, or a chain that was replaced
-    t = repo.get_template(tx, merchant_id, s.billing_template_id)
+    t = repo.get_template(tx, merchant_id, s.billing_template_id, shown=False)
     assert t is not None  # a template's subscribers go with it
-    if s.status == "active":
-        _bill(rt, tx, merchant_id, t, s, plan, period, job.due_us // 1_000_000)
-        found = repo.get_subscriber(tx, merchant_id, s.id)  # a paid charge counted a cycle
-        assert found is not None
-        s, plan = found
-        if plan.next_period != period or not domain.is_live(s):
-            return  # the subscription ended with this bill
+    billing = s.status == "active"
     s, plan = schedule_from(rt, tx, merchant_id, t, s, plan, period + 1)
     repo.update_subscriber(tx, merchant_id, s, plan)
+    if billing:
+        _bill(rt, tx, merchant_id, t, s, plan, period, job.due_us // 1_000_000)
 
 
 def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
@@ -247,7 +243,7 @@ def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> 
     s, plan = found
     if not domain.is_live(s):
         return
-    t = repo.get_template(tx, merchant_id, s.billing_template_id)
+    t = repo.get_template(tx, merchant_id, s.billing_template_id, shown=False)
     assert t is not None
     now = now_s(rt)
     if purchase.get("is_recurring_token"):

@@ -9,9 +9,10 @@ import msgspec
 
 from emulator.domain import billing as domain
 from emulator.domain import billing_schedule as schedule
+from emulator.domain import purchases as purchases_domain
 from emulator.domain.billing_model import Schedule, Subscriber, SubscriberInput
 from emulator.domain.errors import SubscriberNotFound
-from emulator.domain.purchase_model import Purchase
+from emulator.domain.purchase_model import Internal, Purchase
 from emulator.kernel.storage import Tx
 from emulator.repos import billing as repo
 from emulator.services import billing_engine as engine
@@ -56,7 +57,7 @@ async def add(
         due = schedule.after(
             now, t.subscription_due_period, t.subscription_due_period_units, t.purchase.timezone
         )
-        p = engine.new_purchase(
+        p, created = engine.new_purchase(
             rt,
             tx,
             merchant_id,
@@ -71,8 +72,8 @@ async def add(
         )
         repo.link_purchase(tx, p.id, s.id, 0)
         if s.send_invoice_on_add_subscriber:
-            p = engine.send(rt, tx, merchant_id, p)
-        purchases.schedule_due(rt, tx, merchant_id, p)
+            p = purchases_domain.send(p, now)
+        engine.store(rt, tx, merchant_id, p, Internal(), [created])
         return s, p
 
     return await rt.db.write(unit)

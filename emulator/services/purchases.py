@@ -74,11 +74,16 @@ def _client(
     return msgspec.convert(msgspec.to_builtins(fields), PurchaseClient), stored.id
 
 
-def insert_new(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> None:
-    """Store a purchase just built: the merchant as issuer, purchase.created."""
+def issuer_of(tx: Tx, merchant_id: str) -> IssuerDetails:
+    """The merchant as the issuer of its purchases."""
     merchant = merchants_repo.get(tx, merchant_id)
     name = merchant.name if merchant is not None else ""
-    p.issuer_details = IssuerDetails(legal_name=name, brand_name=name)
+    return IssuerDetails(legal_name=name, brand_name=name)
+
+
+def insert_new(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> None:
+    """Store a purchase just built: the merchant as issuer, purchase.created."""
+    p.issuer_details = issuer_of(tx, merchant_id)
     repo.insert(tx, merchant_id, p, Internal())
     emit(rt, tx, merchant_id, [domain.event(p, "purchase.created")])
 
