@@ -218,3 +218,30 @@ async def test_deleting_the_template_stops_its_billing(http, merchant, gw, runti
     await advance_to(http, "2026-04-06T00:00:00Z")
     assert await created_purchases(runtime, t["id"]) == [first["id"]]
     assert [k for k, _ in await events(runtime, sub["id"])].count(CANCELLED) == 1
+
+
+async def test_the_shipped_failing_renewals_scenario_declines_only_subscription_charges(
+    http, merchant, gw, runtime
+):
+    """``failing-renewals`` (scenarios/): bills fail and are sent; an API charge still pays."""
+    t, _, first = await subscribed(http, gw, merchant)
+    response = await http.post(
+        "/_emulator/scenarios/failing-renewals/activate", json={"merchant": merchant["company_id"]}
+    )
+    assert response.status_code == 200, response.text
+    await advance_to(http, "2026-02-05T00:00:00Z")
+    [bill] = await bills(http, gw, runtime, t["id"], skip=first["id"])
+    assert bill["status"] == "sent"
+    assert "insufficient_funds" in bill["transaction_data"]["attempts"][0]["error"]["message"]
+    plain = await http.post(
+        "/api/v1/purchases/",
+        json={"client_id": first["client_id"], "brand_id": merchant["brand_id"],
+              "purchase": {"products": [{"name": "One-off", "price": 500}]}},
+        headers=gw,
+    )  # fmt: skip
+    charged = await http.post(
+        f"/api/v1/purchases/{plain.json()['id']}/charge/",
+        json={"recurring_token": first["id"]},
+        headers=gw,
+    )
+    assert charged.status_code == 200 and charged.json()["status"] == "paid"
