@@ -12,8 +12,6 @@ from emulator.domain import purchases as purchases_domain
 from emulator.domain.billing_model import (
     BillingTemplate,
     InvoicesInput,
-    Schedule,
-    Subscriber,
     SubscriberInput,
     TemplateInput,
 )
@@ -27,9 +25,9 @@ from emulator.domain.purchase_model import Internal, Purchase
 from emulator.kernel.storage import Tx
 from emulator.repos import billing as repo
 from emulator.repos import merchants as merchants_repo
-from emulator.services.billing_engine import new_purchase, shown, store
+from emulator.services.billing_engine import cancel, new_purchase, shown, store
 from emulator.services.clients import Page
-from emulator.services.purchase_common import emit, now_s
+from emulator.services.purchase_common import now_s
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -124,15 +122,6 @@ async def patch(
     rt: Runtime, merchant_id: str, template_id: str, data: TemplateInput
 ) -> BillingTemplate:
     return await _change(rt, merchant_id, template_id, data, partial=True)
-
-
-def cancel(
-    rt: Runtime, tx: Tx, merchant_id: str, s: Subscriber, plan: Schedule
-) -> tuple[Subscriber, Schedule]:
-    """Billing of a live subscriber stops for good: inactive, the cancellation event."""
-    s, event = domain.cancelled(s, now_s(rt))
-    emit(rt, tx, merchant_id, [event])
-    return s, msgspec.structs.replace(plan, next_period=None, next_day=None)
 
 
 async def delete(rt: Runtime, merchant_id: str, template_id: str) -> None:

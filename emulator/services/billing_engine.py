@@ -27,6 +27,7 @@ from emulator.kernel.clock import in_clock_range
 from emulator.kernel.scheduler import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import billing as repo
+from emulator.repos import clients as clients_repo
 from emulator.repos import purchases as purchases_repo
 from emulator.services import purchases
 from emulator.services.purchase_common import emit, now_s
@@ -211,6 +212,15 @@ def _bill(
     store(rt, tx, merchant_id, p, internal, [created, *events])
 
 
+def cancel(
+    rt: Runtime, tx: Tx, merchant_id: str, s: Subscriber, plan: Schedule
+) -> tuple[Subscriber, Schedule]:
+    """Billing of a live subscriber stops for good: inactive, the cancellation event."""
+    s, event = domain.cancelled(s, now_s(rt))
+    emit(rt, tx, merchant_id, [event])
+    return s, msgspec.structs.replace(plan, next_period=None, next_day=None)
+
+
 def bill_due(rt: Runtime, tx: Tx, job: Job) -> None:
     """A subscriber's billing day (atomic job). The next period's job is scheduled first, so
     the bill's payment (``on_paid``) sees it, and may end the subscription after all."""
@@ -224,6 +234,11 @@ def bill_due(rt: Runtime, tx: Tx, job: Job) -> None:
         return  # ended since, or a chain that was replaced
     t = repo.get_template(tx, merchant_id, s.billing_template_id, shown=False)
     assert t is not None  # a template's subscribers go with it
+    if clients_repo.get(tx, merchant_id, s.client_id) is None:
+        # The client was deleted: there is nobody left to bill, so the subscription ends.
+        s, plan = cancel(rt, tx, merchant_id, s, plan)
+        repo.update_subscriber(tx, merchant_id, s, plan)
+        return
     billing = s.status == "active"
     s, plan = schedule_from(rt, tx, merchant_id, t, s, plan, period + 1)
     repo.update_subscriber(tx, merchant_id, s, plan)
@@ -251,18 +266,14 @@ def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> 
     s = msgspec.structs.replace(
         s, number_of_billing_cycles_passed=s.number_of_billing_cycles_passed + 1, updated_on=now
     )
-    events: list[Event] = []
     if 0 < t.number_of_billing_cycles <= s.number_of_billing_cycles_passed:
-        s, ended = domain.cancelled(s, now)
-        plan = msgspec.structs.replace(plan, next_period=None, next_day=None)
-        events.append(ended)
+        s, plan = cancel(rt, tx, merchant_id, s, plan)
     elif s.status == "pending":
         paused = not t.subscription_active
         s = msgspec.structs.replace(s, status="subscription_paused" if paused else "active")
         plan = msgspec.structs.replace(plan, paused_by_template=paused)
         s, plan = start(rt, tx, merchant_id, t, s, plan, paid_first=True)
     repo.update_subscriber(tx, merchant_id, s, plan)
-    emit(rt, tx, merchant_id, events)
 
 
 def register(rt: Runtime) -> None:

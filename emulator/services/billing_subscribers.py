@@ -17,7 +17,7 @@ from emulator.kernel.storage import Tx
 from emulator.repos import billing as repo
 from emulator.services import billing_engine as engine
 from emulator.services import purchases
-from emulator.services.billing import cancel, load
+from emulator.services.billing import load
 from emulator.services.clients import Page
 from emulator.services.purchase_common import now_s
 
@@ -137,7 +137,7 @@ async def delete(
     def unit(tx: Tx) -> None:
         s, plan = _load(tx, merchant_id, subscriber_id, template_id)
         if domain.is_live(s):
-            cancel(rt, tx, merchant_id, s, plan)
+            engine.cancel(rt, tx, merchant_id, s, plan)
         repo.delete_subscriber(tx, merchant_id, subscriber_id)
 
     await rt.db.write(unit)
