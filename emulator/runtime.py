@@ -67,6 +67,8 @@ class Runtime:
         self.credentials = auth.Credentials(self)
         # Called in the unit of work of every purchase.paid: (tx, merchant id, the purchase).
         self.purchase_paid_hooks: list[Callable[[Tx, str, dict[str, Any]], None]] = []
+        # Called in the unit of work that deletes a client: (tx, merchant id, client id).
+        self.client_deleted_hooks: list[Callable[[Tx, str, str], None]] = []
         self.default_merchant = resources.default_merchant()
         self.test_values: dict[str, Any] = resources.test_values()
         # Deliveries to the emulator's own address reach its app in-process while no real

@@ -7,6 +7,7 @@ error; nothing here reads a clock or a database.
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Any, Literal
 
@@ -50,14 +51,39 @@ def _raise(errors: list[FieldError | None]) -> None:
         raise ValidationFailed(found)
 
 
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 def _day(field: str, value: str) -> FieldError | None:
     try:
         date.fromisoformat(value)
     except ValueError:
         return v.invalid(field, "Date has wrong format. Use YYYY-MM-DD.")
-    if len(value) != 10:
-        return v.invalid(field, "Date has wrong format. Use YYYY-MM-DD.")
-    return None
+    return (
+        None
+        if _DAY.fullmatch(value)
+        else v.invalid(field, "Date has wrong format. Use YYYY-MM-DD.")
+    )
+
+
+def _invoice_fields(fields: dict[str, Any]) -> list[FieldError | None]:
+    """The invoice fields of a one-off template (typed by hand: a subscription ignores them)."""
+    due, issued = fields["invoice_due"], fields["invoice_issued"]
+    errors: list[FieldError | None] = []
+    if due is None:
+        errors.append(v.required("invoice_due"))
+    elif not isinstance(due, int) or isinstance(due, bool):
+        errors.append(v.invalid("invoice_due", "A valid integer (Unix seconds) is required."))
+    else:
+        errors.append(v.bounds("invoice_due", due, 0, MAX_TIMESTAMP))
+    if isinstance(issued, str):
+        errors.append(_day("invoice_issued", issued))
+    elif issued is not None:
+        errors.append(v.invalid("invoice_issued", "Date has wrong format. Use YYYY-MM-DD."))
+    for name in ("invoice_send_receipt", "invoice_skip_capture"):
+        if not isinstance(fields[name], bool):
+            errors.append(v.invalid(name, "Must be a valid boolean."))
+    return errors
 
 
 def _uuid_list(field: str, values: list[str]) -> list[FieldError | None]:
@@ -86,6 +112,8 @@ def template(
         for name in ("is_subscription", "brand_id"):
             if getattr(data, name) is UNSET:
                 errors.append(v.required(name))
+    if current is not None and data.is_subscription is UNSET:
+        fields["is_subscription"] = current.is_subscription  # never changes, even on PUT
     subscription = bool(fields["is_subscription"])
     if current is not None and data.is_subscription is not UNSET:
         if data.is_subscription != current.is_subscription:
@@ -101,7 +129,7 @@ def template(
     purchase = current.purchase if current is not None and partial else None
     if data.purchase is not UNSET:
         try:
-            purchase = purchase_details(data.purchase, bool(fields["invoice_skip_capture"]))
+            purchase = purchase_details(data.purchase, fields["invoice_skip_capture"] is True)
         except ValidationFailed as exc:
             errors.extend(exc.errors)
         else:
@@ -111,6 +139,11 @@ def template(
                 )
     elif purchase is None:
         errors.append(v.required("purchase"))
+    elif purchase.total == 0 and fields["invoice_skip_capture"] is not True:
+        # Provider quirk (as POST /purchases/): a zero total is a preauthorization.
+        errors.append(
+            FieldError("purchase.total", "invalid_amount", "A zero total needs skip_capture.")
+        )
     brand_id = str(fields["brand_id"]).lower()
     if data.brand_id is not UNSET:
         problem = v.uuid_field("brand_id", data.brand_id)
@@ -128,12 +161,7 @@ def template(
     if fields["referral_campaign_id"] is not None:
         errors.append(v.uuid_field("referral_campaign_id", fields["referral_campaign_id"]))
     if not subscription:
-        if fields["invoice_due"] is None:
-            errors.append(v.required("invoice_due"))
-        else:
-            errors.append(v.bounds("invoice_due", fields["invoice_due"], 0, MAX_TIMESTAMP))
-        if fields["invoice_issued"] is not None:
-            errors.append(_day("invoice_issued", fields["invoice_issued"]))
+        errors += _invoice_fields(fields)
     _raise(errors)
     assert purchase is not None
     fields["brand_id"] = brand_id
@@ -150,10 +178,11 @@ def template(
     )
 
 
-def check_invoices(data: TemplateInput) -> None:
+def check_invoices(data: TemplateInput) -> FieldError | None:
     """``POST /billing/`` sends one-off invoices: not a subscription."""
     if data.is_subscription is True:
-        _raise([v.invalid("is_subscription", "One-off invoices cannot be a subscription.")])
+        return v.invalid("is_subscription", "One-off invoices cannot be a subscription.")
+    return None
 
 
 def entry(data: SubscriberInput, at: str = "") -> tuple[str | None, list[FieldError | None]]:
@@ -267,22 +296,21 @@ def _apply(s: Subscriber, data: SubscriberInput) -> Subscriber:
 def patch(s: Subscriber, data: SubscriberInput, template_active: bool, now: int) -> Subscriber:
     """A PATCH: the writable options, and ``status`` only between active and
     subscription_paused (spec); an ended subscription cannot come back."""
-    _raise(_options(data, ""))
+    errors = _options(data, "")
     status = data.status
-    if status is not UNSET and status != s.status:
-        if status not in SETTABLE:
-            choices = ", ".join(SETTABLE)
-            known = status in STATUSES
-            message = (
-                f"Only {choices} can be set." if known else f"'{status}' is not a valid choice."
-            )
-            _raise([v.invalid("status", message)])
-        if s.status == "inactive":
-            raise e.SubscriptionInactive("The subscription has ended.")
-        if s.status == "pending":
-            _raise([v.invalid("status", "A pending subscriber becomes active when it pays.")])
-        if status == "active" and not template_active:
-            raise e.SubscriptionInactive()
+    changes = status is not UNSET and status != s.status
+    if changes and status not in SETTABLE:
+        choices = ", ".join(SETTABLE)
+        known = status in STATUSES
+        message = f"Only {choices} can be set." if known else f"'{status}' is not a valid choice."
+        errors.append(v.invalid("status", message))
+    elif changes and s.status == "pending":
+        errors.append(v.invalid("status", "A pending subscriber becomes active when it pays."))
+    _raise(errors)
+    if changes and s.status == "inactive":
+        raise e.SubscriptionInactive("The subscription has ended.")
+    if changes and status == "active" and not template_active:
+        raise e.SubscriptionInactive()
     s = _apply(s, data)
     if status is not UNSET:
         s = msgspec.structs.replace(s, status=status)

@@ -4,6 +4,8 @@ state of a subscriber's schedule."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 from msgspec import UNSET, UnsetType
 
@@ -59,10 +61,12 @@ class TemplateInput(msgspec.Struct, forbid_unknown_fields=False):
     is_subscription: bool | UnsetType = UNSET
     brand_id: str | UnsetType = UNSET
     title: str | UnsetType = UNSET
-    invoice_due: int | UnsetType | None = UNSET
-    invoice_issued: str | UnsetType | None = UNSET
-    invoice_send_receipt: bool | UnsetType = UNSET
-    invoice_skip_capture: bool | UnsetType = UNSET
+    # Read-only for subscriptions (ignored whatever they hold): their types are checked by the
+    # rules, and only for one-off templates.
+    invoice_due: Any = UNSET
+    invoice_issued: Any = UNSET
+    invoice_send_receipt: Any = UNSET
+    invoice_skip_capture: Any = UNSET
     force_recurring: bool | UnsetType = UNSET
     upsell_campaigns: list[str] | UnsetType = UNSET
     referral_campaign_id: str | UnsetType | None = UNSET

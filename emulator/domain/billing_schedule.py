@@ -19,9 +19,16 @@ Unit = Literal["days", "weeks", "months"]
 UNITS: tuple[Unit, ...] = ("days", "weeks", "months")
 
 
+_NOT_ZONES = ("localtime", "Factory", "posixrules")  # files of the zone database, not zones
+
+
 @functools.cache
 def _zones() -> frozenset[str]:
-    return frozenset(zoneinfo.available_timezones())
+    return frozenset(
+        name
+        for name in zoneinfo.available_timezones()
+        if name not in _NOT_ZONES and not name.startswith(("posix/", "right/"))
+    )
 
 
 def is_zone(name: str) -> bool:

@@ -153,6 +153,17 @@ def subscribers_of(
     return [(_decode_subscriber.decode(r[0]), _decode_schedule.decode(r[1])) for r in rows]
 
 
+def live_subscribers_of_client(
+    tx: Tx, merchant_id: str, client_id: str
+) -> list[tuple[Subscriber, Schedule]]:
+    rows = tx.all(
+        "SELECT data, internal FROM billing_subscribers WHERE client_id = ? AND merchant_id = ?"
+        " AND status IN ('pending', 'active', 'subscription_paused') ORDER BY seq",
+        (client_id, merchant_id),
+    )
+    return [(_decode_subscriber.decode(r[0]), _decode_schedule.decode(r[1])) for r in rows]
+
+
 def page_subscribers(tx: Tx, template_id: str, limit: int, offset: int) -> list[bytes]:
     """Newest first."""
     rows = tx.all(

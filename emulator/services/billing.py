@@ -173,11 +173,10 @@ def _invoice(
 async def send_invoice(
     rt: Runtime, merchant_id: str, template_id: str, entry: SubscriberInput, base_url: str
 ) -> Purchase:
-    client_id = domain.check_entry(entry)
-
     def unit(tx: Tx) -> Purchase:
         t = load(tx, merchant_id, template_id)
         domain.check_invoiceable(t)
+        client_id = domain.check_entry(entry)
         return _invoice(rt, tx, merchant_id, t, client_id, entry, base_url)
 
     return await rt.db.write(unit)
@@ -187,9 +186,8 @@ async def send_invoices(
     rt: Runtime, merchant_id: str, data: InvoicesInput, base_url: str
 ) -> list[str]:
     """``POST /billing/``: one sent invoice per client entry, all or none."""
-    domain.check_invoices(data)
     entries = data.clients if isinstance(data.clients, list) else None
-    errors: list[FieldError | None] = []
+    errors: list[FieldError | None] = [domain.check_invoices(data)]
     client_ids: list[str] = []
     if entries is None:
         errors.append(FieldError("clients", "required", "This field is required."))

@@ -27,7 +27,6 @@ from emulator.kernel.clock import in_clock_range
 from emulator.kernel.scheduler import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import billing as repo
-from emulator.repos import clients as clients_repo
 from emulator.repos import purchases as purchases_repo
 from emulator.services import purchases
 from emulator.services.purchase_common import emit, now_s
@@ -234,8 +233,8 @@ def bill_due(rt: Runtime, tx: Tx, job: Job) -> None:
         return  # ended since, or a chain that was replaced
     t = repo.get_template(tx, merchant_id, s.billing_template_id, shown=False)
     assert t is not None  # a template's subscribers go with it
-    if clients_repo.get(tx, merchant_id, s.client_id) is None:
-        # The client was deleted: there is nobody left to bill, so the subscription ends.
+    if 0 < t.number_of_billing_cycles <= s.number_of_billing_cycles_passed:
+        # The template's cycles were lowered to what has passed already: it ends, unbilled.
         s, plan = cancel(rt, tx, merchant_id, s, plan)
         repo.update_subscriber(tx, merchant_id, s, plan)
         return
@@ -276,6 +275,16 @@ def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> 
     repo.update_subscriber(tx, merchant_id, s, plan)
 
 
+def on_client_deleted(rt: Runtime, tx: Tx, merchant_id: str, client_id: str) -> None:
+    """Nobody is left to bill: the client's live subscriptions end now."""
+    for s, plan in repo.live_subscribers_of_client(tx, merchant_id, client_id):
+        s, plan = cancel(rt, tx, merchant_id, s, plan)
+        repo.update_subscriber(tx, merchant_id, s, plan)
+
+
 def register(rt: Runtime) -> None:
     rt.scheduler.handle(BILL_JOB, lambda tx, job: bill_due(rt, tx, job))
     rt.purchase_paid_hooks.append(lambda tx, merchant_id, p: on_paid(rt, tx, merchant_id, p))
+    rt.client_deleted_hooks.append(
+        lambda tx, merchant_id, client_id: on_client_deleted(rt, tx, merchant_id, client_id)
+    )

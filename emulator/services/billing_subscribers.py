@@ -10,7 +10,7 @@ import msgspec
 from emulator.domain import billing as domain
 from emulator.domain import billing_schedule as schedule
 from emulator.domain import purchases as purchases_domain
-from emulator.domain.billing_model import Schedule, Subscriber, SubscriberInput
+from emulator.domain.billing_model import SETTABLE, Schedule, Subscriber, SubscriberInput
 from emulator.domain.errors import SubscriberNotFound
 from emulator.domain.purchase_model import Internal, Purchase
 from emulator.kernel.storage import Tx
@@ -30,12 +30,12 @@ async def add(
 ) -> tuple[Subscriber, Purchase | None]:
     """Spec (BillingTemplateClient): active at once with no purchase when charged at the
     period end or after a trial; otherwise pending with a first purchase to pay."""
-    client_id = domain.check_entry(data)
     subscriber_id = rt.ids.uuid()
 
     def unit(tx: Tx) -> tuple[Subscriber, Purchase | None]:
         t = load(tx, merchant_id, template_id)
         domain.check_subscribable(t)
+        client_id = domain.check_entry(data)  # after the template's own errors (spec's order)
         purchases.client_of(tx, merchant_id, client_id)  # client_not_found
         now = now_s(rt)
         active = domain.starts_active(t)
@@ -120,7 +120,7 @@ async def patch(
         s, plan = _load(tx, merchant_id, subscriber_id, template_id)
         t = load(tx, merchant_id, s.billing_template_id)
         changed = domain.patch(s, data, t.subscription_active, now_s(rt))
-        if changed.status != s.status:
+        if data.status in SETTABLE:  # set by hand: the template's resume leaves it alone
             plan = msgspec.structs.replace(plan, paused_by_template=False)
         changed = engine.shown(changed, plan)
         repo.update_subscriber(tx, merchant_id, changed, plan)

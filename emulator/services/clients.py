@@ -96,6 +96,8 @@ async def delete(rt: Runtime, merchant_id: str, client_id: str) -> None:
             raise ClientNotFound()
         repo.delete(tx, merchant_id, client_id)
         _save(rt, tx, merchant_id, domain.delete(current))
+        for hook in rt.client_deleted_hooks:  # billing ends the client's subscriptions
+            hook(tx, merchant_id, client_id)
 
     await rt.db.write(unit)
 

@@ -247,15 +247,14 @@ async def test_the_shipped_failing_renewals_scenario_declines_only_subscription_
     assert charged.status_code == 200 and charged.json()["status"] == "paid"
 
 
-async def test_a_deleted_clients_subscription_ends_on_its_next_billing_day(
-    http, merchant, gw, runtime
-):
-    """Nobody is left to bill: no purchase, inactive, the cancellation event; never again."""
+async def test_deleting_the_client_ends_its_subscriptions_at_once(http, merchant, gw, runtime):
+    """Nobody is left to bill: inactive and the cancellation event now; never billed again."""
     t, sub, first = await subscribed(http, gw, merchant)
     gone = await http.delete(f"/api/v1/clients/{sub['client_id']}/", headers=gw)
     assert gone.status_code == 204
-    await advance_to(http, "2026-03-06T00:00:00Z")
-    assert await bills(http, gw, runtime, t["id"], skip=first["id"]) == []
     now = await get_subscriber(http, gw, t["id"], sub["id"])
     assert now["status"] == "inactive" and now["subscription_billing_scheduled_on"] is None
+    assert [k for k, _ in await events(runtime, sub["id"])] == [CANCELLED]
+    await advance_to(http, "2026-03-06T00:00:00Z")
+    assert await bills(http, gw, runtime, t["id"], skip=first["id"]) == []
     assert [k for k, _ in await events(runtime, sub["id"])] == [CANCELLED]

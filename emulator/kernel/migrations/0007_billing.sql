@@ -27,6 +27,9 @@ CREATE INDEX billing_subscribers_template ON billing_subscribers(template_id, se
 -- racing add_subscriber calls cannot both win; an ended (inactive) one does not count.
 CREATE UNIQUE INDEX billing_subscribers_live ON billing_subscribers(template_id, client_id)
     WHERE status IN ('pending', 'active', 'subscription_paused');
+-- A deleted client's live subscriptions end with it.
+CREATE INDEX billing_subscribers_client ON billing_subscribers(client_id)
+    WHERE status IN ('pending', 'active', 'subscription_paused');
 
 -- Which subscriber a purchase bills (its payment counts a cycle, may store a token).
 CREATE TABLE billing_purchases (

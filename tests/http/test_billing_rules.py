@@ -1,0 +1,126 @@
+"""Billing rules found by review: read-only invoice fields, zero totals, ISO dates, time zone
+names, which error comes first, explicit pauses under an inactive template, lowered cycles."""
+
+from __future__ import annotations
+
+from tests.http.billing_helpers import (
+    TEMPLATES,
+    UNKNOWN,
+    add_client,
+    add_subscriber,
+    assert_error,
+    create_template,
+    get_subscriber,
+    patch_subscriber,
+    patch_template,
+    pay_purchase,
+    post_subscriber,
+)
+from tests.http.purchase_helpers import advance
+
+
+async def test_read_only_invoice_fields_of_a_subscription_are_ignored_whatever_their_type(
+    http, merchant, gw
+):
+    t = await create_template(http, gw, merchant, invoice_due="x", invoice_skip_capture=7)
+    assert (t["invoice_due"], t["invoice_skip_capture"]) == (None, False)
+    patched = await patch_template(http, gw, t["id"], invoice_issued=[1], invoice_send_receipt=0)
+    assert (patched["invoice_issued"], patched["invoice_send_receipt"]) == (None, True)
+
+
+async def test_invoice_fields_of_a_one_off_template_are_typed(http, merchant, gw):
+    for field, value in (("invoice_due", "soon"), ("invoice_due", True),
+                         ("invoice_issued", 20260105), ("invoice_skip_capture", "yes")):  # fmt: skip
+        body = {"purchase": {"products": [{"name": "P", "price": 100}]}, "invoice_due": 1,
+                "is_subscription": False, "brand_id": merchant["brand_id"], field: value}  # fmt: skip
+        response = await http.post(TEMPLATES, json=body, headers=gw)
+        assert_error(response, 400, field, "invalid")
+
+
+async def test_invoice_issued_is_a_plain_calendar_date(http, merchant, gw):
+    for day in ("2024-W01-1", "20240105", "2026-02-30"):
+        body = {"purchase": {"products": [{"name": "P", "price": 100}]}, "invoice_due": 1,
+                "is_subscription": False, "brand_id": merchant["brand_id"], "invoice_issued": day}  # fmt: skip
+        response = await http.post(TEMPLATES, json=body, headers=gw)
+        assert_error(response, 400, "invoice_issued", "invalid", "Date has wrong format. Use YYYY-MM-DD.")  # fmt: skip
+
+
+async def test_a_zero_total_needs_skip_capture_even_when_only_the_flag_changes(http, merchant, gw):
+    t = await create_template(
+        http, gw, merchant, subscription=False, invoice_skip_capture=True,
+        purchase={"products": [{"name": "Card check", "price": 0}]},
+    )  # fmt: skip
+    response = await http.patch(
+        f"{TEMPLATES}{t['id']}/", json={"invoice_skip_capture": False}, headers=gw
+    )
+    assert_error(response, 400, "purchase.total", "invalid_amount")
+
+
+async def test_put_without_is_subscription_keeps_the_templates_kind(http, merchant, gw):
+    """A subscription's PUT lacking is_subscription is not asked for invoice_due."""
+    t = await create_template(http, gw, merchant)
+    response = await http.put(f"{TEMPLATES}{t['id']}/", json={}, headers=gw)
+    assert response.status_code == 400
+    assert set(response.json()) == {"is_subscription", "brand_id", "purchase"}
+
+
+async def test_time_zones_are_iana_names_not_files_of_the_database(http, merchant, gw):
+    for zone in ("localtime", "Factory", "posixrules", "utc"):
+        body = {"purchase": {"products": [{"name": "P", "price": 100}], "timezone": zone},
+                "is_subscription": True, "brand_id": merchant["brand_id"]}  # fmt: skip
+        response = await http.post(TEMPLATES, json=body, headers=gw)
+        assert_error(response, 400, "purchase.timezone", "invalid")
+
+
+async def test_an_unknown_or_inactive_template_is_reported_before_the_body(http, merchant, gw):
+    response = await post_subscriber(http, gw, UNKNOWN)
+    assert_error(response, 404, "__all__", "billing_template_not_found", "No such object")
+    response = await http.post(f"{TEMPLATES}{UNKNOWN}/send_invoice/", json={}, headers=gw)
+    assert_error(response, 404, "__all__", "billing_template_not_found", "No such object")
+    t = await create_template(http, gw, merchant, subscription_active=False)
+    response = await post_subscriber(http, gw, t["id"])
+    assert_error(response, 409, "__all__", "subscription_inactive")
+
+
+async def test_a_subscriber_patch_reports_every_bad_field(http, merchant, gw):
+    t = await create_template(http, gw, merchant, subscription_trial_periods=1)
+    sub = (await add_subscriber(http, gw, t["id"]))["billing_template_client"]
+    response = await patch_subscriber(
+        http, gw, t["id"], sub["id"], status="pending", invoice_reference="r" * 129
+    )
+    assert response.status_code == 400
+    assert {k: v["code"] for k, v in response.json().items()} == {
+        "status": "invalid",
+        "invoice_reference": "max_length",
+    }
+
+
+async def test_a_pause_by_hand_under_an_inactive_template_outlasts_the_templates_resume(
+    http, merchant, gw
+):
+    t = await create_template(http, gw, merchant, subscription_trial_periods=1)
+    sub = (await add_subscriber(http, gw, t["id"]))["billing_template_client"]
+    await patch_template(http, gw, t["id"], subscription_active=False)
+    response = await patch_subscriber(http, gw, t["id"], sub["id"], status="subscription_paused")
+    assert response.status_code == 200
+    await patch_template(http, gw, t["id"], subscription_active=True)
+    now = await get_subscriber(http, gw, t["id"], sub["id"])
+    assert now["status"] == "subscription_paused"
+
+
+async def test_cycles_lowered_below_those_passed_end_the_subscription_unbilled(
+    http, merchant, gw, runtime
+):
+    t = await create_template(http, gw, merchant, subscription_period_units="days")
+    added = await add_subscriber(http, gw, t["id"], client_id=await add_client(http, gw))
+    await pay_purchase(http, added["purchase"]["id"])
+    await advance(http, 2 * 86_400)
+    sub = await get_subscriber(http, gw, t["id"], added["billing_template_client"]["id"])
+    assert sub["number_of_billing_cycles_passed"] == 3
+    await patch_template(http, gw, t["id"], number_of_billing_cycles=1)
+    rows_before = await runtime.db.read(lambda tx: tx.one("SELECT COUNT(*) FROM purchases"))
+    await advance(http, 3 * 86_400)
+    sub = await get_subscriber(http, gw, t["id"], sub["id"])
+    assert sub["status"] == "inactive" and sub["number_of_billing_cycles_passed"] == 3
+    rows_after = await runtime.db.read(lambda tx: tx.one("SELECT COUNT(*) FROM purchases"))
+    assert rows_after == rows_before
