@@ -18,6 +18,7 @@ from emulator.delivery.engine import DeliveryEngine
 from emulator.delivery.gateway import OBJECT_TYPES, gateway_router
 from emulator.delivery.signing import Signer
 from emulator.delivery.transport import SelfRoutingTransport
+from emulator.domain.events import Event
 from emulator.kernel.clock import Clock
 from emulator.kernel.ids import Ids
 from emulator.kernel.journal import Journal
@@ -65,8 +66,8 @@ class Runtime:
         self.limiter = FixedWindow()  # rate-limit windows: traffic, not state
         self._start_scenarios: list[scenarios.StartScenario] = []
         self.credentials = auth.Credentials(self)
-        # Called in the unit of work of every purchase.paid: (tx, merchant id, the purchase).
-        self.purchase_paid_hooks: list[Callable[[Tx, str, dict[str, Any]], None]] = []
+        # Called in the unit of work of every purchase event: (tx, merchant id, the event).
+        self.purchase_event_hooks: list[Callable[[Tx, str, Event], None]] = []
         # Called in the unit of work that deletes a client: (tx, merchant id, client id).
         self.client_deleted_hooks: list[Callable[[Tx, str, str], None]] = []
         self.default_merchant = resources.default_merchant()

@@ -122,6 +122,8 @@ class Schedule(msgspec.Struct, kw_only=True):
 
     base_url: str  # where the purchases it makes point their checkout pages
     anchor: str | None = None  # the start day (YYYY-MM-DD) the billing dates hang off
+    offset: int = 0  # periods before the anchor (it moves when the template's grid changes)
+    grid: str = ""  # billing_schedule.grid of the template when anchored
     next_period: int | None = None  # the period whose bill is scheduled
     next_day: str | None = None  # the day of that bill
     token: str | None = None  # the recurring token (a purchase id) charged

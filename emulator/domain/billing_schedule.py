@@ -54,8 +54,13 @@ def shift(anchor: date, count: int, unit: Unit) -> date:
 
 
 def billing_day(anchor: date, period_index: int, every: int, unit: Unit, at_end: bool) -> date:
-    """The day the bill of period ``period_index`` is issued."""
+    """The day the bill of period ``period_index`` (counted from the anchor) is issued."""
     return shift(anchor, (period_index + (1 if at_end else 0)) * every, unit)
+
+
+def grid(every: int, unit: Unit, tz: str, at_end: bool) -> str:
+    """What billing days depend on besides the anchor: when it changes, the days re-anchor."""
+    return f"{every} {unit} {tz} {'end' if at_end else 'start'}"
 
 
 def local_day(instant_s: int, tz: str) -> date:
@@ -70,9 +75,8 @@ def midnight(day: date, tz: str) -> int:
 
 
 def after(instant_s: int, count: int, unit: Unit, tz: str) -> int:
-    """``instant_s`` plus ``count`` units (months on the local calendar), as Unix seconds."""
-    if unit != "months":
-        return instant_s + count * (7 if unit == "weeks" else 1) * 86_400
+    """``instant_s`` plus ``count`` units on the local calendar (the same wall-clock time, a
+    daylight-saving change or not), as Unix seconds."""
     local = datetime.fromtimestamp(instant_s, zone(tz))
     day = shift(local.date(), count, unit)
     moved = datetime.combine(day, local.timetz())

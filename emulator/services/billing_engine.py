@@ -107,12 +107,20 @@ def schedule_from(
     plan: Schedule,
     period: int,
 ) -> tuple[Subscriber, Schedule]:
-    """Schedule the bill of ``period`` (none past the clock's range: billing stops there)."""
+    """Schedule the bill of ``period`` (none past the clock's range: billing stops there).
+    When the template's period, units, time zone or charge moment changed since the anchor,
+    the days re-anchor on today: the next bill is one new period after this one, never a
+    burst of catching up nor a skipped period."""
+    now_grid = _grid(t)
+    if plan.grid != now_grid:
+        today = schedule.local_day(now_s(rt), t.purchase.timezone).isoformat()
+        offset = period - 1 + (1 if t.subscription_charge_period_end else 0)
+        plan = msgspec.structs.replace(plan, anchor=today, offset=offset, grid=now_grid)
     assert plan.anchor is not None
     try:
         day = schedule.billing_day(
             date.fromisoformat(plan.anchor),
-            period,
+            period - plan.offset,
             t.subscription_period,
             t.subscription_period_units,
             t.subscription_charge_period_end,
@@ -128,6 +136,15 @@ def schedule_from(
     )
     plan = msgspec.structs.replace(plan, next_period=period, next_day=day.isoformat())
     return shown(s, plan), plan
+
+
+def _grid(t: BillingTemplate) -> str:
+    return schedule.grid(
+        t.subscription_period,
+        t.subscription_period_units,
+        t.purchase.timezone,
+        t.subscription_charge_period_end,
+    )
 
 
 def shown(s: Subscriber, plan: Schedule) -> Subscriber:
@@ -147,7 +164,7 @@ def start(
 ) -> tuple[Subscriber, Schedule]:
     """Billing starts today: the anchor, and the first bill scheduled."""
     anchor = schedule.local_day(now_s(rt), t.purchase.timezone)
-    plan = msgspec.structs.replace(plan, anchor=anchor.isoformat())
+    plan = msgspec.structs.replace(plan, anchor=anchor.isoformat(), offset=0, grid=_grid(t))
     return schedule_from(rt, tx, merchant_id, t, s, plan, domain.first_period(t, paid_first))
 
 
@@ -260,8 +277,10 @@ def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> 
     t = repo.get_template(tx, merchant_id, s.billing_template_id, shown=False)
     assert t is not None
     now = now_s(rt)
-    if purchase.get("is_recurring_token"):
+    if purchase.get("is_recurring_token"):  # a card saved paying it: charged from now on
         plan = msgspec.structs.replace(plan, token=purchase["id"])
+    elif isinstance(purchase.get("recurring_token"), str):  # charged with a token by the API
+        plan = msgspec.structs.replace(plan, token=purchase["recurring_token"])
     s = msgspec.structs.replace(
         s, number_of_billing_cycles_passed=s.number_of_billing_cycles_passed + 1, updated_on=now
     )
@@ -275,6 +294,25 @@ def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> 
     repo.update_subscriber(tx, merchant_id, s, plan)
 
 
+def on_unpaid_for_good(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
+    """A purchase was cancelled or expired: when it was a pending subscriber's first purchase,
+    the subscription can never start, so it ends (and the client may be added again)."""
+    if purchase.get("product") != purchases.SUBSCRIPTIONS:
+        return
+    subscriber_id = repo.subscriber_of_purchase(tx, purchase["id"])
+    found = repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None
+    if found is not None and found[0].status == "pending":
+        s, plan = cancel(rt, tx, merchant_id, *found)
+        repo.update_subscriber(tx, merchant_id, s, plan)
+
+
+def on_purchase_event(rt: Runtime, tx: Tx, merchant_id: str, event: Event) -> None:
+    if event.type == "purchase.paid":
+        on_paid(rt, tx, merchant_id, event.payload)
+    elif event.type in ("purchase.cancelled", "purchase.expired"):
+        on_unpaid_for_good(rt, tx, merchant_id, event.payload)
+
+
 def on_client_deleted(rt: Runtime, tx: Tx, merchant_id: str, client_id: str) -> None:
     """Nobody is left to bill: the client's live subscriptions end now."""
     for s, plan in repo.live_subscribers_of_client(tx, merchant_id, client_id):
@@ -284,7 +322,9 @@ def on_client_deleted(rt: Runtime, tx: Tx, merchant_id: str, client_id: str) -> 
 
 def register(rt: Runtime) -> None:
     rt.scheduler.handle(BILL_JOB, lambda tx, job: bill_due(rt, tx, job))
-    rt.purchase_paid_hooks.append(lambda tx, merchant_id, p: on_paid(rt, tx, merchant_id, p))
+    rt.purchase_event_hooks.append(
+        lambda tx, merchant_id, event: on_purchase_event(rt, tx, merchant_id, event)
+    )
     rt.client_deleted_hooks.append(
         lambda tx, merchant_id, client_id: on_client_deleted(rt, tx, merchant_id, client_id)
     )

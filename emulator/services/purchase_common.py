@@ -22,13 +22,12 @@ def now_s(rt: Runtime) -> int:
 
 
 def emit(rt: Runtime, tx: Tx, merchant_id: str, events: list[Event]) -> None:
-    """Emit a purchase's events; a ``purchase.paid`` also goes to the runtime's paid hooks
-    (billing counts a subscription's cycle), in the same unit of work."""
+    """Emit a purchase's events; each also goes to the runtime's purchase event hooks
+    (billing: a paid bill counts a cycle), in the same unit of work."""
     for event in events:
         rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us())
-        if event.type == "purchase.paid":
-            for hook in rt.purchase_paid_hooks:
-                hook(tx, merchant_id, event.payload)
+        for hook in rt.purchase_event_hooks:
+            hook(tx, merchant_id, event)
 
 
 def book(tx: Tx, merchant_id: str, p: Purchase, internal: Internal, at_us: int) -> None:

@@ -17,6 +17,7 @@ from tests.http.billing_helpers import (
     post_subscriber,
 )
 from tests.http.purchase_helpers import advance
+from tests.http.test_billing_engine import advance_to, at, bills
 
 
 async def test_read_only_invoice_fields_of_a_subscription_are_ignored_whatever_their_type(
@@ -124,3 +125,77 @@ async def test_cycles_lowered_below_those_passed_end_the_subscription_unbilled(
     assert sub["status"] == "inactive" and sub["number_of_billing_cycles_passed"] == 3
     rows_after = await runtime.db.read(lambda tx: tx.one("SELECT COUNT(*) FROM purchases"))
     assert rows_after == rows_before
+
+
+async def _paid_subscriber(http, gw, merchant, **template):
+    t = await create_template(http, gw, merchant, **template)
+    added = await add_subscriber(http, gw, t["id"])
+    first = await pay_purchase(http, added["purchase"]["id"])
+    return t, added["billing_template_client"], first
+
+
+async def _bill_times(runtime, template_id):
+    rows = await runtime.db.read(
+        lambda tx: tx.all(
+            "SELECT json_extract(payload, '$.created_on') FROM outbox"
+            " WHERE event_type = 'purchase.created'"
+            " AND json_extract(payload, '$.billing_template_id') = ? ORDER BY seq",
+            (template_id,),
+        )
+    )
+    return [r[0] for r in rows][1:]  # the first is the add_subscriber purchase
+
+
+async def test_a_new_period_applies_from_the_next_bill_without_a_burst(http, merchant, gw, runtime):
+    """Monthly, billed 5 Feb; switched to days: one bill a day after the next (5 Mar), not a
+    catch-up of every day since the anchor."""
+    t, sub, _ = await _paid_subscriber(http, gw, merchant)
+    await advance_to(http, "2026-02-05T00:00:00Z")
+    await patch_template(http, gw, t["id"], subscription_period_units="days")
+    await advance_to(http, "2026-03-07T00:00:00Z")
+    assert await _bill_times(runtime, t["id"]) == [
+        at("2026-02-05T00:00:00Z"), at("2026-03-05T00:00:00Z"),
+        at("2026-03-06T00:00:00Z"), at("2026-03-07T00:00:00Z"),
+    ]  # fmt: skip
+    now = await get_subscriber(http, gw, t["id"], sub["id"])
+    assert now["subscription_billing_scheduled_on"] == "2026-03-08"
+
+
+async def test_a_subscription_purchase_charged_through_the_api_gives_its_token(
+    http, merchant, gw, runtime
+):
+    """The first purchase paid with POST /charge/ (a card the client saved elsewhere): the
+    next bill is charged with that token."""
+    t = await create_template(http, gw, merchant)
+    client_id = await add_client(http, gw)
+    saved = await http.post(
+        "/api/v1/purchases/",
+        json={"client_id": client_id, "brand_id": merchant["brand_id"], "force_recurring": True,
+              "purchase": {"products": [{"name": "Card", "price": 100}]}},
+        headers=gw,
+    )  # fmt: skip
+    await pay_purchase(http, saved.json()["id"])
+    added = await add_subscriber(http, gw, t["id"], client_id=client_id)
+    charged = await http.post(
+        f"/api/v1/purchases/{added['purchase']['id']}/charge/",
+        json={"recurring_token": saved.json()["id"]},
+        headers=gw,
+    )
+    assert charged.json()["status"] == "paid"
+    await advance_to(http, "2026-02-05T00:00:00Z")
+    [bill] = await bills(http, gw, runtime, t["id"], skip=added["purchase"]["id"])
+    assert bill["status"] == "paid" and bill["recurring_token"] == saved.json()["id"]
+
+
+async def test_a_pending_subscriber_whose_purchase_is_cancelled_ends(http, merchant, gw, runtime):
+    """It can never start: inactive, the cancellation event, and the client may be added
+    again."""
+    t = await create_template(http, gw, merchant)
+    client_id = await add_client(http, gw)
+    added = await add_subscriber(http, gw, t["id"], client_id=client_id)
+    cancelled = await http.post(f"/api/v1/purchases/{added['purchase']['id']}/cancel/", headers=gw)
+    assert cancelled.status_code == 200
+    sub = await get_subscriber(http, gw, t["id"], added["billing_template_client"]["id"])
+    assert sub["status"] == "inactive"
+    again = await post_subscriber(http, gw, t["id"], client_id=client_id)
+    assert again.status_code == 200 and again.json()["billing_template_client"]["id"] != sub["id"]
