@@ -3,6 +3,7 @@ names, which error comes first, explicit pauses under an inactive template, lowe
 
 from __future__ import annotations
 
+from tests.delivery.test_deliveries import SINK, webhook
 from tests.http.billing_helpers import (
     TEMPLATES,
     UNKNOWN,
@@ -17,6 +18,7 @@ from tests.http.billing_helpers import (
     post_subscriber,
 )
 from tests.http.purchase_helpers import advance
+from tests.http.scenario_helpers import activate
 from tests.http.test_billing_engine import advance_to, at, bills
 
 
@@ -199,3 +201,28 @@ async def test_a_pending_subscriber_whose_purchase_is_cancelled_ends(http, merch
     assert sub["status"] == "inactive"
     again = await post_subscriber(http, gw, t["id"], client_id=client_id)
     assert again.status_code == 200 and again.json()["billing_template_client"]["id"] != sub["id"]
+
+
+async def test_billing_events_reach_webhooks_and_the_subscribers_delivery_log(
+    http, merchant, gw, runtime
+):
+    """A failed renewal and the end of a subscription are delivered like any event, and
+    /webhooks/deliveries/?source_type=BillingTemplateClient lists the subscriber's."""
+    events = ["purchase.subscription_charge_failure",
+              "billing_template_client.subscription_billing_cancelled"]  # fmt: skip
+    await webhook(http, gw, SINK.format(name="billing"), all_events=False, events=events)
+    t, sub, _ = await _paid_subscriber(http, gw, merchant)
+    decline = {"result": "declined", "reason": "insufficient_funds"}
+    await activate(http, merchant, "purchase.charge", decline, match={"is_subscription": True})
+    await advance_to(http, "2026-02-05T00:00:00Z")
+    gone = await http.delete(f"{TEMPLATES}{t['id']}/clients/{sub['id']}/", headers=gw)
+    assert gone.status_code == 204
+    messages = (await http.get("/_emulator/sink/billing")).json()["messages"]
+    assert [m["json"]["event_type"] for m in messages] == events
+    assert messages[1]["json"]["id"] == sub["id"] and messages[1]["json"]["status"] == "inactive"
+    log = await http.get(
+        "/api/v1/webhooks/deliveries/",
+        params={"id": sub["id"], "source_type": "BillingTemplateClient"},
+        headers=gw,
+    )
+    assert [r["event_type"] for r in log.json()["results"]] == [events[1]]
