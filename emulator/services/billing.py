@@ -42,19 +42,34 @@ def load(tx: Tx, merchant_id: str, template_id: str) -> BillingTemplate:
     return t
 
 
+def _made(
+    rt: Runtime,
+    tx: Tx,
+    merchant_id: str,
+    data: TemplateInput,
+    current: BillingTemplate | None,
+    *,
+    partial: bool,
+    template_id: str,
+) -> BillingTemplate:
+    """The template a body makes (domain rules) with the merchant's brands and the clock."""
+    brand_ids = merchants_repo.brand_ids(tx, merchant_id)
+    return domain.template(
+        data,
+        current,
+        partial=partial,
+        brand_ids=brand_ids,
+        template_id=template_id,
+        company_id=merchant_id,
+        now=now_s(rt),
+    )
+
+
 async def create(rt: Runtime, merchant_id: str, data: TemplateInput) -> BillingTemplate:
     template_id = rt.ids.uuid()
 
     def unit(tx: Tx) -> BillingTemplate:
-        t = domain.template(
-            data,
-            None,
-            partial=False,
-            brand_ids=merchants_repo.brand_ids(tx, merchant_id),
-            template_id=template_id,
-            company_id=merchant_id,
-            now=now_s(rt),
-        )
+        t = _made(rt, tx, merchant_id, data, None, partial=False, template_id=template_id)
         repo.insert_template(tx, merchant_id, t)
         return t
 
@@ -95,15 +110,7 @@ async def _change(
     def unit(tx: Tx) -> BillingTemplate:
         current = load(tx, merchant_id, template_id)
         now = now_s(rt)
-        t = domain.template(
-            data,
-            current,
-            partial=partial,
-            brand_ids=merchants_repo.brand_ids(tx, merchant_id),
-            template_id=template_id,
-            company_id=merchant_id,
-            now=now,
-        )
+        t = _made(rt, tx, merchant_id, data, current, partial=partial, template_id=template_id)
         repo.update_template(tx, merchant_id, t)
         if t.subscription_active != current.subscription_active:
             _pause_all(rt, tx, merchant_id, t, t.subscription_active, now)
@@ -204,15 +211,7 @@ async def send_invoices(
 
     def unit(tx: Tx) -> list[str]:
         try:
-            t = domain.template(
-                template_data,
-                None,
-                partial=False,
-                brand_ids=merchants_repo.brand_ids(tx, merchant_id),
-                template_id="",
-                company_id=merchant_id,
-                now=now_s(rt),
-            )
+            t = _made(rt, tx, merchant_id, template_data, None, partial=False, template_id="")
         except ValidationFailed as exc:
             raise ValidationFailed([*exc.errors, *(e for e in errors if e is not None)]) from exc
         found = [e for e in errors if e is not None]
