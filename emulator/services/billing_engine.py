@@ -3,9 +3,10 @@
 Each live subscriber has exactly one ``billing.bill`` job, due at 00:00 (template time zone)
 of its next billing day. When it runs it bills the period (unless the subscriber is paused),
 then schedules the next period's job: a year of monthly billing is twelve jobs, whatever the
-span. A purchase of a subscription that becomes paid, by a charge or by the payer, counts a
-cycle through ``on_paid`` (a purchase.paid hook), which also starts a pending subscriber and
-ends a subscription that has run its ``number_of_billing_cycles``.
+span. The purchase events of a subscription's purchases come back through the runtime's
+purchase event hooks: a paid one counts a cycle (``on_paid``), which also starts a pending
+subscriber and ends a subscription that has run its ``number_of_billing_cycles``; a first
+purchase cancelled or expired ends a pending subscriber.
 """
 
 from __future__ import annotations
@@ -262,18 +263,23 @@ def bill_due(rt: Runtime, tx: Tx, job: Job) -> None:
         _bill(rt, tx, merchant_id, t, s, plan, period, job.due_us // 1_000_000)
 
 
+def _billed_by(
+    tx: Tx, merchant_id: str, purchase: dict[str, Any]
+) -> tuple[Subscriber, Schedule] | None:
+    """The subscriber a purchase (an event's payload) bills, if it bills one."""
+    if purchase.get("product") != purchases.SUBSCRIPTIONS:
+        return None
+    subscriber_id = repo.subscriber_of_purchase(tx, purchase["id"])
+    return repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None
+
+
 def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
     """A purchase became paid: when it bills a subscriber, count the cycle (starting a pending
     subscriber, ending a subscription that has run all its cycles)."""
-    if purchase.get("product") != purchases.SUBSCRIPTIONS:
-        return
-    subscriber_id = repo.subscriber_of_purchase(tx, purchase["id"])
-    found = repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None
-    if found is None:
+    found = _billed_by(tx, merchant_id, purchase)
+    if found is None or not domain.is_live(found[0]):
         return
     s, plan = found
-    if not domain.is_live(s):
-        return
     t = repo.get_template(tx, merchant_id, s.billing_template_id, shown=False)
     assert t is not None
     now = now_s(rt)
@@ -297,10 +303,7 @@ def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> 
 def on_unpaid_for_good(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
     """A purchase was cancelled or expired: when it was a pending subscriber's first purchase,
     the subscription can never start, so it ends (and the client may be added again)."""
-    if purchase.get("product") != purchases.SUBSCRIPTIONS:
-        return
-    subscriber_id = repo.subscriber_of_purchase(tx, purchase["id"])
-    found = repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None
+    found = _billed_by(tx, merchant_id, purchase)
     if found is not None and found[0].status == "pending":
         s, plan = cancel(rt, tx, merchant_id, *found)
         repo.update_subscriber(tx, merchant_id, s, plan)
