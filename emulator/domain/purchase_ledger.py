@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from emulator.domain.ledger import LedgerEntry
-from emulator.domain.purchase_model import Internal, Purchase
+from emulator.domain.purchase_model import INVOICES, SUBSCRIPTIONS, Internal, Purchase
 
 # The balance's TransactionProduct of a purchase made by billing.
-_PRODUCTS = {"billing_invoices": "invoice", "billing_subscriptions": "subscription"}
+_PRODUCTS = {INVOICES: "invoice", SUBSCRIPTIONS: "subscription"}
 
 
 def entry(

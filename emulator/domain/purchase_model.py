@@ -9,6 +9,10 @@ import msgspec
 
 from emulator.domain.clients import DeliveryMethod, _default_delivery
 
+# Purchase.product of the purchases billing makes (the rest are "purchases").
+INVOICES = "billing_invoices"  # send_invoice, POST /billing/
+SUBSCRIPTIONS = "billing_subscriptions"  # a subscription's first purchase and its bills
+
 
 class PurchaseClient(msgspec.Struct, kw_only=True):
     """ClientDetails as a purchase carries them (unset text fields are "")."""

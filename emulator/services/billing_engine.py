@@ -23,7 +23,7 @@ from emulator.domain.billing_model import BillingTemplate, Schedule, Subscriber
 from emulator.domain.errors import ApiError
 from emulator.domain.events import Event
 from emulator.domain.purchase_input import DetailsInput, PurchaseInput, build
-from emulator.domain.purchase_model import Internal, Purchase
+from emulator.domain.purchase_model import INVOICES, SUBSCRIPTIONS, Internal, Purchase
 from emulator.kernel.clock import in_clock_range
 from emulator.kernel.scheduler import Job
 from emulator.kernel.storage import Tx
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 BILL_JOB = "billing.bill"
-INVOICES = "billing_invoices"  # Purchase.product of invoices (send_invoice, POST /billing/)
 CHARGE_FAILURE = "purchase.subscription_charge_failure"
 
 
@@ -81,7 +80,7 @@ def new_purchase(
         base_url=base_url,
         now=now,
     )
-    p.product = purchases.SUBSCRIPTIONS if subscription else INVOICES
+    p.product = SUBSCRIPTIONS if subscription else INVOICES
     p.billing_template_id = t.id if t.id else None
     day = t.invoice_issued if not subscription else None
     p.issued = day or schedule.local_day(now, t.purchase.timezone).isoformat()
@@ -267,7 +266,7 @@ def _billed_by(
     tx: Tx, merchant_id: str, purchase: dict[str, Any]
 ) -> tuple[Subscriber, Schedule] | None:
     """The subscriber a purchase (an event's payload) bills, if it bills one."""
-    if purchase.get("product") != purchases.SUBSCRIPTIONS:
+    if purchase.get("product") != SUBSCRIPTIONS:
         return None
     subscriber_id = repo.subscriber_of_purchase(tx, purchase["id"])
     return repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None

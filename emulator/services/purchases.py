@@ -15,6 +15,7 @@ from emulator.domain.events import Event
 from emulator.domain.payment_methods import allowed
 from emulator.domain.purchase_input import PurchaseInput, build, unavailable_methods, validate
 from emulator.domain.purchase_model import (
+    SUBSCRIPTIONS,
     Internal,
     IssuerDetails,
     Payment,
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 Changed = tuple[Purchase, Internal, list[Event]]
-
-SUBSCRIPTIONS = "billing_subscriptions"  # Purchase.product of subscription billing's purchases
 
 
 # -- create and read -------------------------------------------------------------------------
