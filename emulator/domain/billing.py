@@ -21,6 +21,7 @@ from emulator.domain.billing_model import (
     SETTABLE,
     STATUSES,
     BillingTemplate,
+    InvoicesInput,
     Subscriber,
     SubscriberInput,
     TemplateInput,
@@ -33,6 +34,7 @@ from emulator.domain.purchase_input import unavailable_methods
 
 MAX_TIMESTAMP = 253_402_300_799
 MAX_CYCLES = 1_000_000
+MAX_INVOICES = 1_000  # clients of one POST /billing/
 CANCELLED = "billing_template_client.subscription_billing_cancelled"
 
 _WRITABLE = tuple(f for f in TemplateInput.__struct_fields__ if f != "purchase")
@@ -178,11 +180,26 @@ def template(
     )
 
 
-def check_invoices(data: TemplateInput) -> FieldError | None:
-    """``POST /billing/`` sends one-off invoices: not a subscription."""
+def invoice_entries(data: InvoicesInput) -> tuple[list[str], list[FieldError]]:
+    """``POST /billing/``: the client id of each entry ("" where it has none) and every problem
+    of the body but the template's own fields (one-off only; ``clients.N.`` names)."""
+    errors: list[FieldError | None] = []
     if data.is_subscription is True:
-        return v.invalid("is_subscription", "One-off invoices cannot be a subscription.")
-    return None
+        errors.append(v.invalid("is_subscription", "One-off invoices cannot be a subscription."))
+    entries = data.clients if isinstance(data.clients, list) else None
+    if entries is None:
+        errors.append(v.required("clients"))
+    elif not entries:
+        errors.append(v.invalid("clients", "Ensure this list is not empty."))
+    elif len(entries) > MAX_INVOICES:
+        message = f"Ensure this list has no more than {MAX_INVOICES} items."
+        errors.append(FieldError("clients", "max_length", message))
+    client_ids: list[str] = []
+    for i, item in enumerate(entries or []):
+        client_id, problems = entry(item, f"clients.{i}.")
+        errors += problems
+        client_ids.append(client_id or "")
+    return client_ids, [err for err in errors if err is not None]
 
 
 def entry(data: SubscriberInput, at: str = "") -> tuple[str | None, list[FieldError | None]]:

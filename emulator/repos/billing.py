@@ -16,6 +16,7 @@ _decode_schedule = msgspec.json.Decoder(Schedule)
 _encode = msgspec.json.Encoder()
 
 _ACTIVE = "status IN ('active', 'subscription_paused')"
+_LIVE = ", ".join(f"'{status}'" for status in LIVE)  # as the migration's partial indexes say
 
 
 def _integrity(exc: sqlite3.IntegrityError) -> Exception:
@@ -158,7 +159,7 @@ def live_subscribers_of_client(
 ) -> list[tuple[Subscriber, Schedule]]:
     rows = tx.all(
         "SELECT data, internal FROM billing_subscribers WHERE client_id = ? AND merchant_id = ?"
-        " AND status IN ('pending', 'active', 'subscription_paused') ORDER BY seq",
+        f" AND status IN ({_LIVE}) ORDER BY seq",  # literal: the partial index applies
         (client_id, merchant_id),
     )
     return [(_decode_subscriber.decode(r[0]), _decode_schedule.decode(r[1])) for r in rows]

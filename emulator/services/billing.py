@@ -18,7 +18,6 @@ from emulator.domain.billing_model import (
 from emulator.domain.errors import (
     BillingTemplateNotFound,
     ClientNotFound,
-    FieldError,
     ValidationFailed,
 )
 from emulator.domain.purchase_model import Internal, Purchase
@@ -31,8 +30,6 @@ from emulator.services.purchase_common import now_s
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
-
-MAX_INVOICES = 1_000  # clients of one POST /billing/
 
 
 def load(tx: Tx, merchant_id: str, template_id: str) -> BillingTemplate:
@@ -193,33 +190,19 @@ async def send_invoices(
     rt: Runtime, merchant_id: str, data: InvoicesInput, base_url: str
 ) -> list[str]:
     """``POST /billing/``: one sent invoice per client entry, all or none."""
-    entries = data.clients if isinstance(data.clients, list) else None
-    errors: list[FieldError | None] = [domain.check_invoices(data)]
-    client_ids: list[str] = []
-    if entries is None:
-        errors.append(FieldError("clients", "required", "This field is required."))
-    elif not entries:
-        errors.append(FieldError("clients", "invalid", "Ensure this list is not empty."))
-    elif len(entries) > MAX_INVOICES:
-        message = f"Ensure this list has no more than {MAX_INVOICES} items."
-        errors.append(FieldError("clients", "max_length", message))
-    for i, entry in enumerate(entries or []):
-        client_id, problems = domain.entry(entry, f"clients.{i}.")
-        errors += problems
-        client_ids.append(client_id or "")
+    client_ids, errors = domain.invoice_entries(data)
     template_data = msgspec.structs.replace(data, is_subscription=False)
 
     def unit(tx: Tx) -> list[str]:
         try:
             t = _made(rt, tx, merchant_id, template_data, None, partial=False, template_id="")
         except ValidationFailed as exc:
-            raise ValidationFailed([*exc.errors, *(e for e in errors if e is not None)]) from exc
-        found = [e for e in errors if e is not None]
-        if found:
-            raise ValidationFailed(found)
-        assert entries is not None
+            raise ValidationFailed([*exc.errors, *errors]) from exc
+        if errors:
+            raise ValidationFailed(errors)
+        assert isinstance(data.clients, list)
         made = []
-        for i, (client_id, entry) in enumerate(zip(client_ids, entries, strict=True)):
+        for i, (client_id, entry) in enumerate(zip(client_ids, data.clients, strict=True)):
             try:
                 made.append(_invoice(rt, tx, merchant_id, t, client_id, entry, base_url).id)
             except ClientNotFound as exc:
