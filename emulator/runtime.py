@@ -19,13 +19,14 @@ from emulator.delivery.gateway import OBJECT_TYPES, gateway_router
 from emulator.delivery.signing import Signer
 from emulator.delivery.transport import SelfRoutingTransport
 from emulator.domain.events import Event
-from emulator.kernel.clock import Clock
+from emulator.kernel.clock import Clock, Clocks
 from emulator.kernel.ids import Ids
 from emulator.kernel.journal import Journal
 from emulator.kernel.outbox import Outbox
 from emulator.kernel.ratelimit import FixedWindow
-from emulator.kernel.scheduler import Scheduler
+from emulator.kernel.scheduler import Scheduler, Timeline
 from emulator.kernel.storage import Database, Tx
+from emulator.repos import merchants as merchants_repo
 from emulator.scenarios.engine import Scenarios
 from emulator.services import (
     auth,
@@ -54,12 +55,11 @@ class Runtime:
         self, settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None
     ) -> None:
         self.settings = settings
-        self.clock = Clock(settings.clock, settings.start)
+        # The server clock and merchants' own; ``clock.now()`` is the one being served.
+        self.clock = Clocks(Clock(settings.clock, settings.start))
         self.ids = Ids(settings.seed)
         self.db = Database(settings.db_path)
-        self.scheduler = Scheduler(
-            self.db, self.clock, save_clock=lambda tx: control.persist_clock(tx, self.clock.state())
-        )
+        self.scheduler = Scheduler(self.db, self.clock, save_clock=control.persist_clock)
         self.outbox = Outbox(self.ids)
         self.journal = Journal(self.db)
         self.scenarios = Scenarios(self.db)
@@ -121,7 +121,8 @@ class Runtime:
         if not self.settings.clock_explicit:  # flags win: the stored clock is not even read
             stored = await control.load_clock(self)
             if stored is not None:
-                self.clock.restore(stored)
+                self.clock.server.restore(stored)
+        await control.load_own_clocks(self)
         await control.save_clock(self)
         await merchants.seed_default(self)
         await self.scenarios.load()
@@ -172,6 +173,22 @@ class Runtime:
             await scenarios.activate_at_start(self, self._start_scenarios, keep_counts=False)
         await self.scheduler.refresh()
         self.deliveries.wake()
+
+    async def enter(self, merchant_id: str | None) -> Timeline:
+        """Serve the rest of this request (or task) on the merchant's clock, having run what
+        is already due on it, so what the request observes is never stale."""
+        timeline = self.scheduler.timeline_of(merchant_id)
+        self.clock.use(timeline.clock)
+        if timeline.has_due():
+            await self.scheduler.run_due(timeline)
+        return timeline
+
+    async def enter_object(self, table: str, object_id: str) -> None:
+        """``enter`` the clock of the merchant that owns this object (pages and control-plane
+        actions, which name an object instead of a merchant); nothing if there is none."""
+        merchant_id = await self.db.read(lambda tx: merchants_repo.owner(tx, table, object_id))
+        if merchant_id is not None:
+            await self.enter(merchant_id)
 
     async def __aenter__(self) -> Runtime:
         await self.start()

@@ -53,6 +53,7 @@ SEND_JOB = "delivery.send"
 CURSOR_KEY = "delivery.cursor"
 DISPATCH_BATCH = 200
 FLUSH_ROUNDS = 20  # a delivered message releases the one behind it: a few rounds drain a chain
+TIME_HEADER = "X-Emulator-Time"
 DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
 
 
@@ -64,7 +65,11 @@ class DeliveryEngine:
         self._wake = asyncio.Event()
         self._dispatching = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
+        # Set on the writer by an event of a watched type; the scheduler's steps dispatch it
+        # there and then (``dispatch_now``), so its messages are due at its instant.
+        self._undispatched = False
         rt.scheduler.handle_async(SEND_JOB, self._send)
+        rt.scheduler.before_step = self.dispatch_now
         rt.outbox.listener = self._noticed
 
     def register(self, router: Router, object_types: Iterable[str]) -> None:
@@ -78,7 +83,18 @@ class DeliveryEngine:
     def _noticed(self, tx: Tx, event: Event) -> None:
         """Called by the outbox inside the emitting unit: wake up once it has committed."""
         if event.object_type in self._object_types:
+            self._undispatched = True
             tx.after_commit(self._wake.set)
+
+    def dispatch_now(self, tx: Tx) -> None:
+        """On the writer, inside a unit of work: dispatch what has been emitted since the last
+        dispatch (the scheduler calls this before each job it runs, so the events of one
+        instant have their messages, due at that instant, before time moves on)."""
+        if not self._undispatched:
+            return
+        self._undispatched = False
+        while self._dispatch(tx):
+            pass
 
     def wake(self) -> None:
         """Look for undispatched events now (after a start, reset or restore)."""
@@ -113,11 +129,11 @@ class DeliveryEngine:
             async with self._dispatching:
                 while await self._rt.db.write(self._dispatch):
                     pass
-            started = await scheduler.run_due()  # sends start in the background...
+            started = await scheduler.run_due_everywhere()  # sends start in the background...
             if not wait:
                 return
             await scheduler.settle()  # ...and are waited for here
-            if not started and not scheduler.has_due():
+            if not started and not scheduler.any_due():
                 return
 
     # -- dispatch ----------------------------------------------------------------------------
@@ -171,7 +187,8 @@ class DeliveryEngine:
         outcome = rt.scenarios.decide(tx, out.point, event.merchant_id, out.subject)
         copies = max(1, outcome.copies) if outcome is not None else 1
         delay_us = max(0, outcome.delay_seconds) * 1_000_000 if outcome is not None else 0
-        now = rt.clock.now_us()
+        # Due at the event's instant (on its merchant's clock), whenever it is dispatched.
+        now = event.created_us
         for _ in range(copies):
             reorder = outcome.reorder if outcome is not None else False
             waits = not reorder and repo.has_open(tx, event.object_id, out.kind, out.target_id)
@@ -217,23 +234,27 @@ class DeliveryEngine:
         attempt = message.attempts + 1
         if job.payload.get("attempt", attempt) != attempt:
             return  # a stale copy of a job whose attempt is already recorded
-        at_us = rt.clock.now_us()
-        status, error = await self._post(message, attempt)
+        at_us = rt.clock.now_us()  # the scheduler serves the job on its merchant's clock
+        status, error = await self._post(message, attempt, at_us)
         success = status is not None and 200 <= status < 300
         await rt.db.write(
             lambda tx: self._record(tx, message, attempt, at_us, status, error, success)
         )
 
-    async def _post(self, message: repo.Message, attempt: int) -> tuple[int | None, str | None]:
-        """(status, None) when an answer came, else (None, why not)."""
+    async def _post(
+        self, message: repo.Message, attempt: int, at_us: int
+    ) -> tuple[int | None, str | None]:
+        """(status, None) when an answer came, else (None, why not). The attempt carries its
+        instant on the merchant's clock (``X-Emulator-Time``; the sink records it)."""
         if attempt <= message.fail_attempts:
             return None, DOWN
         http = self._rt.http
         if http is None:
             return None, "the emulator is stopping"
         try:
+            headers = {**message.headers, TIME_HEADER: iso(from_us(at_us))}
             response = await http.post(
-                message.url, content=message.body, headers=message.headers, timeout=TIMEOUT_SECONDS
+                message.url, content=message.body, headers=headers, timeout=TIMEOUT_SECONDS
             )
         except httpx.TimeoutException:
             return None, f"timeout: no answer within {TIMEOUT_SECONDS:g} seconds"

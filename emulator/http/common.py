@@ -121,3 +121,11 @@ def _validation_failed(text: str) -> ValidationFailed:
     if path == "$":
         return ValidationFailed([FieldError("__all__", "invalid", message)])
     return ValidationFailed([FieldError(json_path_to_field(path), "invalid", message + ".")])
+
+
+async def on_clock_of(request: Request, table: str) -> None:
+    """Serve this request on the clock of the merchant that owns the object its path names
+    (``{id}``): pages and control-plane actions name an object, not a merchant."""
+    object_id = request.path_params.get("id")
+    if isinstance(object_id, str) and 0 < len(object_id) <= 64:
+        await runtime(request).enter_object(table, object_id.lower())

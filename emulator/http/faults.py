@@ -52,9 +52,10 @@ class Faults:
     def active(self) -> bool:
         return self._rt.scenarios.has(HTTP_REQUEST) or self._rt.settings.rate_limit is not None
 
-    async def decide(self, scope: Scope, interface: str) -> Decision:
+    async def decide(self, scope: Scope, interface: str, merchant_id: str | None) -> Decision:
+        """``merchant_id``: the one the request's credentials name (the middleware found it),
+        whose clock the request is served on (rate-limit windows count on it)."""
         rt = self._rt
-        merchant_id = await self._merchant(scope)
         subject = {
             "method": scope["method"],
             "path": scope["path"],
@@ -105,12 +106,6 @@ class Faults:
         response = await self._dialects.api_error(Request(scope), error)
         response.headers.update({**_rate_headers(verdict), "Retry-After": str(retry)})
         return response
-
-    async def _merchant(self, scope: Scope) -> str | None:
-        for name, value in scope["headers"]:
-            if name == b"authorization":
-                return await self._rt.credentials.merchant_of(value.decode("latin-1"))
-        return None
 
     def _hit(self, key: Any, limit: int, window_s: int) -> Verdict:
         return self._rt.limiter.hit(key, limit, window_s, self._rt.clock.now_us() // 1_000_000)

@@ -1,4 +1,5 @@
-"""ASGI middleware around the whole emulator: run due jobs first, then journal the request."""
+"""ASGI middleware around the whole emulator: serve each request on its merchant's clock (having
+run what is due on it), journal it, and tell the caller the emulator's time."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from emulator.http.common import CALLER_KEY
 from emulator.http.dialects import Dialects
 from emulator.http.faults import DROPPED, Decision, Faults, drop_connection
+from emulator.kernel.clock import from_us, iso
 from emulator.kernel.journal import Entry, body_text
 
 if TYPE_CHECKING:
@@ -25,6 +27,10 @@ INTERFACES = (
     ("/v2/", "bank"),
     ("/oauth2/", "auth"),
 )
+
+
+# The authenticated merchant's instant (ISO-8601 UTC) on every interface's answer.
+TIME_HEADER = b"x-emulator-time"
 
 
 def interface_of(path: str) -> str | None:
@@ -44,13 +50,25 @@ class EmulatorMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        interface = interface_of(scope["path"])
-        if interface is None:
-            await self.app(scope, receive, send)
-            return
-        # Any request first runs what is already due, so observed state is never stale.
-        if self.rt.scheduler.has_due():
-            await self.rt.scheduler.run_due()
+        # Every request starts on the server clock (pages and the control plane move to an
+        # object's merchant's when they name one); whatever it sets is undone when it ends, so
+        # nothing leaks into a caller that runs it in-process (a delivery to the sink).
+        clocks = self.rt.clock
+        token = clocks.use(clocks.server)
+        try:
+            interface = interface_of(scope["path"])
+            if interface is None:
+                await self.app(scope, receive, send)
+            else:
+                await self._interface(scope, receive, send, interface)
+        finally:
+            clocks.restore_use(token)
+
+    async def _interface(self, scope: Scope, receive: Receive, send: Send, interface: str) -> None:
+        # A request made with a merchant's credentials is served on that merchant's clock, and
+        # first runs what is already due on it, so observed state is never stale.
+        merchant_id = await self._merchant(scope)
+        await self.rt.enter(merchant_id)
         started = time.perf_counter_ns()
         at_us = self.rt.clock.now_us()
         request_chunks: list[bytes] = []
@@ -69,15 +87,18 @@ class EmulatorMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                if decision.headers:
-                    message = {**message, "headers": [*message["headers"], *decision.headers]}
+                now = iso_us(self.rt.clock.now_us()).encode()
+                message = {
+                    **message,
+                    "headers": [*message["headers"], *decision.headers, (TIME_HEADER, now)],
+                }
             elif message["type"] == "http.response.body":
                 response_chunks.append(message.get("body", b""))
             await send(message)
 
         try:
             if self.faults.active():
-                decision = await self.faults.decide(scope, interface)
+                decision = await self.faults.decide(scope, interface, merchant_id)
             if decision.drop:
                 status = 0  # journaled as 0: no answer at all
                 if not drop_connection(scope):
@@ -91,7 +112,7 @@ class EmulatorMiddleware:
             self.rt.journal.record(
                 Entry(
                     at_us=at_us,
-                    merchant_id=getattr(caller, "merchant_id", decision.merchant_id),
+                    merchant_id=getattr(caller, "merchant_id", merchant_id),
                     interface=interface,
                     method=scope["method"],
                     path=scope["path"],
@@ -102,3 +123,14 @@ class EmulatorMiddleware:
                     duration_us=(time.perf_counter_ns() - started) // 1000,
                 )
             )
+
+    async def _merchant(self, scope: Scope) -> str | None:
+        """The merchant the request's credentials name, if any (its handler judges them)."""
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                return await self.rt.credentials.merchant_of(value.decode("latin-1"))
+        return None
+
+
+def iso_us(moment_us: int) -> str:
+    return iso(from_us(moment_us))

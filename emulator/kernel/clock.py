@@ -6,13 +6,19 @@ Two modes:
   says, so a test that uses freezegun moves the emulator too.
 - ``frozen``: time stands still until it is told to move.
 
-Moving the clock never runs anything by itself; the scheduler runs due jobs (``advance``).
+There is a server clock, and any merchant may own a clock of its own (``Clocks``): the clock
+of whoever is being served (a request made with a merchant's credentials, a job of that
+merchant) is the one ``Clocks.now`` reads. Moving the clock never runs anything by itself; the
+scheduler runs due jobs (``advance``).
 Times are timezone-aware UTC datetimes; storage uses integer microseconds (``to_us``).
 """
 
 from __future__ import annotations
 
+import contextvars
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
@@ -127,3 +133,56 @@ class Clock:
         self._mode = state.mode
         self._frozen_at_us = state.frozen_at_us
         self._offset_us = state.offset_us
+
+
+class Clocks:
+    """The server clock and merchants' own clocks.
+
+    ``now``/``now_us``/``mode`` read the clock of whoever is being served: the middleware sets
+    it for a request made with a merchant's credentials, the scheduler for a job of a merchant
+    that owns its clock; anywhere else it is the server clock. It lives in a context variable,
+    so it follows the request or job into its units of work (``Database`` runs them in the
+    caller's context) and never leaks into another.
+    """
+
+    def __init__(self, server: Clock) -> None:
+        self.server = server
+        self.own: dict[str, Clock] = {}  # merchant id → its own clock (the scheduler keeps it)
+        self._current: contextvars.ContextVar[Clock | None] = contextvars.ContextVar(
+            f"emulator-clock-{id(self)}", default=None
+        )
+
+    def current(self) -> Clock:
+        clock = self._current.get()
+        return self.server if clock is None else clock
+
+    def now_us(self) -> int:
+        return self.current().now_us()
+
+    def now(self) -> datetime:
+        return from_us(self.current().now_us())
+
+    @property
+    def mode(self) -> Mode:
+        return self.current().mode
+
+    def of(self, merchant_id: str | None) -> Clock:
+        """The clock a merchant's time is read from: its own, or the server's."""
+        if merchant_id is None:
+            return self.server
+        return self.own.get(merchant_id, self.server)
+
+    def use(self, clock: Clock) -> contextvars.Token[Clock | None]:
+        """Serve on ``clock`` from here on in this context (``restore`` undoes it)."""
+        return self._current.set(clock)
+
+    def restore_use(self, token: contextvars.Token[Clock | None]) -> None:
+        self._current.reset(token)
+
+    @contextmanager
+    def using(self, clock: Clock) -> Iterator[None]:
+        token = self._current.set(clock)
+        try:
+            yield
+        finally:
+            self._current.reset(token)

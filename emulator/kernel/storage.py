@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import logging
 import os
@@ -72,6 +73,9 @@ class _Pending:
     future: asyncio.Future[Any]
     exclusive: bool  # runs alone, outside any transaction (backup)
     swap: Path | None = None  # not a unit: the write loop swaps this file in (restore)
+    # The caller's context: a unit reads the caller's context variables (whose clock it is
+    # served on) on the writer's thread too.
+    context: contextvars.Context | None = None
 
 
 async def _on_thread(conn: aiosqlite.Connection, fn: Callable[[], T]) -> T:
@@ -207,11 +211,13 @@ class Database:
         if reader is None:
             raise RuntimeError("database is not open")
 
+        context = contextvars.copy_context()
+
         def run() -> T:
             conn = reader._conn
             conn.execute("BEGIN")
             try:
-                return unit(Tx(conn))
+                return context.run(unit, Tx(conn))
             finally:
                 conn.execute("COMMIT")
 
@@ -239,7 +245,7 @@ class Database:
         if self._task is None or self._closing or self.loop is None:
             raise RuntimeError("database is not open")
         future: asyncio.Future[Any] = self.loop.create_future()
-        self._queue.append(_Pending(unit, future, exclusive, swap))
+        self._queue.append(_Pending(unit, future, exclusive, swap, contextvars.copy_context()))
         self._wake.set()
         return future
 
@@ -349,7 +355,7 @@ def _run_batch(conn: sqlite3.Connection, batch: list[_Pending]) -> list[_Result]
             tx = Tx(conn)
             conn.execute("SAVEPOINT unit")
             try:
-                value = pending.unit(tx)
+                value = _call(pending, tx)
             except Exception as exc:
                 conn.execute("ROLLBACK TO unit")
                 conn.execute("RELEASE unit")
@@ -368,12 +374,18 @@ def _run_batch(conn: sqlite3.Connection, batch: list[_Pending]) -> list[_Result]
 def _run_exclusive(conn: sqlite3.Connection, pending: _Pending) -> list[_Result]:
     tx = Tx(conn)
     try:
-        value = pending.unit(tx)
+        value = _call(pending, tx)
     except Exception as exc:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         return [(False, exc, [])]
     return [(True, value, tx.hooks)]
+
+
+def _call(pending: _Pending, tx: Tx) -> Any:
+    if pending.context is None:
+        return pending.unit(tx)
+    return pending.context.run(pending.unit, tx)
 
 
 def _fail(pending: _Pending, exc: BaseException) -> None:

@@ -153,3 +153,30 @@ def _matches(profile: MerchantProfile, filters: dict[str, Any]) -> bool:
         elif getattr(profile, name) != wanted:
             return False
     return True
+
+
+# The tables whose objects a page or a control-plane action names by id, each with its owner.
+OWNED = frozenset({"purchases", "payouts", "bank_mandates", "bank_collections", "bank_payments"})
+
+
+def owner(tx: Tx, table: str, object_id: str) -> str | None:
+    """The merchant that owns the object, None when there is no such object."""
+    if table not in OWNED:
+        raise ValueError(f"not a table of owned objects: {table!r}")
+    row = tx.one(f'SELECT merchant_id FROM "{table}" WHERE id = ?', (object_id,))
+    return None if row is None else str(row[0])
+
+
+def own_clocks(tx: Tx) -> list[tuple[str, str, int, int]]:
+    """(merchant, mode, frozen_at_us, offset_us) of every merchant that owns its clock."""
+    rows = tx.all("SELECT merchant_id, mode, frozen_at_us, offset_us FROM merchant_clocks")
+    return [(row[0], row[1], row[2], row[3]) for row in rows]
+
+
+def save_own_clock(tx: Tx, merchant_id: str, mode: str, frozen_at_us: int, offset_us: int) -> None:
+    tx.execute(
+        "INSERT INTO merchant_clocks (merchant_id, mode, frozen_at_us, offset_us)"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (merchant_id) DO UPDATE SET mode = excluded.mode,"
+        " frozen_at_us = excluded.frozen_at_us, offset_us = excluded.offset_us",
+        (merchant_id, mode, frozen_at_us, offset_us),
+    )

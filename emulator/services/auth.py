@@ -78,7 +78,7 @@ class Credentials:
             found = _Token(merchant_id=row[0], client_id=row[1], expires_us=row[2])
             if generation == self._generation:
                 self._tokens[value] = found
-        if found.expires_us <= self._rt.clock.now_us():
+        if found.expires_us <= self._rt.clock.of(found.merchant_id).now_us():
             self._tokens.pop(value, None)
             return None
         return found
@@ -151,21 +151,21 @@ class Credentials:
     async def issue_token(self, client_id: str, secret: str) -> tuple[Caller, dict[str, Any]]:
         """A new access token: who asked for it (for the journal), and the token response."""
         rt = self._rt
-        now_us = rt.clock.now_us()
         value = rt.ids.token(48)
-        expires_us = now_us + ACCESS_TOKEN_SECONDS * 1_000_000
 
-        def unit(tx: Tx) -> str:
+        def unit(tx: Tx) -> tuple[str, int]:
             found = repo.oauth_client(tx, client_id)
             if found is None or found[1] != secret:
                 raise InvalidClient()
             merchant_id = found[0]
+            # 24 hours on the merchant's clock (its own, if it has one)
+            expires_us = rt.clock.of(merchant_id).now_us() + ACCESS_TOKEN_SECONDS * 1_000_000
             repo.insert_token(tx, value, client_id, merchant_id, expires_us)
             rt.scheduler.schedule(tx, TOKEN_EXPIRY_JOB, expires_us, {"token": value}, merchant_id)
-            return merchant_id
+            return merchant_id, expires_us
 
         generation = self._generation
-        merchant_id = await rt.db.write(unit)
+        merchant_id, expires_us = await rt.db.write(unit)
         if generation == self._generation:
             self._tokens[value] = _Token(merchant_id, client_id, expires_us)
         body = {"access_token": value, "expires_in": ACCESS_TOKEN_SECONDS, "token_type": "Bearer"}

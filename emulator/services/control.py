@@ -1,4 +1,4 @@
-"""Control-plane use cases: the clock, reset, snapshots and the built-in sink."""
+"""Control-plane use cases: the clocks, reset, snapshots and the built-in sink."""
 
 from __future__ import annotations
 
@@ -9,12 +9,29 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from emulator.kernel.clock import CLOCK_RANGE, ClockState, in_clock_range, iso, to_us
+from emulator.kernel.clock import (
+    CLOCK_RANGE,
+    Clock,
+    ClockState,
+    Mode,
+    from_us,
+    in_clock_range,
+    iso,
+    parse_iso,
+    to_us,
+)
 from emulator.kernel.dbfile import NotADatabase
-from emulator.kernel.scheduler import ClockBackwards, ClockOutOfRange
+from emulator.kernel.scheduler import (
+    SERVER,
+    ClockBackwards,
+    ClockOutOfRange,
+    Timeline,
+    pending_on,
+)
 from emulator.kernel.storage import Tx
 from emulator.repos import merchants as merchants_repo
 from emulator.repos import sink as sink_repo
+from emulator.services import merchants, schedule_view
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -34,24 +51,32 @@ class ControlError(Exception):
         self.message = message
 
 
-# -- clock -----------------------------------------------------------------------------------
+# -- clocks ----------------------------------------------------------------------------------
 
 
-def clock_view(rt: Runtime) -> dict[str, Any]:
-    return {"now": iso(rt.clock.now()), "mode": rt.clock.mode}
+def clock_view(rt: Runtime, timeline: Timeline | None = None) -> dict[str, Any]:
+    clock = (timeline or rt.scheduler.server).clock
+    return {"now": iso(clock.now()), "mode": clock.mode}
 
 
-def persist_clock(tx: Tx, state: ClockState) -> None:
-    tx.execute(
-        "INSERT INTO settings (key, value) VALUES (?, ?)"
-        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        (CLOCK_KEY, msgspec.json.encode(state).decode()),
-    )
+def persist_clock(tx: Tx, timeline: Timeline) -> None:
+    """Store a timeline's clock (each batch of an advance does, with the jobs it ran)."""
+    state = timeline.clock.state()
+    if timeline.key == SERVER:
+        tx.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (CLOCK_KEY, msgspec.json.encode(state).decode()),
+        )
+    else:
+        merchants_repo.save_own_clock(
+            tx, timeline.key, state.mode, state.frozen_at_us, state.offset_us
+        )
 
 
-async def save_clock(rt: Runtime) -> None:
-    state = rt.clock.state()
-    await rt.db.write(lambda tx: persist_clock(tx, state))
+async def save_clock(rt: Runtime, timeline: Timeline | None = None) -> None:
+    held = timeline or rt.scheduler.server
+    await rt.db.write(lambda tx: persist_clock(tx, held))
 
 
 def is_fresh(tx: Tx) -> bool:
@@ -66,24 +91,48 @@ async def load_clock(rt: Runtime) -> ClockState | None:
     return msgspec.json.decode(row[0], type=ClockState) if row is not None else None
 
 
-async def advance(rt: Runtime, seconds: float | None, to: datetime | None) -> dict[str, Any]:
-    if (seconds is None) == (to is None):
-        raise ControlError(400, "invalid", "give exactly one of 'seconds' or 'to'")
-    if to is not None:
-        target = {"target_us": to_us(to)}
-    else:
-        assert seconds is not None
-        target = {"by_us": round(seconds * 1_000_000)}
+async def load_own_clocks(rt: Runtime) -> None:
+    """Merchants' own clocks as stored (a start, a restore); after ``forget_own_clocks``."""
+    for merchant_id, mode, frozen_at_us, offset_us in await rt.db.read(merchants_repo.own_clocks):
+        clock = Clock()
+        state = ClockState("frozen" if mode == "frozen" else "real", frozen_at_us, offset_us)
+        clock.restore(state)
+        rt.scheduler.timelines.adopt(merchant_id, clock)
+
+
+class Advance(msgspec.Struct, frozen=True):
+    """How far: by a duration (``by_us``), to an instant (``to_us``) or to the next job."""
+
+    by_us: int | None = None
+    to_us: int | None = None
+    next: bool = False
+
+
+async def advance(rt: Runtime, how: Advance, timeline: Timeline | None = None) -> dict[str, Any]:
+    held = timeline or rt.scheduler.server
+    target: dict[str, Any] = {"by_us": how.by_us} if how.by_us is not None else {}
+    upcoming: dict[str, Any] | None = None
+    if how.to_us is not None:
+        target = {"target_us": how.to_us}
+    elif how.next:
+        job = await rt.scheduler.next_job(held)
+        if job is None:
+            raise ControlError(409, "nothing_scheduled", "no job is scheduled on this clock")
+        upcoming = await rt.db.read(lambda tx: schedule_view.describe(tx, job))
+        target = {"target_us": max(job.due_us, held.clock.now_us())}
     try:
-        jobs_run = await rt.scheduler.advance(**target)
+        jobs_run = await rt.scheduler.advance(timeline=held, **target)
     except ClockBackwards:
         raise ControlError(
             400, "invalid", "the clock only moves forward; use freeze with 'at' to jump"
         ) from None
     except ClockOutOfRange as exc:
         raise ControlError(400, "invalid", str(exc)) from None
-    await save_clock(rt)
-    return {**clock_view(rt), "jobs_run": jobs_run}
+    await save_clock(rt, held)
+    answer = {**clock_view(rt, held), "jobs_run": jobs_run}
+    if upcoming is not None:
+        answer["next"] = upcoming
+    return answer
 
 
 def _check_range(moment_us: int) -> None:
@@ -91,30 +140,103 @@ def _check_range(moment_us: int) -> None:
         raise ControlError(400, "invalid", f"the clock stays {CLOCK_RANGE}")
 
 
-async def freeze(rt: Runtime, at: datetime | None) -> dict[str, Any]:
+async def freeze(
+    rt: Runtime, at: datetime | None, timeline: Timeline | None = None
+) -> dict[str, Any]:
+    held = timeline or rt.scheduler.server
     if at is not None:
         _check_range(to_us(at))
-    async with rt.scheduler.paused():  # an advance under way would overwrite the jump
-        rt.clock.freeze(to_us(at) if at is not None else None)
-        await save_clock(rt)
-    await rt.scheduler.run_due()
-    return clock_view(rt)
+    async with rt.scheduler.paused(held):  # an advance under way would overwrite the jump
+        held.clock.freeze(to_us(at) if at is not None else None)
+        await save_clock(rt, held)
+    await rt.scheduler.run_due(held)
+    return clock_view(rt, held)
 
 
-async def resume(rt: Runtime, at: datetime | None, system: bool = False) -> dict[str, Any]:
+async def resume(
+    rt: Runtime, at: datetime | None, system: bool = False, timeline: Timeline | None = None
+) -> dict[str, Any]:
     """Back to real mode: from now, from ``at``, or (``system``) exactly on system time."""
+    held = timeline or rt.scheduler.server
     if system and at is not None:
         raise ControlError(400, "invalid", "give 'at' or 'system', not both")
     if at is not None:
         _check_range(to_us(at))
-    async with rt.scheduler.paused():  # an advance under way would overwrite the jump
+    async with rt.scheduler.paused(held):  # an advance under way would overwrite the jump
         if system:
-            rt.clock.configure("real", None)
+            held.clock.configure("real", None)
         else:
-            rt.clock.resume(to_us(at) if at is not None else None)
-        await save_clock(rt)
-    await rt.scheduler.run_due()
-    return clock_view(rt)
+            held.clock.resume(to_us(at) if at is not None else None)
+        await save_clock(rt, held)
+    await rt.scheduler.run_due(held)
+    return clock_view(rt, held)
+
+
+async def _merchant(rt: Runtime, company_id: str) -> None:
+    if await rt.db.read(lambda tx: merchants_repo.get(tx, company_id)) is None:
+        raise ControlError(404, "merchant_not_found", f"no merchant with company_id {company_id!r}")
+
+
+async def own_timeline(rt: Runtime, company_id: str) -> Timeline:
+    """The merchant's own clock's timeline, for advance, freeze and resume."""
+    await _merchant(rt, company_id)
+    timeline = rt.scheduler.timeline_of(company_id)
+    if timeline.key != company_id:
+        raise ControlError(
+            409,
+            "clock_not_own",
+            f"merchant {company_id} follows the server clock: give it its own clock first"
+            f" (PUT /_emulator/merchants/{company_id}/clock), or move the server clock",
+        )
+    return timeline
+
+
+async def merchant_clock(rt: Runtime, company_id: str) -> dict[str, Any]:
+    await _merchant(rt, company_id)
+    return merchants.clock_view(rt, company_id)
+
+
+async def give_clock(
+    rt: Runtime, company_id: str, mode: Mode | None, now: datetime | None
+) -> dict[str, Any]:
+    """The merchant owns a clock from now on, in ``mode`` (frozen by default) at ``now`` (the
+    server clock's instant by default); a merchant that owns one has it set anew."""
+    await _merchant(rt, company_id)
+    at_us = to_us(now) if now is not None else rt.clock.server.now_us()
+    _check_range(at_us)
+    chosen: Mode = mode or "frozen"
+    timeline = rt.scheduler.timeline_of(company_id)
+    if timeline.key == company_id:
+        async with rt.scheduler.paused(timeline):
+            timeline.clock.configure(chosen, from_us(at_us))
+            await save_clock(rt, timeline)
+    else:
+        clock = Clock(chosen, from_us(at_us))
+
+        def own(tx: Tx) -> Timeline:
+            given = rt.scheduler.timelines.give_own_clock(tx, company_id, clock)
+            persist_clock(tx, given)
+            return given
+
+        timeline = await rt.db.write(own)
+        await rt.scheduler.refresh()  # its jobs left the server's timeline for its own
+    await rt.scheduler.run_due(timeline)
+    return merchants.clock_view(rt, company_id)
+
+
+async def schedule(
+    rt: Runtime, timeline: Timeline, object_id: str | None, limit: int
+) -> list[dict[str, Any]]:
+    """The timeline's pending jobs, soonest first, as a user reads them."""
+
+    def read(tx: Tx) -> list[dict[str, Any]]:
+        jobs = pending_on(tx, timeline.key, limit if object_id is None else SCHEDULE_SCAN)
+        return schedule_view.describe_all(tx, jobs, object_id)[:limit]
+
+    return await rt.db.read(read)
+
+
+SCHEDULE_SCAN = 100_000  # jobs looked through for one object's
 
 
 # -- reset and snapshots -----------------------------------------------------------------------
@@ -136,10 +258,11 @@ async def reset(rt: Runtime) -> None:
 
 async def _reset(rt: Runtime) -> None:
     rt.journal.discard()
-    rt.clock.configure(rt.settings.clock, rt.settings.start)
-    state = rt.clock.state()
+    rt.scheduler.timelines.forget_own_clocks()  # wiped with everything else
+    server = rt.scheduler.server
+    server.clock.configure(rt.settings.clock, rt.settings.start)
     seed = rt.default_merchant
-    created_s = rt.clock.now_us() // 1_000_000
+    created_s = server.clock.now_us() // 1_000_000
 
     def wipe(conn: sqlite3.Connection) -> None:
         conn.execute("BEGIN IMMEDIATE")  # rolled back by the storage layer if anything fails
@@ -153,7 +276,7 @@ async def _reset(rt: Runtime) -> None:
             conn.execute(f'DELETE FROM "{table}"')
         tx = Tx(conn)
         merchants_repo.insert(tx, seed, created_s)
-        persist_clock(tx, state)
+        persist_clock(tx, server)
         conn.execute("COMMIT")
 
     await rt.db.exclusive(wipe)
@@ -171,6 +294,8 @@ async def save_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
     path = _snapshot_path(rt, name)
     await rt.journal.flush()
     await save_clock(rt)
+    for timeline in list(rt.scheduler.timelines.values()):
+        await save_clock(rt, timeline)  # a real clock's state moves on: stored as of now
     rt.snapshot_dir.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".partial")
 
@@ -183,7 +308,7 @@ async def save_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
         partial.replace(path)
 
     await rt.db.exclusive(copy)
-    return {"name": name, "saved_at": iso(rt.clock.now())}
+    return {"name": name, "saved_at": iso(rt.clock.server.now())}
 
 
 async def restore_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
@@ -206,7 +331,9 @@ async def restore_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
             ) from None
         state = await load_clock(rt)
         if state is not None:
-            rt.clock.restore(state)
+            rt.clock.server.restore(state)
+        rt.scheduler.timelines.forget_own_clocks()
+        await load_own_clocks(rt)
         await rt.reload_state(wiped=False)
         return {"name": name, "restored": True, **clock_view(rt)}
 
@@ -220,6 +347,16 @@ def list_snapshots(rt: Runtime) -> list[str]:
 # -- sink ----------------------------------------------------------------------------------------
 
 
+def _sent_at(value: str | None) -> int | None:
+    if value is None or len(value) > 64:
+        return None
+    try:
+        at = to_us(parse_iso(value))
+    except ValueError:
+        return None
+    return at if in_clock_range(at) else None
+
+
 def _check_sink(name: str) -> None:
     if not SINK_NAME.match(name):
         raise ControlError(400, "invalid", "sink names are 1-64 letters, digits, '.', '_' or '-'")
@@ -228,8 +365,10 @@ def _check_sink(name: str) -> None:
 async def sink_receive(
     rt: Runtime, name: str, method: str, path: str, headers: dict[str, str], body: str
 ) -> int:
+    """Record a message; stamped with the instant its sender says it was sent at (the
+    emulator's deliveries say it, on their merchant's clock), else the server clock's now."""
     _check_sink(name)
-    at = rt.clock.now_us()
+    at = _sent_at(headers.get("x-emulator-time")) or rt.clock.server.now_us()
     return await rt.db.write(lambda tx: sink_repo.insert(tx, name, at, method, path, headers, body))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from emulator.domain.merchants import Brand, MerchantProfile, MerchantSeed, ProfileSeed
+from emulator.kernel.clock import Clock, iso
 from emulator.kernel.storage import Tx
 from emulator.repos import merchants as repo
 
@@ -48,16 +49,26 @@ def fresh_seed(rt: Runtime, name: str | None, client_number: int) -> MerchantSee
     )
 
 
-async def create(rt: Runtime, name: str | None = None) -> dict[str, Any]:
-    """A new isolated merchant with its credentials, in one unit of work."""
+async def create(
+    rt: Runtime, name: str | None = None, clock: Clock | None = None
+) -> dict[str, Any]:
+    """A new isolated merchant with its credentials, in one unit of work; with ``clock``, a
+    merchant that owns that clock (else it follows the server clock)."""
 
     def unit(tx: Tx) -> tuple[MerchantSeed, list[MerchantProfile]]:
         seed = fresh_seed(rt, name, repo.next_client_number(tx))
-        _, profiles = repo.insert(tx, seed, rt.clock.now_us() // 1_000_000)
+        created_us = (clock or rt.clock.server).now_us()
+        _, profiles = repo.insert(tx, seed, created_us // 1_000_000)
+        if clock is not None:
+            state = clock.state()
+            repo.save_own_clock(
+                tx, seed.company_id, state.mode, state.frozen_at_us, state.offset_us
+            )
+            rt.scheduler.timelines.give_own_clock(tx, seed.company_id, clock)
         return seed, profiles
 
     seed, profiles = await rt.db.write(unit)
-    return describe(seed, profiles)
+    return {**describe(seed, profiles), "clock": clock_view(rt, seed.company_id)}
 
 
 def _profile_summary(profiles: list[MerchantProfile]) -> list[dict[str, Any]]:
@@ -106,4 +117,13 @@ async def list_all(rt: Runtime) -> list[dict[str, Any]]:
             )
         return out
 
-    return await rt.db.read(unit)
+    found = await rt.db.read(unit)
+    for merchant in found:
+        merchant["clock"] = clock_view(rt, merchant["company_id"])
+    return found
+
+
+def clock_view(rt: Runtime, company_id: str) -> dict[str, Any]:
+    """The clock a merchant's time is read from: ``own`` once it has its own."""
+    clock = rt.clock.of(company_id)
+    return {"now": iso(clock.now()), "mode": clock.mode, "own": clock is not rt.clock.server}

@@ -146,7 +146,7 @@ async def test_an_empty_email_filter_is_no_filter(http, gw):
 async def test_put_replaces_the_client(http, gw, runtime):
     """PUT sets every field; what is not given returns to its default."""
     created = await create(http, gw, city="Durban")
-    runtime.clock.set_us(runtime.clock.now_us() + 60_000_000)
+    runtime.clock.server.set_us(runtime.clock.now_us() + 60_000_000)
     response = await http.put(
         f"/api/v1/clients/{created['id']}/", json={"email": "new@example.com"}, headers=gw
     )

@@ -362,7 +362,7 @@ async def test_not_executed_within_15_minutes_ends_in_error(http, gw, merchant, 
 async def test_execution_after_the_window_ends_it_even_before_its_job(http, gw, merchant, runtime):
     """A clock that jumped past the window (no job run yet): the execution itself ends it."""
     payout = await create(http, gw, merchant)
-    runtime.clock.set_us((EPOCH_S + 16 * 60) * 1_000_000)  # no job has run
+    runtime.clock.server.set_us((EPOCH_S + 16 * 60) * 1_000_000)  # no job has run
     response = await execute(http, payout, "4444333322221111")
     assert (response.status_code, response.json()) == (400, EXPIRED)
     assert (await read(http, gw, payout["id"]))["status"] == "error"

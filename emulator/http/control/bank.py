@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from emulator.http.common import JSON, parse_json, read_body, runtime
+from emulator.http.common import JSON, on_clock_of, parse_json, read_body, runtime
 from emulator.services import collections, mandates, payments
 from emulator.services.control import ControlError
 
@@ -31,19 +31,23 @@ async def _status(request: Request) -> str:
 
 async def authorise(request: Request) -> Response:
     rt = runtime(request)
+    await on_clock_of(request, "bank_mandates")
     return JSON(await mandates.decide_now(rt, request.path_params["id"], "AUTHENTICATED"))
 
 
 async def reject(request: Request) -> Response:
     rt = runtime(request)
+    await on_clock_of(request, "bank_mandates")
     return JSON(await mandates.decide_now(rt, request.path_params["id"], "REJECTED"))
 
 
 async def settle_collection(request: Request) -> Response:
     status = await _status(request)
+    await on_clock_of(request, "bank_collections")
     return JSON(await collections.settle(runtime(request), request.path_params["id"], status))
 
 
 async def settle_payment(request: Request) -> Response:
     status = await _status(request)
+    await on_clock_of(request, "bank_payments")
     return JSON(await payments.settle(runtime(request), request.path_params["id"], status))

@@ -13,11 +13,20 @@ from emulator import __version__
 from emulator.domain.cards import DEFAULT_CARD, TEST_CVC
 from emulator.domain.errors import PayoutNotFound
 from emulator.domain.validation import is_uuid
-from emulator.http.common import JSON, parse_int, read_body, runtime
+from emulator.http.common import JSON, on_clock_of, parse_int, read_body, runtime
 from emulator.http.control import bank
 from emulator.http.control.body import json_body
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
-from emulator.kernel.clock import parse_iso
+from emulator.kernel.clock import (
+    CLOCK_RANGE,
+    MODES,
+    Clock,
+    Mode,
+    in_clock_range,
+    parse_iso,
+    to_us,
+)
+from emulator.kernel.scheduler import Timeline
 from emulator.services import control, deliveries, merchants, payer, payouts
 from emulator.services.control import ControlError
 from emulator.services.payer import CardForm
@@ -40,18 +49,17 @@ def _instant(body: dict[str, Any], name: str) -> datetime | None:
 MAX_SECONDS = 10**12  # more than the clock's whole range; the range itself is checked after
 
 
-def _number(body: dict[str, Any], name: str) -> float | None:
+def _number(body: dict[str, Any], name: str, unit: int = 1) -> float | None:
     value = body.get(name)
     if value is None:
         return None
+    top = MAX_SECONDS // unit
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)
-        or not 0 <= value < MAX_SECONDS  # also refuses NaN (from 1e400 - 1e400)
+        or not 0 <= value < top  # also refuses NaN (from 1e400 - 1e400)
     ):
-        raise ControlError(
-            400, "invalid", f"'{name}' must be a number of seconds from 0 to {MAX_SECONDS:,}"
-        )
+        raise ControlError(400, "invalid", f"'{name}' must be a number of {name} from 0 to {top:,}")
     return float(value)
 
 
@@ -72,7 +80,31 @@ async def create_merchant(request: Request) -> Response:
     name = body.get("name")
     if name is not None and (not isinstance(name, str) or not 0 < len(name) <= 128):
         raise ControlError(400, "invalid", "'name' must be a string of 1 to 128 characters")
-    return JSON(await merchants.create(runtime(request), name), status_code=201)
+    rt = runtime(request)
+    own = None
+    if body.get("clock") is not None:
+        clock = body["clock"]
+        if not isinstance(clock, dict):
+            raise ControlError(400, "invalid", '\'clock\' must be an object: {"mode", "now"}')
+        mode, now = _clock_setting(clock, "clock.")
+        own = Clock(mode or "frozen", now or rt.clock.server.now())
+    return JSON(await merchants.create(rt, name, own), status_code=201)
+
+
+def _clock_setting(body: dict[str, Any], where: str = "") -> tuple[Mode | None, datetime | None]:
+    """``{"mode", "now"}``, both optional, of a merchant's own clock."""
+    unknown = sorted(set(body) - {"mode", "now"})
+    if unknown:
+        raise ControlError(
+            400, "invalid", f"'{where}{unknown[0]}' is not a clock setting; give 'mode', 'now'"
+        )
+    mode = body.get("mode")
+    if mode is not None and mode not in MODES:
+        raise ControlError(400, "invalid", f'\'{where}mode\' must be "frozen" or "real"')
+    now = _instant(body, "now")
+    if now is not None and not in_clock_range(to_us(now)):
+        raise ControlError(400, "invalid", f"'{where}now' must be {CLOCK_RANGE}")
+    return mode, now
 
 
 async def list_merchants(request: Request) -> Response:
@@ -83,11 +115,42 @@ async def clock(request: Request) -> Response:
     return JSON(control.clock_view(runtime(request)))
 
 
+UNITS = {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86_400}
+
+
+def _advance_body(body: dict[str, Any]) -> control.Advance:
+    """``seconds``/``minutes``/``hours``/``days`` (they add up), or ``to``: an instant or
+    ``"next"`` (the next scheduled job)."""
+    unknown = sorted(set(body) - {*UNITS, "to"})
+    if unknown:
+        raise ControlError(
+            400,
+            "invalid",
+            f"'{unknown[0]}' is not an advance; give seconds, minutes, hours, days or 'to'",
+        )
+    total = 0.0
+    given = False
+    for name, unit in UNITS.items():
+        value = _number(body, name, unit)
+        if value is not None:
+            total += value * unit
+            given = True
+    if given == ("to" in body and body["to"] is not None):
+        raise ControlError(
+            400, "invalid", "give a duration (seconds, minutes, hours, days) or 'to', not both"
+        )
+    if given:
+        return control.Advance(by_us=round(total * 1_000_000))
+    if body["to"] == "next":
+        return control.Advance(next=True)
+    to = _instant(body, "to")
+    assert to is not None
+    return control.Advance(to_us=to_us(to))
+
+
 async def advance(request: Request) -> Response:
     body = await json_body(request)
-    return JSON(
-        await control.advance(runtime(request), _number(body, "seconds"), _instant(body, "to"))
-    )
+    return JSON(await control.advance(runtime(request), _advance_body(body)))
 
 
 async def freeze(request: Request) -> Response:
@@ -95,12 +158,73 @@ async def freeze(request: Request) -> Response:
     return JSON(await control.freeze(runtime(request), _instant(body, "at")))
 
 
-async def resume(request: Request) -> Response:
-    body = await json_body(request)
+def _system(body: dict[str, Any]) -> bool:
     system = body.get("system", False)
     if not isinstance(system, bool):
         raise ControlError(400, "invalid", "'system' must be true or false")
-    return JSON(await control.resume(runtime(request), _instant(body, "at"), system))
+    return system
+
+
+async def resume(request: Request) -> Response:
+    body = await json_body(request)
+    return JSON(await control.resume(runtime(request), _instant(body, "at"), _system(body)))
+
+
+# -- a merchant's own clock ------------------------------------------------------------------
+
+
+async def merchant_clock(request: Request) -> Response:
+    company_id = request.path_params["company_id"]
+    return JSON(await control.merchant_clock(runtime(request), company_id))
+
+
+async def put_merchant_clock(request: Request) -> Response:
+    mode, now = _clock_setting(await json_body(request))
+    company_id = request.path_params["company_id"]
+    return JSON(await control.give_clock(runtime(request), company_id, mode, now))
+
+
+async def merchant_advance(request: Request) -> Response:
+    rt = runtime(request)
+    how = _advance_body(await json_body(request))
+    timeline = await control.own_timeline(rt, request.path_params["company_id"])
+    return JSON(await control.advance(rt, how, timeline))
+
+
+async def merchant_freeze(request: Request) -> Response:
+    rt = runtime(request)
+    at = _instant(await json_body(request), "at")
+    timeline = await control.own_timeline(rt, request.path_params["company_id"])
+    return JSON(await control.freeze(rt, at, timeline))
+
+
+async def merchant_resume(request: Request) -> Response:
+    rt = runtime(request)
+    body = await json_body(request)
+    at, system = _instant(body, "at"), _system(body)
+    timeline = await control.own_timeline(rt, request.path_params["company_id"])
+    return JSON(await control.resume(rt, at, system, timeline))
+
+
+async def _schedule(request: Request, timeline: Timeline) -> Response:
+    query = request.query_params
+    limit = parse_int(query.get("limit", "100"))
+    if limit is None or not 1 <= limit <= 1000:
+        raise ControlError(400, "invalid", "'limit' must be an integer from 1 to 1000")
+    jobs = await control.schedule(runtime(request), timeline, query.get("object_id"), limit)
+    return JSON({**control.clock_view(runtime(request), timeline), "jobs": jobs})
+
+
+async def server_schedule(request: Request) -> Response:
+    """Pending jobs of every merchant that follows the server clock, soonest first."""
+    return await _schedule(request, runtime(request).scheduler.server)
+
+
+async def merchant_schedule(request: Request) -> Response:
+    rt = runtime(request)
+    company_id = request.path_params["company_id"]
+    await control.merchant_clock(rt, company_id)  # 404 for an unknown merchant
+    return await _schedule(request, rt.scheduler.timeline_of(company_id))
 
 
 async def save_snapshot(request: Request) -> Response:
@@ -183,6 +307,7 @@ async def settle_payout(request: Request) -> Response:
     status = body.get("status")
     if status is not None and status not in ("success", "failed"):
         raise ControlError(400, "invalid", '\'status\' must be "success" or "failed"')
+    await on_clock_of(request, "payouts")
     try:
         payout = await payouts.settle_now(runtime(request), request.path_params["id"], status)
     except PayoutNotFound:
@@ -213,6 +338,7 @@ async def pay_purchase(request: Request) -> Response:
     purchase_id = request.path_params["id"]
     if not is_uuid(purchase_id):
         raise ControlError(404, "purchase_not_found", "No such object")
+    await on_clock_of(request, "purchases")
     expiry = rt.clock.now() + timedelta(days=366 * 3)
     form = CardForm(
         card_number=fields["card_number"] or DEFAULT_CARD,
@@ -234,6 +360,13 @@ ROUTES = [
     Route("/clock/advance", advance, methods=["POST"]),
     Route("/clock/freeze", freeze, methods=["POST"]),
     Route("/clock/resume", resume, methods=["POST"]),
+    Route("/schedule", server_schedule, methods=["GET"]),
+    Route("/merchants/{company_id}/clock", merchant_clock, methods=["GET"]),
+    Route("/merchants/{company_id}/clock", put_merchant_clock, methods=["PUT"]),
+    Route("/merchants/{company_id}/clock/advance", merchant_advance, methods=["POST"]),
+    Route("/merchants/{company_id}/clock/freeze", merchant_freeze, methods=["POST"]),
+    Route("/merchants/{company_id}/clock/resume", merchant_resume, methods=["POST"]),
+    Route("/merchants/{company_id}/schedule", merchant_schedule, methods=["GET"]),
     Route("/snapshots", list_snapshots, methods=["GET"]),
     Route("/snapshots/{name}", save_snapshot, methods=["POST"]),
     Route("/snapshots/{name}/restore", restore_snapshot, methods=["POST"]),

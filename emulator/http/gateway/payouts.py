@@ -9,7 +9,7 @@ from emulator.domain.errors import PayoutNotFound, ValidationFailed
 from emulator.domain.payout_cards import CardInput
 from emulator.domain.payouts import PayoutInput
 from emulator.domain.validation import is_uuid, uuid_field
-from emulator.http.common import JSON, RawJSON, decode_json, read_body, runtime
+from emulator.http.common import JSON, RawJSON, decode_json, on_clock_of, read_body, runtime
 from emulator.http.gateway.auth import gateway_caller
 from emulator.http.gateway.paging import page_params, raw_page_response
 from emulator.services import payouts
@@ -48,6 +48,7 @@ async def execute(request: Request) -> Response:
     payout_id: str = request.path_params["id"]
     if not is_uuid(payout_id):
         raise PayoutNotFound()
+    await on_clock_of(request, "payouts")
     data = decode_json(await read_body(request), CardInput)
     payout = await payouts.execute(
         runtime(request), payout_id.lower(), request.path_params["token"], data

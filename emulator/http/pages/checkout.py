@@ -13,7 +13,7 @@ from starlette.routing import Route
 from emulator.domain.errors import ApiError, MalformedBody, PurchaseNotFound
 from emulator.domain.purchase_model import Purchase
 from emulator.domain.validation import is_uuid
-from emulator.http.common import JSON, decode_json, read_body, runtime
+from emulator.http.common import JSON, decode_json, on_clock_of, read_body, runtime
 from emulator.http.pages import html
 from emulator.services import payer
 from emulator.services.payer import CardForm, PayResult
@@ -22,10 +22,9 @@ _TRUE = {"on", "true", "1", "yes"}
 
 
 async def _due_first(request: Request) -> None:
-    """Observed state is never stale: run what is already due (as API requests do)."""
-    scheduler = runtime(request).scheduler
-    if scheduler.has_due():
-        await scheduler.run_due()
+    """Served on the purchase's merchant's clock, having run what is already due on it (as
+    API requests do), so observed state is never stale."""
+    await on_clock_of(request, "purchases")
 
 
 def _purchase_id(request: Request) -> str:

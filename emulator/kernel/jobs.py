@@ -1,0 +1,98 @@
+"""Durable jobs as rows: the ``jobs`` table's struct and queries (the scheduler runs them).
+
+A job belongs to one timeline (``jobs.timeline``: '' for the server clock, else the merchant
+whose own clock it follows) and is pending until it has run; a failed one is kept, with its
+error, for inspection.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from emulator.kernel.storage import Tx
+
+
+class Job(msgspec.Struct, frozen=True):
+    id: int
+    kind: str
+    due_us: int
+    merchant_id: str | None
+    payload: dict[str, Any]
+
+
+_decode_payload = msgspec.json.Decoder(dict[str, Any])
+
+
+def mark_failed(tx: Tx, job: Job, exc: Exception) -> None:
+    """A failed job is kept, with its error, for inspection; it never runs again by itself."""
+    message = f"{type(exc).__name__}: {exc}"
+    tx.execute("UPDATE jobs SET state = 'failed', error = ? WHERE id = ?", (message, job.id))
+
+
+def _row_to_job(row: Any) -> Job:
+    return Job(
+        id=row["id"],
+        kind=row["kind"],
+        due_us=row["due_us"],
+        merchant_id=row["merchant_id"],
+        payload=_decode_payload.decode(row["payload"]),
+    )
+
+
+_NOT_RUNNING = " AND id NOT IN (SELECT value FROM json_each(?))"
+_COLUMNS = "SELECT id, kind, due_us, merchant_id, payload FROM jobs"
+
+
+def next_job(
+    tx: Tx,
+    key: str,
+    target_us: int | None,
+    exclude: tuple[int, ...] = (),
+    skip: tuple[str, ...] = (),
+) -> Job | None:
+    """The timeline's next job due by ``target_us`` (any, with None), leaving out those under
+    way (``exclude``) and kinds that must wait (``skip``)."""
+    sql = _COLUMNS + " WHERE state = 'pending' AND timeline = ?"
+    params: list[Any] = [key]
+    if exclude:
+        sql += _NOT_RUNNING
+        params.append(msgspec.json.encode(exclude).decode())
+    if skip:
+        sql += " AND kind NOT IN (SELECT value FROM json_each(?))"
+        params.append(msgspec.json.encode(skip).decode())
+    if target_us is not None:
+        sql += " AND due_us <= ?"
+        params.append(target_us)
+    row = tx.one(sql + " ORDER BY due_us, id LIMIT 1", params)
+    return _row_to_job(row) if row is not None else None
+
+
+def earliest_due(tx: Tx, key: str, exclude: tuple[int, ...] = ()) -> int | None:
+    sql = "SELECT MIN(due_us) FROM jobs WHERE state = 'pending' AND timeline = ?"
+    if exclude:
+        row = tx.one(sql + _NOT_RUNNING, (key, msgspec.json.encode(exclude).decode()))
+    else:
+        row = tx.one(sql, (key,))
+    return row[0] if row is not None else None
+
+
+def pending_jobs(tx: Tx, merchant_id: str | None = None) -> list[Job]:
+    if merchant_id is None:
+        rows = tx.all(_COLUMNS + " WHERE state = 'pending' ORDER BY due_us, id")
+    else:
+        rows = tx.all(
+            _COLUMNS + " WHERE state = 'pending' AND merchant_id = ? ORDER BY due_us, id",
+            (merchant_id,),
+        )
+    return [_row_to_job(row) for row in rows]
+
+
+def pending_on(tx: Tx, key: str, limit: int) -> list[Job]:
+    """A timeline's pending jobs, soonest first."""
+    rows = tx.all(
+        _COLUMNS + " WHERE state = 'pending' AND timeline = ? ORDER BY due_us, id LIMIT ?",
+        (key, limit),
+    )
+    return [_row_to_job(row) for row in rows]

@@ -1,0 +1,77 @@
+"""Timelines: a clock and the jobs on it. The server clock has one; so does every merchant
+that owns its clock (``kernel.clock.Clocks``). Each has its own lock, so advancing one never
+waits for, nor moves, another."""
+
+from __future__ import annotations
+
+import asyncio
+
+from emulator.kernel.clock import Clock, Clocks
+from emulator.kernel.storage import Tx
+
+SERVER = ""  # the server clock's timeline key; a merchant's own is its id
+
+
+class ClockBackwards(ValueError):
+    """An advance to an instant before now: the clock only moves forward."""
+
+
+class ClockOutOfRange(ValueError):
+    """An advance past the clock's range (``kernel.clock.in_clock_range``)."""
+
+
+class Timeline:
+    """One clock and the jobs on it: the server's (key ``SERVER``) or a merchant's own."""
+
+    def __init__(self, key: str, clock: Clock) -> None:
+        self.key = key
+        self.clock = clock
+        self.lock = asyncio.Lock()  # one advance, run or pause of this timeline at a time
+        self.next_due_us: int | None = None
+        self.noted = 0  # jobs noted as scheduled, so a stale re-read cannot hide one
+        self.advancing = False
+
+    def has_due(self) -> bool:
+        return (
+            not self.advancing
+            and self.next_due_us is not None
+            and self.next_due_us <= self.clock.now_us()
+        )
+
+
+class Timelines(dict[str, Timeline]):
+    """Every timeline by key; kept in step with the merchants' own clocks in ``Clocks``."""
+
+    def __init__(self, clocks: Clocks) -> None:
+        super().__init__()
+        self._clocks = clocks
+        self.server = Timeline(SERVER, clocks.server)
+        self[SERVER] = self.server
+
+    def of(self, merchant_id: str | None) -> Timeline:
+        """The timeline a merchant's jobs run on: its own, or the server's."""
+        if merchant_id is None:
+            return self.server
+        return self.get(merchant_id, self.server)
+
+    def give_own_clock(self, tx: Tx, merchant_id: str, clock: Clock) -> Timeline:
+        """Inside a unit of work: ``merchant_id`` owns ``clock`` from now on, and its jobs
+        move to that clock's timeline. Registered on the writer, inside the unit, so no unit
+        after it schedules a job of this merchant on the server's timeline."""
+        tx.execute("UPDATE jobs SET timeline = ? WHERE merchant_id = ?", (merchant_id, merchant_id))
+        return self.adopt(merchant_id, clock)
+
+    def adopt(self, merchant_id: str, clock: Clock) -> Timeline:
+        """Register a merchant's own clock whose jobs are already on its timeline (a start or
+        a restore reading the stored clocks)."""
+        timeline = Timeline(merchant_id, clock)
+        self._clocks.own[merchant_id] = clock
+        self[merchant_id] = timeline
+        return timeline
+
+    def forget_own_clocks(self) -> None:
+        """Every merchant follows the server clock again (a reset; a restore then adopts the
+        restored ones). Only while every timeline is paused."""
+        self._clocks.own.clear()
+        for key in [key for key in self if key != SERVER]:
+            del self[key]
