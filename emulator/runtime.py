@@ -24,8 +24,9 @@ from emulator.kernel.ids import Ids
 from emulator.kernel.journal import Journal
 from emulator.kernel.outbox import Outbox
 from emulator.kernel.ratelimit import FixedWindow
-from emulator.kernel.scheduler import Scheduler, Timeline
+from emulator.kernel.scheduler import Scheduler
 from emulator.kernel.storage import Database, Tx
+from emulator.kernel.timeline import Timeline
 from emulator.repos import merchants as merchants_repo
 from emulator.scenarios.engine import Scenarios
 from emulator.services import (

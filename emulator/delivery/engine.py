@@ -39,8 +39,8 @@ import msgspec
 from emulator.delivery.outgoing import TIMEOUT_SECONDS, Outgoing, Router, retry_due_us
 from emulator.domain.events import Event
 from emulator.kernel.clock import from_us, iso
+from emulator.kernel.jobs import Job
 from emulator.kernel.outbox import StoredEvent, stored_event
-from emulator.kernel.scheduler import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
 

@@ -41,15 +41,9 @@ from typing import Any
 import msgspec
 
 from emulator.kernel.clock import CLOCK_RANGE, Clocks, in_clock_range
-from emulator.kernel.jobs import Job, earliest_due, mark_failed, next_job, pending_jobs, pending_on
+from emulator.kernel.jobs import Job, earliest_due, mark_failed, next_job
 from emulator.kernel.storage import Database, Tx
-from emulator.kernel.timeline import (
-    SERVER,
-    ClockBackwards,
-    ClockOutOfRange,
-    Timeline,
-    Timelines,
-)
+from emulator.kernel.timeline import SERVER, ClockBackwards, ClockOutOfRange, Timeline, Timelines
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +57,7 @@ ASYNC_AT_ONCE = 16  # async jobs run_due lets run in the background together
 
 class _Batch(msgspec.Struct):
     ran: int = 0
-    more: bool = False  # stopped at BATCH; more atomic jobs may be due
+    more: bool = False  # stopped when full; more atomic jobs may be due
     next_async: Job | None = None  # stopped before a job that needs the event loop
 
 
@@ -74,8 +68,8 @@ class Scheduler:
     def __init__(self, db: Database, clocks: Clocks, save_clock: SaveClock | None = None) -> None:
         self._db = db
         self._clocks = clocks
-        # Writes a timeline's clock in a unit of work: each batch of an advance saves the clock
-        # with the jobs it ran, so a crash never leaves jobs run ahead of a stored clock.
+        # Each batch of an advance stores the clock with the jobs it ran (a crash never leaves
+        # jobs run ahead of a stored clock).
         self._save_clock = save_clock
         self._atomic: dict[str, AtomicHandler] = {}
         self._async: dict[str, AsyncHandler] = {}
@@ -88,8 +82,6 @@ class Scheduler:
         # events of the step before: their first attempts are due at their instant).
         self.before_step: Callable[[Tx], None] | None = None
 
-    # -- registry ----------------------------------------------------------------------------
-
     def handle(self, kind: str, handler: AtomicHandler) -> None:
         self._atomic[kind] = handler
 
@@ -99,8 +91,6 @@ class Scheduler:
     def timeline_of(self, merchant_id: str | None) -> Timeline:
         """The timeline a merchant's jobs run on: its own, or the server's."""
         return self.timelines.of(merchant_id)
-
-    # -- scheduling (inside a unit of work) ----------------------------------------------------
 
     def schedule(
         self,
@@ -119,32 +109,21 @@ class Scheduler:
             (merchant_id, kind, due_us, msgspec.json.encode(payload), key),
         )
         tx.after_commit(lambda: self._note_due(key, due_us))
-        job_id = cursor.lastrowid
-        assert job_id is not None
-        return job_id
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
 
     def _note_due(self, key: str, due_us: int) -> None:
         timeline = self.timelines.get(key)
-        if timeline is None:
-            return  # its clock is gone (a reset): the job went with it
-        timeline.noted += 1
-        if timeline.next_due_us is None or due_us < timeline.next_due_us:
-            timeline.next_due_us = due_us
-        self._changed.set()
+        if timeline is not None:  # else its clock is gone (a reset), and the job with it
+            timeline.note(due_us)
+            self._changed.set()
 
     async def _reread_due(self, timeline: Timeline) -> None:
-        """Re-read the earliest due time. A job noted while the read was out (background jobs
-        schedule while others run) is kept: the read may have missed it."""
         noted = timeline.noted
         earliest = await self._db.read(
             functools.partial(earliest_due, key=timeline.key, exclude=tuple(self._running))
         )
-        if timeline.noted != noted and timeline.next_due_us is not None:
-            if earliest is None:
-                earliest = timeline.next_due_us
-            else:
-                earliest = min(earliest, timeline.next_due_us)
-        timeline.next_due_us = earliest
+        timeline.reread(noted, earliest)
 
     async def refresh(self) -> None:
         """Re-read every timeline's earliest due time (after a start, reset or restore)."""
@@ -158,23 +137,27 @@ class Scheduler:
 
     # -- running -------------------------------------------------------------------------------
 
-    def has_due(self, timeline: Timeline | None = None) -> bool:
-        return (timeline or self.server).has_due()
-
     async def run_due(self, timeline: Timeline | None = None) -> int:
         """Run what is due now on the timeline (the server's by default); cheap when nothing
         is. Nothing when the timeline is advancing or paused: whoever holds it runs them."""
         timeline = timeline or self.server
-        if not timeline.has_due() or timeline.lock.locked():
+        if not timeline.has_due():
+            return 0
+        if timeline.lock.locked():
+            timeline.skipped = True  # its holder kicks once it lets go
             return 0
         async with timeline.lock:
-            return await self._run_until(timeline, timeline.clock.now_us(), move_clock=False)
+            ran = await self._run_until(timeline, timeline.clock.now_us(), move_clock=False)
+        self._after_hold(timeline)
+        return ran
+
+    def _after_hold(self, timeline: Timeline) -> None:
+        if timeline.skipped:
+            timeline.skipped = False
+            self._kick()
 
     async def run_due_everywhere(self) -> int:
-        count = 0
-        for timeline in list(self.timelines.values()):
-            count += await self.run_due(timeline)
-        return count
+        return sum([await self.run_due(timeline) for timeline in list(self.timelines.values())])
 
     def any_due(self) -> bool:
         return any(timeline.has_due() for timeline in self.timelines.values())
@@ -186,9 +169,8 @@ class Scheduler:
         by_us: int | None = None,
         timeline: Timeline | None = None,
     ) -> int:
-        """Move the timeline's clock (the server's by default) to ``target_us`` (or ``by_us``
-        from now, measured once the clock is ours, so concurrent advances add up), running due
-        jobs in order on the way, each at its instant."""
+        """Move the timeline's clock (the server's by default) to ``target_us`` or ``by_us`` from
+        now (once the clock is ours: concurrent advances add up), running due jobs on the way."""
         timeline = timeline or self.server
         clock = timeline.clock
         async with timeline.lock:
@@ -210,15 +192,15 @@ class Scheduler:
                 timeline.advancing = False
                 if real:
                     clock.resume()
-            return count
+        self._after_hold(timeline)
+        return count
 
     @contextlib.asynccontextmanager
     async def paused(
         self, timeline: Timeline | None = None, *, cancel_running: bool = False
     ) -> AsyncIterator[None]:
-        """No job runs and no advance moves the clock meanwhile, on this timeline (or, with
-        None, on every one): one under way finishes first, and background jobs finish (or,
-        when the whole state is about to be replaced, are cancelled: ``cancel_running``)."""
+        """Nothing runs on this timeline (None: on any) meanwhile: what is under way finishes
+        first, or is cancelled (``cancel_running``: the whole state is about to be replaced)."""
         timelines = [timeline] if timeline is not None else self._all_in_order()
         async with contextlib.AsyncExitStack() as stack:
             for held in timelines:
@@ -233,6 +215,8 @@ class Scheduler:
             finally:
                 if cancel_running:  # cancelled jobs are due again (a failed restore keeps them)
                     await self.refresh()
+        for held in timelines:
+            self._after_hold(held)
 
     def _all_in_order(self) -> list[Timeline]:
         return [self.timelines[key] for key in sorted(self.timelines)]
@@ -303,8 +287,8 @@ class Scheduler:
         self._running[job.id] = (task, timeline.key)
 
     def _kick(self) -> None:
-        """After a background job: start what is due now (what it released, what waited for a
-        slot). The ticker would, but only in real mode and a second later."""
+        """Start what is due now (what a background job released, what waited for a slot or
+        for a timeline's holder): the ticker would, but only in real mode and a second later."""
         if self.any_due() and (self._kicking is None or self._kicking.done()):
             self._kicking = asyncio.get_running_loop().create_task(self._run_kick())
 
@@ -399,15 +383,3 @@ class Scheduler:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(wait):
                     await self._changed.wait()
-
-
-__all__ = [
-    "SERVER",
-    "ClockBackwards",
-    "ClockOutOfRange",
-    "Job",
-    "Scheduler",
-    "Timeline",
-    "pending_jobs",
-    "pending_on",
-]

@@ -30,6 +30,20 @@ class Timeline:
         self.next_due_us: int | None = None
         self.noted = 0  # jobs noted as scheduled, so a stale re-read cannot hide one
         self.advancing = False
+        self.skipped = False  # a run of due jobs found it held: its holder starts one after
+
+    def note(self, due_us: int) -> None:
+        """A job was scheduled (its unit has committed)."""
+        self.noted += 1
+        if self.next_due_us is None or due_us < self.next_due_us:
+            self.next_due_us = due_us
+
+    def reread(self, noted: int, earliest: int | None) -> None:
+        """The earliest due time as read. A job noted while the read was out (``noted`` then)
+        is kept: background jobs schedule while others run, and the read may have missed it."""
+        if self.noted != noted and self.next_due_us is not None:
+            earliest = self.next_due_us if earliest is None else min(earliest, self.next_due_us)
+        self.next_due_us = earliest
 
     def has_due(self) -> bool:
         return (

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.domain.errors import Forbidden, InvalidToken
 from emulator.domain.merchants import ACCESS_TOKEN_SECONDS
-from emulator.kernel.scheduler import Job
+from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import merchants as repo
 

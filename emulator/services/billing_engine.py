@@ -25,7 +25,7 @@ from emulator.domain.events import Event
 from emulator.domain.purchase_input import DetailsInput, PurchaseInput, build
 from emulator.domain.purchase_model import INVOICES, SUBSCRIPTIONS, Internal, Purchase
 from emulator.kernel.clock import in_clock_range
-from emulator.kernel.scheduler import Job
+from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import billing as repo
 from emulator.repos import purchases as purchases_repo

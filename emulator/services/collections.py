@@ -24,7 +24,8 @@ from emulator.domain.collections import (
 from emulator.domain.errors import AccountVerificationFailed, BankBadRequest, NotFound
 from emulator.domain.mandates import EftMandateInput, Mandate, check_collectable
 from emulator.domain.merchants import MerchantProfile
-from emulator.kernel.scheduler import AtomicHandler, Job
+from emulator.kernel.jobs import Job
+from emulator.kernel.scheduler import AtomicHandler
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.scenarios import points

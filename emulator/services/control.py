@@ -21,14 +21,9 @@ from emulator.kernel.clock import (
     to_us,
 )
 from emulator.kernel.dbfile import NotADatabase
-from emulator.kernel.scheduler import (
-    SERVER,
-    ClockBackwards,
-    ClockOutOfRange,
-    Timeline,
-    pending_on,
-)
+from emulator.kernel.jobs import pending_on
 from emulator.kernel.storage import Tx
+from emulator.kernel.timeline import SERVER, ClockBackwards, ClockOutOfRange, Timeline
 from emulator.repos import merchants as merchants_repo
 from emulator.repos import sink as sink_repo
 from emulator.services import merchants, schedule_view

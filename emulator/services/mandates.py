@@ -19,7 +19,8 @@ from emulator.domain.mandates import (
     reference_number,
 )
 from emulator.domain.merchants import MerchantProfile
-from emulator.kernel.scheduler import AtomicHandler, Job
+from emulator.kernel.jobs import Job
+from emulator.kernel.scheduler import AtomicHandler
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.scenarios import points

@@ -12,7 +12,8 @@ from emulator.domain.bank import MONEY_TRANSITIONS, PAYMENT_LIMIT_CENTS, Invalid
 from emulator.domain.collections import outcome_steps
 from emulator.domain.errors import BankBadRequest, NotFound
 from emulator.domain.payments import REAL_TIME_US, REQUIRED, REQUIRED_TEXT, EftPaymentInput, Payment
-from emulator.kernel.scheduler import AtomicHandler, Job
+from emulator.kernel.jobs import Job
+from emulator.kernel.scheduler import AtomicHandler
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.scenarios import points

@@ -17,7 +17,7 @@ from emulator.domain.events import Event
 from emulator.domain.ledger import EntryState, LedgerEntry
 from emulator.domain.payout_cards import CardInput, CardPlan
 from emulator.domain.payouts import Payout, PayoutInput
-from emulator.kernel.scheduler import Job
+from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import ledger
 from emulator.repos import merchants as merchants_repo

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from emulator.domain import purchases as domain
 from emulator.domain.events import Event
 from emulator.domain.purchase_model import Internal, Purchase
-from emulator.kernel.scheduler import Job
+from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import purchases as repo
 from emulator.services.purchase_common import book, emit, now_s

@@ -28,7 +28,7 @@ from emulator.domain.mandates import Mandate
 from emulator.domain.payments import Payment
 from emulator.domain.purchases import UNPAID
 from emulator.kernel.clock import from_us, iso
-from emulator.kernel.scheduler import Job
+from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import bank, billing, deliveries, merchants, payouts, purchases
 

@@ -10,7 +10,8 @@ import pytest
 
 from emulator.app import create_app
 from emulator.kernel.clock import from_us, to_us
-from emulator.kernel.scheduler import BATCH, Job, pending_jobs
+from emulator.kernel.jobs import Job, pending_jobs
+from emulator.kernel.scheduler import BATCH
 from emulator.kernel.storage import Tx
 from emulator.runtime import Runtime
 from emulator.services.control import load_clock
@@ -364,7 +365,7 @@ async def test_a_failed_restore_leaves_cancelled_jobs_due_again(runtime: Runtime
     with pytest.raises(ControlError) as refused:
         await control.restore_snapshot(runtime, "bad")
     assert refused.value.code == "invalid_snapshot"
-    assert runtime.scheduler.has_due()
+    assert runtime.scheduler.server.has_due()
     await runtime.scheduler.run_due()
     await runtime.scheduler.settle()
     assert len(calls) == 2 and await runtime.db.read(pending_jobs) == []

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 import emulator
-from emulator.kernel.scheduler import Job, pending_jobs
+from emulator.kernel.jobs import Job, pending_jobs
 from emulator.runtime import Runtime
 from emulator.services.schedule_view import KINDS, describe, describe_all
 from tests.conftest import EPOCH_S

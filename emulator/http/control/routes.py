@@ -26,7 +26,7 @@ from emulator.kernel.clock import (
     parse_iso,
     to_us,
 )
-from emulator.kernel.scheduler import Timeline
+from emulator.kernel.timeline import Timeline
 from emulator.services import control, deliveries, merchants, payer, payouts
 from emulator.services.control import ControlError
 from emulator.services.payer import CardForm
