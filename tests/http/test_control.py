@@ -84,6 +84,7 @@ async def test_advance_by_seconds_and_to_an_instant(http):
     assert to.json() == {"now": "2026-01-06T00:00:00Z", "mode": "frozen", "jobs_run": 0}
 
 
+ONE_OF = "give exactly one of a duration (seconds, minutes, hours, days) or 'to'"
 SECONDS = "'seconds' must be a number of seconds from 0 to 1,000,000,000,000"
 RANGE = "the clock stays between 1970-01-01T00:00:00Z and 9000-01-01T00:00:00Z"
 
@@ -91,11 +92,16 @@ RANGE = "the clock stays between 1970-01-01T00:00:00Z and 9000-01-01T00:00:00Z"
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        pytest.param({}, "give exactly one of 'seconds' or 'to'", id="neither"),
+        pytest.param({}, f"{ONE_OF}; got neither", id="neither"),
+        pytest.param({"seconds": 1, "to": "2027-01-01T00:00:00Z"}, ONE_OF, id="both"),
+        pytest.param({"hours": 1, "to": "next"}, ONE_OF, id="duration-and-next"),
         pytest.param(
-            {"seconds": 1, "to": "2027-01-01T00:00:00Z"},
-            "give exactly one of 'seconds' or 'to'",
-            id="both",
+            {"weeks": 1},
+            "'weeks' is not an advance; give seconds, minutes, hours, days or 'to'",
+            id="unknown-unit",
+        ),
+        pytest.param(
+            {"days": -1}, "'days' must be a number of days from 0 to 11,574,074", id="negative-days"
         ),
         pytest.param({"seconds": -5}, SECONDS, id="negative"),
         pytest.param({"seconds": "5"}, SECONDS, id="string"),

@@ -136,8 +136,11 @@ def _advance_body(body: dict[str, Any]) -> control.Advance:
             total += value * unit
             given = True
     if given == ("to" in body and body["to"] is not None):
+        neither = "" if given else "; got neither"
         raise ControlError(
-            400, "invalid", "give a duration (seconds, minutes, hours, days) or 'to', not both"
+            400,
+            "invalid",
+            f"give exactly one of a duration (seconds, minutes, hours, days) or 'to'{neither}",
         )
     if given:
         return control.Advance(by_us=round(total * 1_000_000))
