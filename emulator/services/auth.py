@@ -118,9 +118,10 @@ class Credentials:
         if not value:
             return None
         if scheme == "bearer":
-            key = await self._api_key(value)
-            if key is not None:
-                return key[0]
+            if value not in self._tokens:  # a known token costs no look-up of an API key
+                key = await self._api_key(value)
+                if key is not None:
+                    return key[0]
             token = await self._token(value)
             return None if token is None else token.merchant_id
         if scheme == "basic":
