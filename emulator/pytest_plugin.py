@@ -4,10 +4,16 @@ Fixtures: ``emulator`` (the session's emulator, started on first use), ``emulato
 ``emulator_merchant`` (a fresh isolated merchant per test), ``gateway`` and ``bank`` (httpx
 clients of that merchant), ``emulator_clock``, ``emulator_sink`` and ``emulator_scenario``
 (activate a scenario for the test's merchant). The ``emulator_scenario`` marker does the same
-from a decorator; both deactivate after the test. The ``emulator`` marker
-sets the clock for one test; it is applied by ``emulator_client``, which every fixture but
-``emulator`` builds on. ``--emulator-url`` (or the ``emulator_url`` ini option) uses an
-emulator that is already running instead of starting one in-process.
+from a decorator; both deactivate after the test. ``--emulator-url`` (or the ``emulator_url``
+ini option) uses an emulator that is already running instead of starting one in-process.
+
+Time: the test's merchant owns a clock of its own, frozen at the test's start (the server
+clock's instant), so tests that move time never move each other's, even in parallel against
+one shared emulator. The ``emulator`` marker sets that clock (it is given to the merchant as it
+is created), and ``emulator_clock`` acts on it. A test without a merchant (or marked
+``clock="server"``, whose merchant then follows the server clock) has both act on the server
+clock, as ``emulator_client`` applies the marker; a test that moved the server clock leaves it
+following system time again.
 
 Loading this plugin costs one small import: ``emulator.testing`` and the app are imported by
 the fixtures, only in runs that use them. With pytest-xdist every worker is its own session,
@@ -17,23 +23,27 @@ so each gets its own in-process emulator (or they all share the external one).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 
 if TYPE_CHECKING:
     import httpx
 
+    from emulator.kernel.clock import Mode
     from emulator.testing import Emulator, EmulatorClient, EmulatorClock, Merchant, Sink
 
 MARKER = (
-    "emulator(start=None, clock=None): set the payments emulator's clock for this test. "
-    "start=ISO-8601 instant freezes it there (clock='frozen' is implied); clock='real' with "
-    "start runs real time from that instant; clock='frozen' alone freezes it now. Applies to "
-    "tests that use an emulator fixture other than `emulator`; after the test the clock "
-    "follows system time again."
+    "emulator(start=None, clock=None): set the payments emulator's clock for this test: the "
+    "clock of the test's merchant (`emulator_merchant`, `gateway`, `bank`), which owns one, "
+    "frozen at the test's start unless told; else the server clock. start=ISO-8601 instant "
+    "freezes it there (clock='frozen' is implied); clock='real' runs real time (from start if "
+    "given); clock='frozen' alone freezes it now; clock='server' makes the test's merchant "
+    "follow the server clock, which start= then sets. A test that moved the server clock "
+    "leaves it following system time again."
 )
-CLOCK_MODES = ("real", "frozen")
+CLOCK_MODES = ("real", "frozen", "server")
+SERVER = "server"  # clock="server": the test's merchant follows the server clock
 SCENARIO_MARKER_USAGE = (
     "emulator_scenario(*names): activate these scenarios (shipped or loaded) for the test's "
     "merchant only (the one `emulator_merchant`, `gateway` and `bank` use); deactivated after."
@@ -85,10 +95,15 @@ def _emulator(pytestconfig: pytest.Config) -> Iterator[Emulator]:
         yield server
 
 
-def _apply_marker(request: pytest.FixtureRequest, client: EmulatorClient) -> None:
+class _ClockMarker(NamedTuple):
+    mode: str | None  # "real", "frozen", "server" or None
+    start: Any  # an instant (ISO-8601 text or datetime) or None
+
+
+def _clock_marker(request: pytest.FixtureRequest) -> _ClockMarker | None:
     marker = request.node.get_closest_marker("emulator")
     if marker is None:
-        return
+        return None
     options: dict[str, Any] = dict(marker.kwargs)
     start = options.pop("start", None)
     mode = options.pop("clock", None)
@@ -99,19 +114,39 @@ def _apply_marker(request: pytest.FixtureRequest, client: EmulatorClient) -> Non
             pytrace=False,
         )
     if mode not in (None, *CLOCK_MODES):
-        pytest.fail(f"@pytest.mark.emulator(clock={mode!r}): use 'real' or 'frozen'", pytrace=False)
-    if mode == "frozen" or (mode is None and start is not None):
-        client.freeze(at=start)
-    elif mode == "real":
-        client.resume(at=start)
+        pytest.fail(
+            f"@pytest.mark.emulator(clock={mode!r}): use 'frozen', 'real' or 'server'",
+            pytrace=False,
+        )
+    return _ClockMarker(mode, start)
+
+
+def _on_merchant_clock(request: pytest.FixtureRequest) -> bool:
+    """Whether the test's clock is its merchant's own: it has a merchant, not marked
+    ``clock="server"``."""
+    if "emulator_merchant" not in request.fixturenames:
+        return False
+    marker = _clock_marker(request)
+    return marker is None or marker.mode != SERVER
+
+
+def _apply_to_server_clock(request: pytest.FixtureRequest, client: EmulatorClient) -> None:
+    marker = _clock_marker(request)
+    if marker is None:
+        return
+    if marker.mode == "frozen" or (marker.mode in (None, SERVER) and marker.start is not None):
+        client.freeze(at=marker.start)
+    elif marker.mode == "real":
+        client.resume(at=marker.start)
 
 
 @pytest.fixture(name="emulator_client")
 def _emulator_client(
     request: pytest.FixtureRequest, emulator: Emulator
 ) -> Iterator[EmulatorClient]:
-    """The control plane, with the test's ``emulator`` marker applied. A test that moved the
-    clock leaves it following system time again (real mode), so the next test is unaffected."""
+    """The control plane, with the test's ``emulator`` marker applied to the server clock when
+    the test's clock is not its merchant's. A test that moved the server clock leaves it
+    following system time again (real mode), so the next test is unaffected."""
     if request.node.get_closest_marker("emulator_scenario") and (
         "emulator_merchant" not in request.fixturenames
     ):
@@ -122,7 +157,8 @@ def _emulator_client(
         )
     with emulator.client() as client:
         try:
-            _apply_marker(request, client)
+            if not _on_merchant_clock(request):
+                _apply_to_server_clock(request, client)
             yield client
         finally:
             if client.changed_clock:
@@ -133,9 +169,11 @@ def _emulator_client(
 def _emulator_merchant(
     request: pytest.FixtureRequest, emulator_client: EmulatorClient
 ) -> Iterator[Merchant]:
-    """A fresh merchant: nothing another test created is visible to it. Scenarios named by
-    the test's ``emulator_scenario`` markers are active for this merchant only."""
-    merchant = emulator_client.new_merchant()
+    """A fresh merchant: nothing another test created is visible to it. It owns a clock,
+    frozen at the test's start unless the ``emulator`` marker says otherwise (or follows the
+    server clock with ``clock="server"``). Scenarios named by the test's ``emulator_scenario``
+    markers are active for this merchant only."""
+    merchant = _new_merchant(request, emulator_client)
     with _Scenarios(emulator_client, merchant) as scenarios:
         for marker in request.node.iter_markers("emulator_scenario"):
             if marker.kwargs or not marker.args:
@@ -143,6 +181,14 @@ def _emulator_merchant(
             for name in marker.args:
                 scenarios.activate(name)
         yield merchant
+
+
+def _new_merchant(request: pytest.FixtureRequest, client: EmulatorClient) -> Merchant:
+    marker = _clock_marker(request) or _ClockMarker(None, None)
+    if marker.mode == SERVER:
+        return client.new_merchant()
+    mode: Mode = "real" if marker.mode == "real" else "frozen"
+    return client.new_merchant(clock=mode, now=marker.start)
 
 
 class _Scenarios:
@@ -201,10 +247,17 @@ def _bank(emulator_client: EmulatorClient, emulator_merchant: Merchant) -> Itera
 
 
 @pytest.fixture(name="emulator_clock")
-def _emulator_clock(emulator_client: EmulatorClient) -> EmulatorClock:
-    """Freeze, advance, shift, move_to, resume; put back to real time after the test."""
+def _emulator_clock(
+    request: pytest.FixtureRequest, emulator_client: EmulatorClient
+) -> EmulatorClock:
+    """Freeze, advance, shift, move_to, resume, next, schedule: the clock of the test's
+    merchant when the test has one (nothing to undo after), else the server clock (put back
+    to real time after the test)."""
     from emulator.testing import EmulatorClock
 
+    if _on_merchant_clock(request):
+        merchant: Merchant = request.getfixturevalue("emulator_merchant")
+        return EmulatorClock(emulator_client, merchant)
     return EmulatorClock(emulator_client)
 
 

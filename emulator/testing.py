@@ -3,14 +3,17 @@
 ``emulator.pytest_plugin`` is a thin shim over these classes::
 
     with EmulatorServer() as server, server.client() as control:
-        merchant = control.new_merchant()
+        merchant = control.new_merchant(clock="frozen")  # its own clock, at the server's now
         with control.gateway(merchant) as gateway:
             gateway.post("clients/", json={"email": "jane@example.com"})
+        EmulatorClock(control, merchant).advance(timedelta(days=1))  # moves that merchant only
 
-The in-process emulator's real-mode clock reads ``time.time()``, so freezegun (or time-machine)
-in a test moves the emulator too (``emulator.live_server.loop_factory`` says why its event loop
-keeps running meanwhile). Waits here poll in real time with ``time.sleep`` and a bounded number
-of attempts, never against a deadline read from a clock that a test may have frozen.
+The in-process emulator's real-mode clocks read ``time.time()``, so freezegun (or
+time-machine) in a test moves them too: the server clock (with every merchant that follows
+it) and a merchant's own clock in real mode; a frozen clock stands still.
+``emulator.live_server.loop_factory`` says why the emulator's event loop keeps running
+meanwhile. Waits here poll in real time with ``time.sleep`` and a bounded number of attempts,
+never against a deadline read from a clock that a test may have frozen.
 """
 
 from __future__ import annotations
@@ -33,13 +36,14 @@ from emulator.testing_records import (
     EmulatorError,
     Merchant,
     Profile,
+    ScheduledJob,
     SinkMessage,
 )
 
 __all__ = [
     "ClientCredentials", "ClockInfo", "Emulator", "EmulatorClient", "EmulatorClock",
     "EmulatorError", "EmulatorServer", "EmulatorStartError", "ExternalEmulator", "Merchant",
-    "Profile", "Sink", "SinkMessage", "unique_name",
+    "Profile", "ScheduledJob", "Sink", "SinkMessage", "unique_name",
 ]  # fmt: skip
 
 Instant = datetime | str  # an ISO-8601 string or a datetime (naive means UTC)
@@ -88,17 +92,28 @@ class Sink:
         )
 
 
-def _scope(merchant: Merchant | str | None) -> dict[str, Any]:
-    if merchant is None:
-        return {}
-    return {"merchant": merchant.company_id if isinstance(merchant, Merchant) else merchant}
+MerchantRef = Merchant | str  # a Merchant or its company_id
+NEXT = "next"  # advance(to=NEXT): to the next scheduled job
+
+
+def _company_id(merchant: MerchantRef) -> str:
+    return merchant.company_id if isinstance(merchant, Merchant) else merchant
+
+
+def _merchant_path(merchant: MerchantRef) -> str:
+    return f"merchants/{_company_id(merchant)}"
+
+
+def _scope(merchant: MerchantRef | None) -> dict[str, Any]:
+    return {} if merchant is None else {"merchant": _company_id(merchant)}
 
 
 class EmulatorClient:
     """The control plane (``/_emulator/``) of one emulator, over ``httpx``.
 
     Every method raises ``EmulatorError`` on a non-2xx answer. ``changed_clock`` turns True once
-    this client moved the clock or replaced the whole state (reset, restore).
+    this client moved the server clock or replaced the whole state (reset, restore); moving a
+    merchant's own clock (``merchant=``) does not count: no other merchant sees it.
     """
 
     def __init__(
@@ -136,9 +151,16 @@ class EmulatorClient:
         body: dict[str, Any] = response.json()
         return body
 
-    def _clock_call(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        self.changed_clock = True
-        return self.call("POST", path, json=body)
+    def _clock_call(
+        self, path: str, body: dict[str, Any] | None = None, merchant: MerchantRef | None = None
+    ) -> dict[str, Any]:
+        """POST a clock verb to the server clock, or to ``merchant``'s own clock. Only the
+        server clock counts as ``changed_clock``: a merchant's own clock is that merchant's."""
+        if merchant is None:
+            self.changed_clock = True
+            return self.call("POST", path, json=body)
+        answer = self.call("POST", f"{_merchant_path(merchant)}/{path}", json=body)
+        return {**answer, "own": True}  # a merchant's clock verbs act on its own clock only
 
     def health(self) -> dict[str, Any]:
         return self.call("GET", "health")
@@ -147,10 +169,19 @@ class EmulatorClient:
         """Wipe all state and reseed; the clock goes back to how the emulator was started."""
         return msgspec.convert(self._clock_call("reset"), ClockInfo)
 
-    def new_merchant(self, name: str | None = None) -> Merchant:
-        """A fresh merchant that sees nothing of any other."""
-        body = {"name": name} if name is not None else None
-        return msgspec.convert(self.call("POST", "merchants", json=body), Merchant)
+    def new_merchant(
+        self, name: str | None = None, *, clock: Mode | None = None, now: Instant | None = None
+    ) -> Merchant:
+        """A fresh merchant that sees nothing of any other. With ``clock`` ("frozen" or "real")
+        or ``now``, it owns a clock of its own, in that mode (frozen by default) at ``now`` (the
+        server clock's instant by default); without either it follows the server clock."""
+        body: dict[str, Any] = {"name": name} if name is not None else {}
+        if clock is not None or now is not None:
+            setting: dict[str, Any] = {"mode": clock} if clock is not None else {}
+            if now is not None:
+                setting["now"] = _instant(now)
+            body["clock"] = setting
+        return msgspec.convert(self.call("POST", "merchants", json=body or None), Merchant)
 
     def snapshot(self, name: str) -> dict[str, Any]:
         return self.call("POST", f"snapshots/{name}")
@@ -160,46 +191,95 @@ class EmulatorClient:
         return msgspec.convert(self._clock_call(f"snapshots/{name}/restore"), ClockInfo)
 
     def requests(
-        self, merchant: Merchant | str | None = None, limit: int = 100
+        self, merchant: MerchantRef | None = None, limit: int = 100
     ) -> list[dict[str, Any]]:
         """The request journal, newest first (only ``merchant``'s requests when given)."""
         params: dict[str, Any] = {"limit": limit}
         if merchant is not None:
-            params["merchant"] = merchant.company_id if isinstance(merchant, Merchant) else merchant
+            params["merchant"] = _company_id(merchant)
         return list(self.call("GET", "requests", params=params)["requests"])
 
     def test_values(self) -> dict[str, Any]:
         return self.call("GET", "test-values")
 
-    def clock(self) -> ClockInfo:
-        return msgspec.convert(self.call("GET", "clock"), ClockInfo)
+    def clock(self, merchant: MerchantRef | None = None) -> ClockInfo:
+        """The server clock, or the clock ``merchant``'s time is read from (``own`` says whether
+        it is its own or the server's)."""
+        path = "clock" if merchant is None else f"{_merchant_path(merchant)}/clock"
+        return msgspec.convert(self.call("GET", path), ClockInfo)
 
-    def advance(
-        self, seconds: float | timedelta | None = None, to: Instant | None = None
-    ) -> tuple[ClockInfo, int]:
-        """Move forward by ``seconds`` or to ``to``, running due jobs in order on the way;
-        returns the clock and how many jobs ran."""
+    def set_clock(
+        self, merchant: MerchantRef, mode: Mode | None = None, now: Instant | None = None
+    ) -> ClockInfo:
+        """Give ``merchant`` a clock of its own (or set its own anew): in ``mode`` (frozen by
+        default) at ``now`` (the server clock's instant by default). A jump: nothing runs on
+        the way, only what is then due."""
+        body: dict[str, Any] = {"mode": mode} if mode is not None else {}
+        if now is not None:
+            body["now"] = _instant(now)
+        answer = self.call("PUT", f"{_merchant_path(merchant)}/clock", json=body)
+        return msgspec.convert(answer, ClockInfo)
+
+    def _advance(
+        self,
+        seconds: float | timedelta | None,
+        to: Instant | None,
+        merchant: MerchantRef | None,
+    ) -> dict[str, Any]:
         if isinstance(seconds, timedelta):
             seconds = seconds.total_seconds()
         body: dict[str, Any] = {"seconds": seconds} if seconds is not None else {}
         if to is not None:
-            body["to"] = _instant(to)
-        answer = self._clock_call("clock/advance", body)
+            body["to"] = "next" if to == NEXT else _instant(to)
+        return self._clock_call("clock/advance", body, merchant)
+
+    def advance(
+        self,
+        seconds: float | timedelta | None = None,
+        to: Instant | None = None,
+        *,
+        merchant: MerchantRef | None = None,
+    ) -> tuple[ClockInfo, int]:
+        """Move forward by ``seconds`` or to ``to`` (an instant, or ``"next"``: the next
+        scheduled job's due time), running due jobs in order on the way; returns the clock and
+        how many jobs ran. The server clock, or ``merchant``'s own clock (``EmulatorError``
+        409 ``clock_not_own`` if it follows the server clock)."""
+        answer = self._advance(seconds, to, merchant)
         return msgspec.convert(answer, ClockInfo), int(answer["jobs_run"])
 
-    def freeze(self, at: Instant | None = None) -> ClockInfo:
+    def freeze(
+        self, at: Instant | None = None, *, merchant: MerchantRef | None = None
+    ) -> ClockInfo:
         """Stop the clock, now or at ``at`` (a jump: nothing runs on the way)."""
         body = {"at": _instant(at)} if at is not None else None
-        return msgspec.convert(self._clock_call("clock/freeze", body), ClockInfo)
+        return msgspec.convert(self._clock_call("clock/freeze", body, merchant), ClockInfo)
 
-    def resume(self, at: Instant | None = None, *, system: bool = False) -> ClockInfo:
+    def resume(
+        self,
+        at: Instant | None = None,
+        *,
+        system: bool = False,
+        merchant: MerchantRef | None = None,
+    ) -> ClockInfo:
         """Real mode again, going on from now (or from ``at``, or exactly on system time)."""
         body: dict[str, Any] | None = None
         if at is not None:
             body = {"at": _instant(at)}
         elif system:
             body = {"system": True}
-        return msgspec.convert(self._clock_call("clock/resume", body), ClockInfo)
+        return msgspec.convert(self._clock_call("clock/resume", body, merchant), ClockInfo)
+
+    def schedule(
+        self, merchant: MerchantRef | None = None, object_id: str | None = None, limit: int = 100
+    ) -> list[ScheduledJob]:
+        """Pending jobs, soonest first: of the server clock (every merchant that follows it),
+        or of ``merchant``'s clock; only those acting on ``object_id`` when given."""
+        path = "schedule" if merchant is None else f"{_merchant_path(merchant)}/schedule"
+        params: dict[str, Any] = {"limit": limit}
+        if object_id is not None:
+            params["object_id"] = object_id
+        jobs = self.call("GET", path, params=params)["jobs"]
+        return msgspec.convert(jobs, list[ScheduledJob])
 
     def scenarios(self) -> list[dict[str, Any]]:
         """Every scenario (shipped and loaded), each with where it is active."""
@@ -212,15 +292,11 @@ class EmulatorClient:
             raise EmulatorError(response)
         return str(response.json()["name"])
 
-    def activate_scenario(
-        self, name: str, merchant: Merchant | str | None = None
-    ) -> dict[str, Any]:
+    def activate_scenario(self, name: str, merchant: MerchantRef | None = None) -> dict[str, Any]:
         """Activate ``name`` for one merchant, or for every merchant when none is given."""
         return self.call("POST", f"scenarios/{name}/activate", json=_scope(merchant))
 
-    def deactivate_scenario(
-        self, name: str, merchant: Merchant | str | None = None
-    ) -> dict[str, Any]:
+    def deactivate_scenario(self, name: str, merchant: MerchantRef | None = None) -> dict[str, Any]:
         return self.call("POST", f"scenarios/{name}/deactivate", json=_scope(merchant))
 
     def sink(self, name: str | None = None, *, prefix: str = "sink") -> Sink:
@@ -235,29 +311,35 @@ class EmulatorClient:
 
 
 class EmulatorClock:
-    """A test's clock control, with time-machine's verbs (``shift``, ``move_to``) too."""
+    """A test's clock control, with time-machine's verbs (``shift``, ``move_to``) too: the
+    server clock, or with ``merchant`` that merchant's own clock (it moves nothing else)."""
 
-    def __init__(self, client: EmulatorClient) -> None:
+    def __init__(self, client: EmulatorClient, merchant: MerchantRef | None = None) -> None:
         self.client = client
+        self.merchant = merchant
+
+    def info(self) -> ClockInfo:
+        return self.client.clock(self.merchant)
 
     def now(self) -> datetime:
-        return self.client.clock().now
+        return self.info().now
 
     @property
     def mode(self) -> Mode:
-        return self.client.clock().mode
+        return self.info().mode
 
     def freeze(self, at: Instant | None = None) -> datetime:
-        return self.client.freeze(at).now
+        return self.client.freeze(at, merchant=self.merchant).now
 
-    def resume(self, at: Instant | None = None) -> datetime:
-        return self.client.resume(at).now
+    def resume(self, at: Instant | None = None, *, system: bool = False) -> datetime:
+        return self.client.resume(at, system=system, merchant=self.merchant).now
 
     def advance(
         self, seconds: float | timedelta | None = None, *, to: Instant | None = None
     ) -> int:
-        """Move forward, running every job that falls due in order; returns how many ran."""
-        return self.client.advance(seconds, to)[1]
+        """Move forward, running every job that falls due in order; returns how many ran.
+        ``to`` is an instant or ``"next"`` (the next scheduled job's due time)."""
+        return self.client.advance(seconds, to, merchant=self.merchant)[1]
 
     def shift(self, delta: float | timedelta) -> int:
         return self.advance(delta)
@@ -265,6 +347,16 @@ class EmulatorClock:
     def move_to(self, at: Instant) -> datetime:
         """Jump to ``at``, backwards too, keeping the mode; no jobs run on the way."""
         return self.freeze(at) if self.mode == "frozen" else self.resume(at)
+
+    def next(self) -> ScheduledJob:
+        """Advance to the next scheduled job and run it (with any others due then); returns
+        that job. ``EmulatorError`` 409 ``nothing_scheduled`` when there is none."""
+        answer = self.client._advance(None, NEXT, self.merchant)
+        return msgspec.convert(answer["next"], ScheduledJob)
+
+    def schedule(self, object_id: str | None = None, limit: int = 100) -> list[ScheduledJob]:
+        """This clock's pending jobs, soonest first (only ``object_id``'s when given)."""
+        return self.client.schedule(self.merchant, object_id, limit)
 
 
 class Emulator(abc.ABC):

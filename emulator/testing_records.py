@@ -38,8 +38,24 @@ class EmulatorError(Exception):
 
 
 class ClockInfo(msgspec.Struct, frozen=True):
+    """A clock as the control plane shows it. ``own`` says, for a merchant's clock, whether
+    the merchant owns it (False: it follows the server clock); None for the server clock."""
+
     now: datetime
     mode: Mode
+    own: bool | None = None
+
+
+class ScheduledJob(msgspec.Struct, frozen=True):
+    """A pending job as ``GET /_emulator/schedule`` shows it: when it is due, a stable ``kind``
+    (``purchase.expiry``, ``token.expiry``, ``payout.settlement``, ``delivery.attempt``, ...),
+    the object it acts on and a one-line ``description``."""
+
+    due: datetime
+    kind: str
+    object_type: str | None
+    object_id: str | None
+    description: str
 
 
 class Profile(msgspec.Struct, frozen=True, rename="camel"):
@@ -124,5 +140,5 @@ class SinkMessage(msgspec.Struct, frozen=True):
 # msgspec resolves a struct's (string) annotations on first use and keeps the result. Resolve
 # them now, at import: if the first use came inside freezegun's freeze_time, "datetime" would
 # resolve to its FakeDatetime and every later decode in the process would fail.
-for _struct in (ClockInfo, Profile, Merchant, SinkMessage):
+for _struct in (ClockInfo, ScheduledJob, Profile, Merchant, SinkMessage):
     msgspec.json.Decoder(_struct)

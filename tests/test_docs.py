@@ -106,7 +106,7 @@ def test_plugin_examples_in_the_readme_pass(pytester, monkeypatch):
     result = pytester.runpytest_subprocess(
         "-p", "emulator.pytest_plugin", "-p", "no:cacheprovider", timeout=60
     )
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=5)
 
 
 def test_plain_class_example_in_the_readme_runs():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -111,39 +113,80 @@ def test_each_test_gets_an_isolated_merchant(pytester: pytest.Pytester):
 
 
 def test_marker_sets_the_clock(pytester: pytest.Pytester):
-    """@pytest.mark.emulator: start= freezes there, clock= picks the mode, typos are errors."""
+    """@pytest.mark.emulator sets the clock of the test's merchant (its own; the server clock
+    is left alone), or the server clock for a test without a merchant or marked
+    clock="server" (whose merchant then follows it); start= freezes there, clock= picks the
+    mode, typos are errors."""
     pytester.makepyfile(
         """
         from datetime import datetime, timedelta, timezone
 
         import pytest
+        from emulator.testing import ClockInfo
 
         START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 
+        def on_system_time(info):
+            now = datetime.now(timezone.utc)
+            return info.mode == "real" and abs(info.now - now) < timedelta(seconds=5)
+
         @pytest.mark.emulator(start="2026-01-05T09:00:00Z")
-        def test_start_freezes(emulator_clock, gateway):
-            assert (emulator_clock.now(), emulator_clock.mode) == (START, "frozen")
+        def test_start_freezes_the_merchants_clock(emulator_client, emulator_clock, gateway):
+            assert emulator_client.clock(emulator_clock.merchant) == ClockInfo(
+                START, "frozen", own=True
+            )
             created = gateway.post("clients/", json={"email": "a@example.com"}).json()
             assert created["created_on"] == int(START.timestamp())
+            assert on_system_time(emulator_client.clock())
+
+        @pytest.mark.emulator(clock="real", start=START)
+        def test_merchant_real_from_start(emulator_client, emulator_clock, bank):
+            assert (emulator_clock.mode, emulator_clock.info().own) == ("real", True)
+            assert START <= emulator_clock.now() < START + timedelta(minutes=1)
+            assert on_system_time(emulator_client.clock())
+
+        @pytest.mark.emulator(clock="real")
+        def test_merchant_real_from_now(emulator_clock, emulator_merchant):
+            assert on_system_time(emulator_clock.info())
+            assert emulator_clock.info().own is True
+
+        @pytest.mark.emulator(clock="server", start=START)
+        def test_merchant_follows_the_server(emulator_client, emulator_merchant, emulator_clock):
+            assert emulator_clock.merchant is None
+            assert emulator_client.clock(emulator_merchant) == ClockInfo(START, "frozen", False)
+            assert emulator_client.clock() == ClockInfo(START, "frozen")
+
+        @pytest.mark.emulator(start="2026-01-05T09:00:00Z")
+        def test_server_start_freezes(emulator_clock):
+            assert emulator_clock.merchant is None
+            assert (emulator_clock.now(), emulator_clock.mode) == (START, "frozen")
 
         @pytest.mark.emulator(clock="frozen")
-        def test_frozen_now(emulator_clock):
+        def test_server_frozen_now(emulator_clock):
             assert emulator_clock.mode == "frozen"
             assert emulator_clock.now() == emulator_clock.now()
 
         @pytest.mark.emulator(clock="real", start=START)
-        def test_real_from_start(emulator_clock):
+        def test_server_real_from_start(emulator_clock):
             assert emulator_clock.mode == "real"
             assert START <= emulator_clock.now() < START + timedelta(minutes=1)
+
+        def test_server_put_back(emulator_client):
+            assert on_system_time(emulator_client.clock())
 
         @pytest.mark.emulator(speed=2)
         def test_unknown_argument(emulator_client):
             pass
+
+        @pytest.mark.emulator(clock="hourly")
+        def test_unknown_mode(emulator_merchant):
+            pass
         """
     )
     result = run(pytester)
-    result.assert_outcomes(passed=3, errors=1)
+    result.assert_outcomes(passed=8, errors=2)
     result.stdout.fnmatch_lines(["*@pytest.mark.emulator takes only start= and clock=*speed*"])
+    result.stdout.fnmatch_lines(["*emulator(clock='hourly'): use 'frozen', 'real' or 'server'*"])
 
 
 def test_clock_is_put_back_after_a_test_that_moved_it(pytester: pytest.Pytester):
@@ -175,15 +218,127 @@ def test_clock_is_put_back_after_a_test_that_moved_it(pytester: pytest.Pytester)
     run(pytester).assert_outcomes(passed=4)
 
 
+def test_tests_merchant_owns_its_clock(pytester: pytest.Pytester, outside: EmulatorServer):
+    """Against a shared emulator whose server clock is frozen: each test's merchant owns a
+    clock frozen at the server clock's instant (shown by X-Emulator-Time), emulator_clock
+    moves it and runs that merchant's jobs (its purchase goes overdue, its token expires). A
+    test's merchant's clock stays where the test left it and moves nothing else: the server
+    clock is neither moved nor put back to real time after."""
+    pytester.makepyfile(
+        """
+        from datetime import datetime, timedelta, timezone
+
+        import pytest
+        from emulator.testing import ClockInfo
+
+        SERVER = datetime(2027, 3, 1, 12, 0, tzinfo=timezone.utc)
+        START = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
+        SEEN = {}
+
+        def test_frozen_at_the_tests_start(emulator_client, emulator_merchant, gateway):
+            mine = ClockInfo(SERVER, "frozen", own=True)
+            assert emulator_client.clock(emulator_merchant) == mine
+            header = gateway.get("clients/").headers["X-Emulator-Time"]
+            assert datetime.fromisoformat(header) == SERVER
+
+        @pytest.mark.emulator(start=START)
+        def test_purchase_goes_overdue(emulator_merchant, emulator_clock, gateway):
+            body = {
+                "client": {"email": "payer@example.com"},
+                "purchase": {"products": [{"name": "Widget", "price": 1000}]},
+                "brand_id": emulator_merchant.brand_id,
+            }
+            purchase = gateway.post("purchases/", json=body).json()
+            (job,) = emulator_clock.schedule(object_id=purchase["id"])
+            assert (job.kind, job.due) == ("purchase.expiry", START + timedelta(hours=1))
+            assert emulator_clock.advance(timedelta(hours=2)) == 1
+            assert gateway.get(f"purchases/{purchase['id']}/").json()["status"] == "overdue"
+            assert emulator_clock.now() == START + timedelta(hours=2)
+            SEEN.update(merchant=emulator_merchant, now=emulator_clock.now())
+
+        def test_token_expires(emulator_client, emulator_clock, bank):
+            assert emulator_client.clock(SEEN["merchant"]).now == SEEN["now"]
+            assert emulator_clock.now() == SERVER
+            assert bank.get("merchantprofile").status_code == 200
+            job = emulator_clock.next()
+            assert (job.kind, job.due) == ("token.expiry", SERVER + timedelta(days=1))
+            response = bank.get("merchantprofile")
+            assert [r.status_code for r in response.history] == [401, 200]
+            assert emulator_client.clock(SEEN["merchant"]).now == SEEN["now"]
+            assert emulator_client.clock() == ClockInfo(SERVER, "frozen")
+            assert emulator_client.changed_clock is False
+        """
+    )
+    with outside.client() as control:
+        server = control.freeze("2027-03-01T12:00:00Z")
+        try:
+            run(pytester, "--emulator-url", outside.url).assert_outcomes(passed=3)
+            assert control.clock() == server
+        finally:
+            outside.follow_system_time()
+
+
+WORKER = """
+import time
+from datetime import timedelta
+from pathlib import Path
+
+ME, OTHER, DAYS = {me!r}, {other!r}, {days}
+
+def wait_for(name):
+    for _ in range(500):
+        if Path(name).exists():
+            return
+        time.sleep(0.02)
+    raise TimeoutError(name)
+
+def test_worker(emulator_clock, gateway):
+    start = emulator_clock.now()
+    Path(ME + ".started").touch()
+    wait_for(OTHER + ".started")
+    emulator_clock.advance(timedelta(days=DAYS))
+    Path(ME + ".advanced").touch()
+    wait_for(OTHER + ".advanced")
+    assert emulator_clock.now() == start + timedelta(days=DAYS)
+    created = gateway.post("clients/", json={{"email": ME + "@example.com"}}).json()
+    assert created["created_on"] == int((start + timedelta(days=DAYS)).timestamp())
+"""
+
+
+def test_parallel_runs_share_one_emulator(pytester: pytest.Pytester, outside: EmulatorServer):
+    """Two pytest processes (as pytest-xdist workers) against one external emulator, each
+    advancing its test's clock while the other does: each sees its own time only."""
+    pytester.makepyfile(
+        test_a=WORKER.format(me="a", other="b", days=10),
+        test_b=WORKER.format(me="b", other="a", days=20),
+    )
+    command = [sys.executable, "-m", "pytest", "-q", "--emulator-url", outside.url]
+    workers = [pytester.popen([*command, f"test_{me}.py"], stdin=subprocess.DEVNULL) for me in "ab"]
+    try:
+        outputs = [worker.communicate(timeout=60) for worker in workers]
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                worker.kill()
+                worker.communicate()
+    for worker, (stdout, stderr) in zip(workers, outputs, strict=True):
+        assert worker.returncode == 0, stdout.decode() + stderr.decode()
+    with outside.client() as control:
+        server = control.clock()
+    assert server.mode == "real"
+
+
 def test_freezegun_moves_the_in_process_emulator(pytester: pytest.Pytester):
     """Under freezegun the in-process emulator's real-mode clock is the frozen instant: when
     freezegun is on as the emulator starts, and after a test moved the clock (it is put back
-    with no offset at all)."""
+    with no offset at all). A test's merchant sees it when it follows the server clock
+    (clock="server"); its own frozen clock does not move."""
     pytester.makepyfile(
         """
         from datetime import datetime, timedelta, timezone
 
         import freezegun
+        import pytest
 
         FROZEN = datetime(2031, 5, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -191,6 +346,7 @@ def test_freezegun_moves_the_in_process_emulator(pytester: pytest.Pytester):
             response = gateway.post("clients/", json={"email": "f@example.com"})
             return response.json()["created_on"]
 
+        @pytest.mark.emulator(clock="server")
         @freezegun.freeze_time("2031-05-01 12:00:00")
         def test_emulator_starts_under_freezegun(gateway):
             assert post_client(gateway) == int(FROZEN.timestamp())
@@ -198,6 +354,12 @@ def test_freezegun_moves_the_in_process_emulator(pytester: pytest.Pytester):
         def test_moves_the_clock(emulator_clock):
             emulator_clock.advance(timedelta(days=2))
 
+        def test_own_clock_stays(gateway, emulator_clock):
+            with freezegun.freeze_time("2031-05-01 12:00:00"):
+                assert post_client(gateway) == int(emulator_clock.now().timestamp())
+            assert emulator_clock.now().year < 2031
+
+        @pytest.mark.emulator(clock="server")
         def test_freezegun(gateway, emulator_client):
             with freezegun.freeze_time("2031-05-01 12:00:00"):
                 created_on = post_client(gateway)
@@ -206,7 +368,7 @@ def test_freezegun_moves_the_in_process_emulator(pytester: pytest.Pytester):
             assert clock.json() == {"now": "2031-05-01T12:00:00Z", "mode": "real"}
         """
     )
-    run(pytester).assert_outcomes(passed=3)
+    run(pytester).assert_outcomes(passed=4)
 
 
 @pytest.mark.parametrize("how", ["option", "ini"])

@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import freezegun
@@ -250,6 +250,92 @@ def test_emulator_clock_verbs(frozen: EmulatorClient):
     assert clock.now() == EPOCH + HOUR
     assert clock.move_to("2026-01-01T00:00:00Z").isoformat() == "2026-01-01T00:00:00+00:00"
     assert clock.mode == "frozen"
+
+
+# -- a merchant's own clock ----------------------------------------------------------------------
+
+
+def test_new_merchant_with_its_own_clock(frozen: EmulatorClient):
+    """new_merchant(clock=, now=) gives it its own clock (frozen by default, at the server
+    clock's instant by default); without either it follows the server clock."""
+    day = EPOCH + timedelta(days=1)
+    assert frozen.clock(frozen.new_merchant(clock="frozen", now=day)) == ClockInfo(
+        day, "frozen", own=True
+    )
+    assert frozen.clock(frozen.new_merchant(now=day)) == ClockInfo(day, "frozen", own=True)
+    assert frozen.clock(frozen.new_merchant(clock="frozen")) == ClockInfo(EPOCH, "frozen", True)
+    real = frozen.clock(frozen.new_merchant(clock="real").company_id)
+    assert (real.mode, real.own) == ("real", True)
+    assert EPOCH <= real.now < EPOCH + timedelta(seconds=5)
+    assert frozen.clock(frozen.new_merchant()) == ClockInfo(EPOCH, "frozen", own=False)
+    assert frozen.clock() == ClockInfo(EPOCH, "frozen")
+
+
+def test_merchant_clock_moves_alone(control: EmulatorClient):
+    """advance, freeze and resume with merchant= move that merchant's clock only: the server
+    clock is untouched and the client has nothing to put back (changed_clock stays False)."""
+    mine = control.new_merchant(clock="frozen", now=EPOCH)
+    assert control.advance(HOUR, merchant=mine) == (ClockInfo(EPOCH + HOUR, "frozen", True), 0)
+    later = EPOCH + timedelta(days=2)
+    assert control.advance(to=later, merchant=mine)[0].now == later
+    assert control.freeze(EPOCH, merchant=mine) == ClockInfo(EPOCH, "frozen", own=True)
+    resumed = control.resume(merchant=mine.company_id)
+    assert (resumed.mode, resumed.own) == ("real", True)
+    assert EPOCH <= resumed.now < EPOCH + timedelta(seconds=5)
+    on_system = control.resume(system=True, merchant=mine)
+    assert abs(on_system.now - datetime.now(UTC)) < timedelta(seconds=5)
+    server = control.clock()
+    assert server.mode == "real"
+    assert abs(server.now - datetime.now(UTC)) < timedelta(seconds=5)
+    assert control.changed_clock is False
+
+
+def test_merchant_that_follows_the_server_clock(frozen: EmulatorClient):
+    """Moving a merchant that follows the server clock is a 409 clock_not_own; set_clock gives
+    it its own clock, taking its jobs along (they leave the server's schedule)."""
+    follower = frozen.new_merchant()
+    with pytest.raises(EmulatorError) as refused:
+        frozen.advance(HOUR, merchant=follower)
+    assert (refused.value.status, refused.value.code) == (409, "clock_not_own")
+    with frozen.bank(follower) as bank:
+        bank.get("merchantprofile")
+    expiry = [(j.kind, j.object_id) for j in frozen.schedule(object_id=follower.client_id)]
+    assert expiry == [("token.expiry", follower.client_id)]
+    assert frozen.set_clock(follower, now=EPOCH + HOUR) == ClockInfo(EPOCH + HOUR, "frozen", True)
+    assert frozen.schedule(object_id=follower.client_id) == []
+    (job,) = frozen.schedule(follower)
+    assert (job.due, job.kind, job.object_type) == (
+        EPOCH + timedelta(days=1),
+        "token.expiry",
+        "token",
+    )
+    assert frozen.set_clock(follower.company_id, "real", EPOCH).mode == "real"
+
+
+def test_merchant_clock_verbs(frozen: EmulatorClient):
+    """EmulatorClock(client, merchant): next() goes to the next job and names it, schedule()
+    lists that merchant's jobs; the jobs run on its clock (its token expires)."""
+    merchant = frozen.new_merchant(clock="frozen", now=EPOCH)
+    clock = EmulatorClock(frozen, merchant)
+    with frozen.bank(merchant) as bank:
+        assert bank.get("merchantprofile").status_code == 200
+        assert [job.kind for job in clock.schedule()] == ["token.expiry"]
+        job = clock.next()
+        assert (job.kind, job.due, clock.now()) == (
+            "token.expiry",
+            EPOCH + timedelta(days=1),
+            job.due,
+        )
+        response = bank.get("merchantprofile")
+    assert [r.status_code for r in response.history] == [401, 200]  # expired, renewed
+    assert clock.shift(HOUR) == 0
+    assert clock.advance(to="next") == 1  # the new token's expiry
+    assert clock.move_to(EPOCH) == EPOCH
+    assert (clock.mode, clock.info().own) == ("frozen", True)
+    assert clock.schedule() == []
+    with pytest.raises(EmulatorError, match="nothing_scheduled"):
+        clock.next()
+    assert frozen.clock() == ClockInfo(EPOCH, "frozen")
 
 
 def test_follow_system_time_is_exact_under_freezegun(

@@ -96,3 +96,12 @@ def pending_on(tx: Tx, key: str, limit: int) -> list[Job]:
         (key, limit),
     )
     return [_row_to_job(row) for row in rows]
+
+
+def pending_of(tx: Tx, merchant_id: str, limit: int) -> list[Job]:
+    """A merchant's pending jobs, soonest first, whichever clock they run on."""
+    rows = tx.all(
+        _COLUMNS + " WHERE state = 'pending' AND merchant_id = ? ORDER BY due_us, id LIMIT ?",
+        (merchant_id, limit),
+    )
+    return [_row_to_job(row) for row in rows]

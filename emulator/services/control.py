@@ -21,7 +21,7 @@ from emulator.kernel.clock import (
     to_us,
 )
 from emulator.kernel.dbfile import NotADatabase
-from emulator.kernel.jobs import pending_on
+from emulator.kernel.jobs import pending_of, pending_on
 from emulator.kernel.storage import Tx
 from emulator.kernel.timeline import SERVER, ClockBackwards, ClockOutOfRange, Timeline
 from emulator.repos import merchants as merchants_repo
@@ -220,12 +220,17 @@ async def give_clock(
 
 
 async def schedule(
-    rt: Runtime, timeline: Timeline, object_id: str | None, limit: int
+    rt: Runtime, timeline: Timeline, merchant_id: str | None, object_id: str | None, limit: int
 ) -> list[dict[str, Any]]:
-    """The timeline's pending jobs, soonest first, as a user reads them."""
+    """Pending jobs, soonest first, as a user reads them: the merchant's (``merchant_id``), or
+    those of every merchant on the timeline."""
+    scan = limit if object_id is None else SCHEDULE_SCAN
 
     def read(tx: Tx) -> list[dict[str, Any]]:
-        jobs = pending_on(tx, timeline.key, limit if object_id is None else SCHEDULE_SCAN)
+        if merchant_id is not None:
+            jobs = pending_of(tx, merchant_id, scan)
+        else:
+            jobs = pending_on(tx, timeline.key, scan)
         return schedule_view.describe_all(tx, jobs, object_id)[:limit]
 
     return await rt.db.read(read)

@@ -26,7 +26,6 @@ from emulator.kernel.clock import (
     parse_iso,
     to_us,
 )
-from emulator.kernel.timeline import Timeline
 from emulator.services import control, deliveries, merchants, payer, payouts
 from emulator.services.control import ControlError
 from emulator.services.payer import CardForm
@@ -191,14 +190,14 @@ async def merchant_advance(request: Request) -> Response:
     rt = runtime(request)
     how = _advance_body(await json_body(request))
     timeline = await control.own_timeline(rt, request.path_params["company_id"])
-    return JSON(await control.advance(rt, how, timeline))
+    return JSON({**await control.advance(rt, how, timeline), "own": True})
 
 
 async def merchant_freeze(request: Request) -> Response:
     rt = runtime(request)
     at = _instant(await json_body(request), "at")
     timeline = await control.own_timeline(rt, request.path_params["company_id"])
-    return JSON(await control.freeze(rt, at, timeline))
+    return JSON({**await control.freeze(rt, at, timeline), "own": True})
 
 
 async def merchant_resume(request: Request) -> Response:
@@ -206,28 +205,30 @@ async def merchant_resume(request: Request) -> Response:
     body = await json_body(request)
     at, system = _instant(body, "at"), _system(body)
     timeline = await control.own_timeline(rt, request.path_params["company_id"])
-    return JSON(await control.resume(rt, at, system, timeline))
+    return JSON({**await control.resume(rt, at, system, timeline), "own": True})
 
 
-async def _schedule(request: Request, timeline: Timeline) -> Response:
+async def _schedule(request: Request, company_id: str | None) -> Response:
+    rt = runtime(request)
     query = request.query_params
     limit = parse_int(query.get("limit", "100"))
     if limit is None or not 1 <= limit <= 1000:
         raise ControlError(400, "invalid", "'limit' must be an integer from 1 to 1000")
-    jobs = await control.schedule(runtime(request), timeline, query.get("object_id"), limit)
-    return JSON({**control.clock_view(runtime(request), timeline), "jobs": jobs})
+    timeline = rt.scheduler.timeline_of(company_id)
+    jobs = await control.schedule(rt, timeline, company_id, query.get("object_id"), limit)
+    return JSON({**control.clock_view(rt, timeline), "jobs": jobs})
 
 
 async def server_schedule(request: Request) -> Response:
     """Pending jobs of every merchant that follows the server clock, soonest first."""
-    return await _schedule(request, runtime(request).scheduler.server)
+    return await _schedule(request, None)
 
 
 async def merchant_schedule(request: Request) -> Response:
-    rt = runtime(request)
+    """The merchant's pending jobs, soonest first, on whichever clock it follows."""
     company_id = request.path_params["company_id"]
-    await control.merchant_clock(rt, company_id)  # 404 for an unknown merchant
-    return await _schedule(request, rt.scheduler.timeline_of(company_id))
+    await control.merchant_clock(runtime(request), company_id)  # 404 for an unknown merchant
+    return await _schedule(request, company_id)
 
 
 async def save_snapshot(request: Request) -> Response:
