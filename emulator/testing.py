@@ -18,7 +18,6 @@ never against a deadline read from a clock that a test may have frozen.
 
 from __future__ import annotations
 
-import abc
 import re
 import time
 import uuid
@@ -29,7 +28,7 @@ import httpx
 import msgspec
 
 from emulator.kernel.clock import Mode, iso, parse_iso
-from emulator.live_server import EmulatorStartError, LiveServer
+from emulator.live_server import EmulatorStartError
 from emulator.testing_records import (
     ClientCredentials,
     ClockInfo,
@@ -39,6 +38,7 @@ from emulator.testing_records import (
     ScheduledJob,
     SinkMessage,
 )
+from emulator.testing_servers import Emulator, EmulatorServer, ExternalEmulator
 
 __all__ = [
     "ClientCredentials", "ClockInfo", "Emulator", "EmulatorClient", "EmulatorClock",
@@ -357,60 +357,3 @@ class EmulatorClock:
     def schedule(self, object_id: str | None = None, limit: int = 100) -> list[ScheduledJob]:
         """This clock's pending jobs, soonest first (only ``object_id``'s when given)."""
         return self.client.schedule(self.merchant, object_id, limit)
-
-
-class Emulator(abc.ABC):
-    """An emulator reachable over HTTP: ``EmulatorServer`` or ``ExternalEmulator``."""
-
-    url: str  # base URL of every interface, e.g. http://127.0.0.1:8400
-    admin_token: str | None = None
-
-    @abc.abstractmethod
-    def start(self) -> Self: ...
-
-    @abc.abstractmethod
-    def stop(self) -> None: ...
-
-    def client(self, *, timeout: float = 10.0) -> EmulatorClient:
-        return EmulatorClient(self.url, admin_token=self.admin_token, timeout=timeout)
-
-    def follow_system_time(self) -> None:
-        """Real mode with the clock on system time, as a fresh emulator has it."""
-        with self.client() as client:
-            client.resume(system=True)
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-
-class ExternalEmulator(Emulator):
-    """An emulator that is already running elsewhere (``make run``, a service in CI)."""
-
-    def __init__(self, url: str, *, admin_token: str | None = None, timeout: float = 5.0) -> None:
-        self.url, self.admin_token, self.timeout = url.rstrip("/"), admin_token, timeout
-
-    def start(self) -> Self:
-        """Wait (up to ``timeout``) until it answers the health check; starts nothing."""
-        with self.client(timeout=2.0) as client:
-            for attempt in range(max(1, round(self.timeout / POLL))):
-                if attempt:
-                    time.sleep(POLL)
-                try:
-                    client.health()
-                    return self
-                except (httpx.TransportError, EmulatorError) as exc:
-                    problem = f"{type(exc).__name__}: {exc}"
-        raise EmulatorStartError(
-            f"no emulator answers GET {self.url}/_emulator/health ({problem}); "
-            "start one with `make run` or `payments-emulator serve`"
-        )
-
-    def stop(self) -> None:
-        """Nothing to stop: it belongs to someone else."""
-
-
-class EmulatorServer(LiveServer, Emulator):
-    """The real emulator in a background thread of this process (see ``LiveServer``)."""
