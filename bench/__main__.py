@@ -23,7 +23,7 @@ from importlib import metadata
 from pathlib import Path
 from types import FrameType
 
-from bench import bank, billing, deliveries, figures, purchases
+from bench import bank, billing, clocks, deliveries, figures, purchases
 from bench.client import BenchError
 from bench.figures import progress
 from bench.plan import FULL, QUICK, Plan
@@ -104,12 +104,14 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.loads += purchases.throughput(plan, emulator)
     report.loads += bank.eft_collection_creates(plan, emulator)
     report.timings.append(figures.fresh_merchants(plan, emulator))
+    report.timings.append(clocks.fresh_merchants_with_clock(plan, emulator))
     journal = figures.journal_entries(emulator)
     modes = f"{_journal_mode(emulator.db)} (emulator), {_journal_mode(bare.db)} (bare)"
 
     state = start("emulator-state", "bench.serve_emulator", "/_emulator/health")
     report.timings.append(figures.snapshot_restore(plan, state))
     report.timings.append(figures.clock_advance(plan, state))
+    report.timings.append(clocks.own_clock_advance(plan, state))
     receiver = start("receiver", "bench.receiver", "/health")
     report.timings.append(deliveries.deliveries(plan, state, receiver))
     report.timings.append(figures.cold_start(plan, workdir))
@@ -117,6 +119,8 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.timings.append(bank.advance_with_pending(plan, collections))
     subscriptions = start("emulator-billing", "bench.serve_emulator", "/_emulator/health")
     report.timings.append(billing.year_of_monthly_billing(plan, subscriptions))
+    isolation = start("emulator-isolation", "bench.serve_emulator", "/_emulator/health")
+    report.timings += clocks.latency_isolation(plan, isolation)
 
     report.environment["sqlite"] = (
         f"{sqlite3.sqlite_version}; journal_mode read back from the files: {modes}; "
@@ -128,9 +132,14 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
         "throughput figures share one emulator and one baseline, measured alternately; "
         "snapshot and clock figures use a second, fresh emulator; the pending-collections "
         "advance a third (its clock frozen on a Monday morning), the year of billing a "
-        "fourth (frozen at its subscribers' first payment)",
+        "fourth (frozen at its subscribers' first payment), the latency isolation a fifth "
+        "(merchant A on its own clock, frozen at its subscribers' first payment; merchant B "
+        "on the server's real clock)",
+        "merchant-clock figures: each own clock is frozen at creation; the own-clock advance "
+        "issues its tokens on a merchant's own clock (on the snapshot emulator, after the "
+        "server-clock advance) and advances that clock alone",
         f"ratios compare req/s at concurrency {plan.ratio_concurrency}; "
-        "the fresh-merchant target applies to its p99",
+        "the fresh-merchant targets and the isolation target apply to their p99",
         "cold start runs the payments-emulator console script, whose uvicorn loop='auto' and "
         f"http='auto' pick {_auto_choice()}",
     ]
@@ -141,7 +150,7 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
             f"figures (machine has {os.cpu_count()} cores): they competed with the servers and "
             "the load generator; rerun on a quiet machine before trusting small differences"
         )
-    for server in (emulator, bare, state, collections, subscriptions, receiver):
+    for server in (emulator, bare, state, collections, subscriptions, isolation, receiver):
         if server.log_tail(1):
             report.notes.append(f"{server.name} logged: {server.log_tail(5)!r}")
     return report

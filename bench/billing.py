@@ -4,7 +4,7 @@ subscribers (DESIGN.md "Time": the cost follows the jobs, not the span)."""
 from __future__ import annotations
 
 from bench import load
-from bench.client import BenchError, call, expect
+from bench.client import BenchError, Reply, call, expect
 from bench.figures import JSON, SETUP_SECONDS, bearer, create_objects, new_merchant, progress
 from bench.load import Spec
 from bench.plan import Plan
@@ -80,17 +80,51 @@ def _cycles(server: Server, headers: dict[str, str], template: str) -> list[int]
         page += 1
 
 
+def subscribe_and_pay(
+    server: Server, merchant: dict[str, str], count: int
+) -> tuple[dict[str, str], str]:
+    """A monthly template of ``merchant`` with ``count`` subscribers, each first purchase paid
+    (at the merchant's instant): the merchant's JSON headers and the template's id."""
+    headers = {**bearer(merchant), **JSON}
+    template = _template(server, headers, merchant["brand_id"])
+    progress(f"subscribing {count:,} clients to a monthly template")
+    clients = create_objects(server, "/api/v1/clients/", bearer(merchant), count, "subscriber")
+    _pay(server, _subscribe(server, headers, template, clients))
+    return headers, template
+
+
+def billed(
+    name: str, server: Server, headers: dict[str, str], template: str, count: int, advance: Reply
+) -> Timing:
+    """The figure of a year's advance over ``count`` subscribers of ``template``: its time, and
+    an error for each subscriber not billed all 12 months."""
+    jobs = int(advance.json()["jobs_run"])
+    passed = _cycles(server, headers, template)
+    bills = sum(passed) - len(passed)  # each subscriber's first cycle is the purchase paid above
+    expected = count * BILLS_PER_SUBSCRIBER
+    short = [n for n in passed if n != 1 + BILLS_PER_SUBSCRIBER]
+    rate = bills / (advance.ms / 1000) if advance.ms > 0 else 0.0
+    return Timing(
+        name=name,
+        runs=1,
+        errors=len(short) + abs(count - len(passed)),
+        label="total",
+        value_ms=advance.ms,
+        detail=f"{bills:,} bills charged and paid = {rate:,.0f} bills/s; {jobs:,} jobs run",
+        extra={"bills": bills, "bills_per_second": rate, "jobs_run": jobs},
+        error_samples=[f"{bills} of {expected} bills paid; {len(short)} subscribers short"]
+        if bills != expected or short
+        else [],
+    )
+
+
 def year_of_monthly_billing(plan: Plan, server: Server) -> Timing:
     """Freeze the clock, subscribe ``subscribers`` clients to a monthly template and pay each
     first purchase, then time one advance of 365 days (12 charges per subscriber)."""
     expect(call(server.port, "POST", "/_emulator/clock/freeze", {"at": START}), 200, "freeze")
     merchant = new_merchant(server)
-    headers = {**bearer(merchant), **JSON}
     count = plan.subscribers
-    template = _template(server, headers, merchant["brand_id"])
-    progress(f"subscribing {count:,} clients to a monthly template")
-    clients = create_objects(server, "/api/v1/clients/", bearer(merchant), count, "subscriber")
-    _pay(server, _subscribe(server, headers, template, clients))
+    headers, template = subscribe_and_pay(server, merchant, count)
     progress("advancing the clock 365 days over monthly billing")
     reply = expect(
         call(
@@ -103,21 +137,6 @@ def year_of_monthly_billing(plan: Plan, server: Server) -> Timing:
         200,
         "advance the clock",
     )
-    jobs = int(reply.json()["jobs_run"])
-    passed = _cycles(server, headers, template)
-    bills = sum(passed) - len(passed)  # each subscriber's first cycle is the purchase paid above
-    expected = count * BILLS_PER_SUBSCRIBER
-    short = [n for n in passed if n != 1 + BILLS_PER_SUBSCRIBER]
-    rate = bills / (reply.ms / 1000) if reply.ms > 0 else 0.0
-    return Timing(
-        name=f"{YEAR_OF_BILLING} ({count:,} subscribers)",
-        runs=1,
-        errors=len(short) + abs(count - len(passed)),
-        label="total",
-        value_ms=reply.ms,
-        detail=f"{bills:,} bills charged and paid = {rate:,.0f} bills/s; {jobs:,} jobs run",
-        extra={"bills": bills, "bills_per_second": rate, "jobs_run": jobs},
-        error_samples=[f"{bills} of {expected} bills paid; {len(short)} subscribers short"]
-        if bills != expected or short
-        else [],
+    return billed(
+        f"{YEAR_OF_BILLING} ({count:,} subscribers)", server, headers, template, count, reply
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 import msgspec
 
 from bench import load
-from bench.client import BenchError, call, expect
+from bench.client import BenchError, Reply, call, expect
 from bench.load import Spec
 from bench.plan import Plan
 from bench.procs import Server, free_port, launch, wait_healthy
@@ -208,13 +208,19 @@ def ratios(plan: Plan, loads: list[Load]) -> list[Ratio]:
     ]
 
 
-def fresh_merchants(plan: Plan, emulator: Server) -> Timing:
-    """Sequential ``POST /_emulator/merchants``: what a test pays for an isolated merchant."""
-    progress(f"{plan.merchants} fresh merchants, one at a time")
+def fresh_merchants(
+    plan: Plan, emulator: Server, name: str = FRESH_MERCHANT, body: object = None
+) -> Timing:
+    """Sequential ``POST /_emulator/merchants`` (with ``body`` as JSON if given): what a test
+    pays for an isolated merchant."""
+    what = "" if body is None else f" ({name})"
+    progress(f"{plan.merchants} fresh merchants{what}, one at a time")
     spec = Spec(
         port=emulator.port,
         method="POST",
         path="/_emulator/merchants",
+        headers={} if body is None else JSON,
+        body="" if body is None else msgspec.json.encode(body).decode(),
         expect=201,
         requests=plan.merchants,
         warmup=min(10, plan.merchants),
@@ -222,7 +228,7 @@ def fresh_merchants(plan: Plan, emulator: Server) -> Timing:
     )
     result = load.measure(spec)
     return Timing(
-        name=FRESH_MERCHANT,
+        name=name,
         runs=result.requests,
         errors=result.errors,
         label="p50",
@@ -266,12 +272,11 @@ def snapshot_restore(plan: Plan, server: Server) -> Timing:
     )
 
 
-def clock_advance(plan: Plan, server: Server) -> Timing:
-    """Issue ``tokens`` OAuth tokens (one expiry job each), then advance past their expiry."""
-    merchant = new_merchant(server)
+def issue_tokens(plan: Plan, server: Server, merchant: dict[str, str]) -> load.Result:
+    """``tokens`` OAuth access tokens of ``merchant``: each schedules its expiry job (on the
+    merchant's clock)."""
     basic = base64.b64encode(f"{merchant['client_id']}:{merchant['client_secret']}".encode())
     progress(f"issuing {plan.tokens:,} access tokens")
-    concurrency = min(64, plan.tokens)
     tokens = load.measure(
         Spec(
             port=server.port,
@@ -282,13 +287,44 @@ def clock_advance(plan: Plan, server: Server) -> Timing:
                 "Content-Type": "application/x-www-form-urlencoded",
             },
             body="grant_type=client_credentials",
-            concurrency=concurrency,
+            concurrency=min(64, plan.tokens),
             requests=plan.tokens,
             seconds=SETUP_SECONDS,
         )
     )
     if tokens.errors or tokens.requests != plan.tokens:
         raise BenchError(f"issuing tokens: {tokens.errors} errors, e.g. {tokens.error_samples}")
+    return tokens
+
+
+def advance_timing(
+    name: str, plan: Plan, tokens: load.Result, advance: Reply, target: Target | None = None
+) -> Timing:
+    """The figure of an advance past the expiry of ``plan.tokens`` tokens: its time and rate
+    (which ``target``, in jobs/s, applies to)."""
+    jobs = int(advance.json()["jobs_run"])
+    rate = jobs / (advance.ms / 1000) if advance.ms > 0 else 0.0
+    short = jobs < plan.tokens
+    concurrency = min(64, plan.tokens)
+    return Timing(
+        name=name,
+        runs=1,
+        errors=int(short),
+        label="total",
+        value_ms=advance.ms,
+        target=target,
+        judged=None if target is None else rate,
+        judged_as="",
+        detail=f"{jobs:,} jobs run = {rate:,.0f} jobs/s "
+        f"(the {plan.tokens:,} tokens: {tokens.rps:,.0f} req/s at concurrency {concurrency})",
+        extra={"jobs_run": jobs, "jobs_per_second": rate, "token_rps": tokens.rps},
+        error_samples=[f"only {jobs} of {plan.tokens} expiry jobs ran"] if short else [],
+    )
+
+
+def clock_advance(plan: Plan, server: Server) -> Timing:
+    """Issue ``tokens`` OAuth tokens (one expiry job each), then advance past their expiry."""
+    tokens = issue_tokens(plan, server, new_merchant(server))
     progress(f"advancing the clock {plan.advance_seconds:,} s")
     reply = expect(
         call(
@@ -301,20 +337,7 @@ def clock_advance(plan: Plan, server: Server) -> Timing:
         200,
         "advance the clock",
     )
-    jobs = int(reply.json()["jobs_run"])
-    rate = jobs / (reply.ms / 1000) if reply.ms > 0 else 0.0
-    short = jobs < plan.tokens
-    return Timing(
-        name=CLOCK_ADVANCE,
-        runs=1,
-        errors=int(short),
-        label="total",
-        value_ms=reply.ms,
-        detail=f"{jobs:,} jobs run = {rate:,.0f} jobs/s "
-        f"(the {plan.tokens:,} tokens: {tokens.rps:,.0f} req/s at concurrency {concurrency})",
-        extra={"jobs_run": jobs, "jobs_per_second": rate, "token_rps": tokens.rps},
-        error_samples=[f"only {jobs} of {plan.tokens} expiry jobs ran"] if short else [],
-    )
+    return advance_timing(CLOCK_ADVANCE, plan, tokens, reply)
 
 
 def cold_start(plan: Plan, workdir: Path) -> Timing:

@@ -8,6 +8,9 @@ and sends the next one (no pipelining). Requests are encoded before the clock st
 response is parsed only as far as its status line and ``Content-Length``. The first
 ``warmup`` requests are not recorded; recording stops after ``requests`` requests or
 ``seconds`` seconds, whichever comes first. Every status is checked against ``expect``.
+With ``stop_file``, recording also stops once that file exists, and ``recording`` is written
+to stderr as the first recorded request goes out: :func:`measure_during` records the load
+while the harness does something else (another merchant's clock advance).
 
 Templates: ``{n}`` in the path or body becomes the request's index (so every request can
 carry a unique e-mail address); ``{id}`` becomes ``ids[n % len(ids)]``.
@@ -18,20 +21,26 @@ from __future__ import annotations
 import asyncio
 import os
 import resource
+import select
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import TypeVar, cast
 
 import msgspec
 
 from bench.client import BenchError
 
 ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 SAMPLES = 3  # unexpected responses kept as examples
 GRACE = 30.0  # seconds a run may take beyond its recording time before it is cut off
+STOP_POLL = 0.002  # seconds between looks for a Spec's stop_file
+RECORDING = b"recording\n"  # written to stderr when a run with a stop_file starts recording
 
 
 class Spec(msgspec.Struct, frozen=True, kw_only=True):
@@ -49,6 +58,7 @@ class Spec(msgspec.Struct, frozen=True, kw_only=True):
     seconds: float = 3.0  # recording time, at most
     warmup: int = 0  # requests sent first and not recorded
     keep_ids: bool = False  # return the "id" of every recorded JSON response
+    stop_file: str = ""  # stop once this file exists (polled every STOP_POLL seconds)
 
 
 class Result(msgspec.Struct, frozen=True, kw_only=True):
@@ -117,6 +127,7 @@ class _Run:
         self.total = spec.warmup + spec.requests
         self.limit_ns = int(spec.seconds * 1e9)
         self.issued = 0
+        self.stopping = False  # the stop file appeared: send nothing more
         self.started_ns: int | None = None  # first recorded request sent
         self.last_ns = 0  # last recorded response received
         self.latencies_ns: list[int] = []
@@ -131,13 +142,15 @@ class _Run:
 
     def next_request(self) -> tuple[bytes, bool] | None:
         """The next request and whether it is recorded; None once the run is over."""
-        if self.issued >= self.total or self.finished.done():
+        if self.issued >= self.total or self.finished.done() or self.stopping:
             return None
         recorded = self.issued >= self.spec.warmup
         if recorded:
             now = time.perf_counter_ns()
             if self.started_ns is None:
                 self.started_ns = now
+                if self.spec.stop_file:
+                    os.write(sys.stderr.fileno(), RECORDING)
             elif now - self.started_ns >= self.limit_ns:
                 return None
         payload = self.payloads[self.issued % len(self.payloads)]
@@ -296,12 +309,25 @@ async def run(spec: Spec) -> Result:
     wall_before = time.perf_counter()
     connections = await asyncio.gather(*(state.connect() for _ in range(spec.concurrency)))
     deadline = loop.call_later(spec.seconds + GRACE, state.abort)
+    watch: asyncio.TimerHandle | None = None
+
+    def look_for_stop() -> None:
+        nonlocal watch
+        if os.path.exists(spec.stop_file):
+            state.stopping = True  # each connection closes after its response in flight
+        else:
+            watch = loop.call_later(STOP_POLL, look_for_stop)
+
+    if spec.stop_file:
+        look_for_stop()
     try:
         for connection in connections:
             connection.send_next()
         await state.finished
     finally:
         deadline.cancel()
+        if watch is not None:
+            watch.cancel()
     cpu = _cpu_seconds() - cpu_before
     wall = time.perf_counter() - wall_before
     machine_after = machine_busy_seconds()
@@ -371,6 +397,75 @@ def measure(spec: Spec) -> Result:
             f"{completed.stderr.decode('utf-8', 'replace')[-2000:]}"
         )
     return msgspec.json.decode(completed.stdout, type=Result)
+
+
+def measure_during(spec: Spec, action: Callable[[], T]) -> tuple[Result, T]:
+    """Run ``spec`` in a fresh load-generator process and, once it records, ``action()`` in
+    this one; recording stops when ``action`` returns (the requests then in flight complete).
+
+    ``spec.seconds`` and ``spec.requests`` are ceilings only: make them larger than
+    ``action`` can take, and compare ``Result.seconds`` with its duration.
+    """
+    with tempfile.TemporaryDirectory(prefix="payments-bench-stop-") as tmp:
+        stop = Path(tmp) / "stop"
+        given = Path(tmp) / "spec.json"
+        given.write_bytes(msgspec.json.encode(msgspec.structs.replace(spec, stop_file=str(stop))))
+        with given.open("rb") as stdin:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "bench.load"],
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=ROOT,
+                bufsize=0,
+            )
+        try:
+            assert process.stderr is not None
+            early = _await_recording(process.stderr.fileno(), deadline=GRACE + 15.0)
+            if not early.startswith(RECORDING):
+                process.kill()
+                _, rest = process.communicate()
+                raise BenchError(
+                    "load generator did not start recording: "
+                    f"{(early + rest).decode('utf-8', 'replace')[-2000:]}"
+                )
+            try:
+                outcome = action()
+            finally:
+                stop.touch()
+            timeout = GRACE + 15.0
+            try:
+                out, err = process.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                raise BenchError(
+                    f"load generator still running {timeout:.0f} s after its stop: killed"
+                ) from None
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    if process.returncode != 0:
+        raise BenchError(
+            f"load generator failed ({process.returncode}): "
+            f"{err.decode('utf-8', 'replace')[-2000:]}"
+        )
+    return msgspec.json.decode(out, type=Result), outcome
+
+
+def _await_recording(fd: int, deadline: float) -> bytes:
+    """What the load generator wrote to stderr up to its first line (or its exit, or the
+    deadline in seconds)."""
+    data = b""
+    end = time.monotonic() + deadline
+    while b"\n" not in data:
+        left = end - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def main() -> None:

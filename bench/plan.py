@@ -22,6 +22,7 @@ class Plan:
     pending_collections: int = 10_000  # EFT collections pending when the clock advances a day
     deliveries: int = 1_000  # payouts executed, each delivering one signed webhook
     subscribers: int = 1_000  # monthly subscribers billed for a year in one clock advance
+    isolation_requests: int = 200_000  # ceiling of B's requests during A's advance (isolation)
 
     @property
     def ratio_concurrency(self) -> int:
@@ -43,4 +44,5 @@ QUICK = Plan(
     pending_collections=50,
     deliveries=30,
     subscribers=20,
+    isolation_requests=20_000,
 )

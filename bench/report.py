@@ -78,6 +78,7 @@ class Timing:
     p99_ms: float | None = None
     target: Target | None = None
     judged: float | None = None  # the number compared with the target; value_ms if None
+    judged_as: str = "p99"  # what ``judged`` is, printed beside the target ("" for nothing)
     detail: str = ""
     extra: dict[str, float] = field(default_factory=dict)
     error_samples: list[str] = field(default_factory=list)
@@ -163,8 +164,8 @@ def render(report: Report) -> str:
         value = f"{t.label} {_number(t.value_ms)} ms"
         p99 = "-" if t.p99_ms is None else _number(t.p99_ms)
         target = "" if t.target is None else str(t.target)
-        if t.target is not None and t.judged is not None:
-            target += " (p99)"
+        if t.target is not None and t.judged is not None and t.judged_as:
+            target += f" ({t.judged_as})"
         lines.append(
             f"  {t.name:<36}{t.runs:>6,}{t.errors:>8}{value:>18}{p99:>9}"
             f"  {target:<16}{t.verdict}".rstrip()

@@ -26,6 +26,11 @@ FIGURES = (
     "advance a day, pending collections",
     "deliveries per second to a local receiver",
     "year of monthly billing",
+    "fresh merchant with its own clock",
+    "clock advance, merchant's own clock",
+    "B create-client c8, A idle",
+    "B create-client c8, A advancing",
+    "A's year of billing, own clock",
 )
 
 
@@ -52,9 +57,13 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     }
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 2 and len(figures["timings"]) == 7
-    advance = next(x for x in figures["timings"] if x["name"] == "clock advance")
-    assert advance["extra"]["jobs_run"] >= 50
+    assert len(figures["ratios"]) == 2 and len(figures["timings"]) == 12
+    timings = {x["name"]: x for x in figures["timings"]}
+    for name in ("clock advance", "clock advance, merchant's own clock"):
+        assert timings[name]["errors"] == 0 and timings[name]["extra"]["jobs_run"] >= 50
+    assert timings["clock advance, merchant's own clock"]["verdict"] in ("PASS", "MISS")
+    own = timings["fresh merchant with its own clock"]
+    assert own["errors"] == 0 and own["runs"] == 20 and own["verdict"] in ("PASS", "MISS")
     pending = next(x for x in figures["timings"] if x["name"].startswith("advance a day"))
     assert pending["extra"]["jobs_run"] >= 50
     delivered = next(x for x in figures["timings"] if x["name"].startswith("deliveries"))
@@ -62,3 +71,14 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
     assert delivered["extra"]["deliveries_per_second"] > 0
     billed = next(x for x in figures["timings"] if x["name"].startswith("year of monthly"))
     assert billed["errors"] == 0 and billed["extra"]["bills"] == 20 * 12
+
+    idle, during = timings["B create-client c8, A idle"], timings["B create-client c8, A advancing"]
+    assert idle["errors"] == 0 and idle["runs"] > 0 and idle["p99_ms"] > 0
+    assert during["errors"] == 0 and during["runs"] > 0 and during["p99_ms"] > 0
+    assert during["verdict"] in ("PASS", "MISS")
+    assert during["extra"]["idle_p99_ms"] == idle["p99_ms"]
+    # B's recording spans A's advance (it starts just before A's advance is sent)
+    assert during["extra"]["seconds"] * 1000 >= 0.95 * during["extra"]["advance_ms"]
+    a_year = timings["A's year of billing, own clock"]
+    assert a_year["errors"] == 0 and a_year["extra"]["bills"] == 20 * 12
+    assert a_year["value_ms"] == during["extra"]["advance_ms"]

@@ -72,7 +72,10 @@ class Timelines(dict[str, Timeline]):
         """Inside a unit of work: ``merchant_id`` owns ``clock`` from now on, and its jobs
         move to that clock's timeline. Registered on the writer, inside the unit, so no unit
         after it schedules a job of this merchant on the server's timeline."""
-        tx.execute("UPDATE jobs SET timeline = ? WHERE merchant_id = ?", (merchant_id, merchant_id))
+        tx.execute(
+            "UPDATE jobs SET timeline = ? WHERE merchant_id = ? AND state = 'pending'",
+            (merchant_id, merchant_id),
+        )
         return self.adopt(merchant_id, clock)
 
     def adopt(self, merchant_id: str, clock: Clock) -> Timeline:

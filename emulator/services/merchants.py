@@ -64,7 +64,7 @@ async def create(
             repo.save_own_clock(
                 tx, seed.company_id, state.mode, state.frozen_at_us, state.offset_us
             )
-            rt.scheduler.timelines.give_own_clock(tx, seed.company_id, clock)
+            rt.scheduler.timelines.adopt(seed.company_id, clock)  # a new merchant has no jobs
         return seed, profiles
 
     seed, profiles = await rt.db.write(unit)
