@@ -120,10 +120,14 @@ class DeliveryEngine:
             except Exception:
                 log.exception("delivery dispatch failed")
 
-    async def flush(self, *, wait: bool = True) -> None:
+    async def flush(
+        self, *, wait: bool = True, merchant_id: str | None = None, sink_path: str | None = None
+    ) -> None:
         """Dispatch every new event, then start what is due now (first attempts included).
         With ``wait`` (the control plane, before it shows deliveries or sink messages) it also
-        waits for the sends, and for what they release, so what it shows is never behind."""
+        waits for the sends, and for what they release, so what it shows is never behind: the
+        sends of ``merchant_id`` only, or those to ``sink_path`` only, when given (another
+        merchant's hanging receiver holds up nobody else's reads)."""
         scheduler = self._rt.scheduler
         for _ in range(FLUSH_ROUNDS):
             async with self._dispatching:
@@ -132,9 +136,26 @@ class DeliveryEngine:
             started = await scheduler.run_due_everywhere()  # sends start in the background...
             if not wait:
                 return
-            await scheduler.settle()  # ...and are waited for here
-            if not started and not scheduler.any_due():
+            waited = await self._wait_for_sends(merchant_id, sink_path)  # ...waited for here
+            if not started and not waited:
                 return
+
+    async def _wait_for_sends(self, merchant_id: str | None, sink_path: str | None) -> bool:
+        """Wait for the sends under way that match; whether there were any."""
+        sends = self._rt.scheduler.running(SEND_JOB)
+        if merchant_id is not None:
+            sends = [(job, task) for job, task in sends if job.merchant_id == merchant_id]
+        if sink_path is not None and sends:
+            ids = [int(job.payload["message"]) for job, _ in sends]
+            urls = await self._rt.db.read(lambda tx: repo.urls(tx, ids))
+            sends = [
+                (job, task)
+                for job, task in sends
+                if httpx.URL(urls.get(int(job.payload["message"]), "")).path == sink_path
+            ]
+        if sends:
+            await asyncio.gather(*(task for _, task in sends), return_exceptions=True)
+        return bool(sends)
 
     # -- dispatch ----------------------------------------------------------------------------
 

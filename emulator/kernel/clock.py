@@ -85,18 +85,32 @@ class Clock:
         self._mode: Mode = "real"
         self._offset_us = 0
         self._frozen_at_us = 0
+        self._held_real = False  # held still by an advance, real again after it
         self.configure(mode, start)
 
     def configure(self, mode: Mode, start: datetime | None) -> None:
         """Set the mode and, optionally, the current time (a fresh start or a reset)."""
         start_us = to_us(start) if start is not None else _system_us()
+        self._held_real = False
         self._mode = mode
         self._frozen_at_us = start_us
         self._offset_us = start_us - _system_us() if start is not None else 0
 
     @property
     def mode(self) -> Mode:
-        return self._mode
+        return "real" if self._held_real else self._mode
+
+    def hold(self) -> None:
+        """Stand still at the current instant while an advance plays its jobs; ``mode`` and
+        ``state`` still say what the clock is once ``release`` lets it go (a real clock goes
+        on in real time from where the advance left it)."""
+        self._held_real = self._held_real or self._mode == "real"
+        self._mode, self._frozen_at_us = "frozen", self.now_us()
+
+    def release(self) -> None:
+        if self._held_real:
+            self._held_real = False
+            self.resume()
 
     def now_us(self) -> int:
         if self._mode == "frozen":
@@ -115,21 +129,27 @@ class Clock:
 
     def freeze(self, at_us: int | None = None) -> None:
         at = self.now_us() if at_us is None else at_us
+        self._held_real = False
         self._mode = "frozen"
         self._frozen_at_us = at
 
     def resume(self, at_us: int | None = None) -> None:
         """Back to real mode, continuing from now (or from ``at_us``)."""
         at = self.now_us() if at_us is None else at_us
+        self._held_real = False
         self._mode = "real"
         self._offset_us = at - _system_us()
 
     def state(self) -> ClockState:
+        if self._held_real:  # stored as real from this instant: a restart or restore goes on
+            now_us = self.now_us()
+            return ClockState(mode="real", frozen_at_us=now_us, offset_us=now_us - _system_us())
         return ClockState(
             mode=self._mode, frozen_at_us=self._frozen_at_us, offset_us=self._offset_us
         )
 
     def restore(self, state: ClockState) -> None:
+        self._held_real = False
         self._mode = state.mode
         self._frozen_at_us = state.frozen_at_us
         self._offset_us = state.offset_us

@@ -76,7 +76,7 @@ class Scheduler:
         self.timelines = Timelines(clocks)
         self.server = self.timelines.server
         self._changed = asyncio.Event()
-        self._running: dict[int, tuple[asyncio.Task[None], str]] = {}  # async jobs under way
+        self._running: dict[int, tuple[asyncio.Task[None], str, Job]] = {}  # async, under way
         self._kicking: asyncio.Task[None] | None = None
         # Called on the writer before each step of a run (the delivery engine dispatches the
         # events of the step before: their first attempts are due at their instant).
@@ -181,17 +181,15 @@ class Scheduler:
                 raise ClockBackwards("the clock only moves forward")
             if not in_clock_range(target_us):  # checked here: concurrent advances add up
                 raise ClockOutOfRange(f"the clock stays {CLOCK_RANGE}")
-            real = clock.mode == "real"
             timeline.advancing = True
-            clock.freeze()  # each instant holds still while its work runs
+            clock.hold()  # each instant holds still while its work runs
             try:
                 await self.settle(timeline)  # background work finishes at its own time first
                 count = await self._run_until(timeline, target_us, move_clock=True)
                 clock.set_us(target_us)
             finally:
                 timeline.advancing = False
-                if real:
-                    clock.resume()
+                clock.release()
         self._after_hold(timeline)
         return count
 
@@ -224,14 +222,18 @@ class Scheduler:
     async def settle(self, timeline: Timeline | None = None) -> None:
         """Wait for the background async jobs under way (of one timeline, or all)."""
         keys = None if timeline is None else {timeline.key}
-        while tasks := [t for t, key in self._running.values() if keys is None or key in keys]:
+        while tasks := [t for t, key, _ in self._running.values() if keys is None or key in keys]:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    def running(self, kind: str) -> list[tuple[Job, asyncio.Task[None]]]:
+        """The background jobs of ``kind`` under way."""
+        return [(job, task) for task, _, job in self._running.values() if job.kind == kind]
 
     async def cancel_running(self) -> None:
         """Stop the background async jobs under way; their jobs stay pending."""
         if self._kicking is not None:
             self._kicking.cancel()
-        tasks = [task for task, _ in self._running.values()]
+        tasks = [task for task, _, _ in self._running.values()]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -284,7 +286,7 @@ class Scheduler:
                     self._kick()
 
         task = asyncio.get_running_loop().create_task(run(), name=f"job-{job.id}")
-        self._running[job.id] = (task, timeline.key)
+        self._running[job.id] = (task, timeline.key, job)
 
     def _kick(self) -> None:
         """Start what is due now (what a background job released, what waited for a slot or

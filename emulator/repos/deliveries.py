@@ -226,3 +226,12 @@ def give_up_target(tx: Tx, merchant_id: str, kind: str, target_id: str) -> int:
         (merchant_id, kind, target_id),
     )
     return cursor.rowcount
+
+
+def urls(tx: Tx, message_ids: list[int]) -> dict[int, str]:
+    """The URL of each of these messages (those that still exist)."""
+    rows = tx.all(
+        "SELECT id, url FROM delivery_messages WHERE id IN (SELECT value FROM json_each(?))",
+        (msgspec.json.encode(message_ids).decode(),),
+    )
+    return {row[0]: row[1] for row in rows}

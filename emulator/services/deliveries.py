@@ -42,7 +42,7 @@ async def of_object(
     """The attempts for one object of the merchant, oldest first; 404 when nothing of the
     merchant's names it (no event, and not one of its payouts)."""
     object_type, not_found = SOURCE_TYPES[source_type]
-    await rt.deliveries.flush()
+    await rt.deliveries.flush(merchant_id=merchant_id)
 
     def unit(tx: Tx) -> list[dict[str, Any]] | None:
         known = repo.object_known(tx, merchant_id, object_type, object_id) or (
@@ -68,7 +68,7 @@ async def recent(
     limit: int,
     before_id: int | None,
 ) -> list[dict[str, Any]]:
-    await rt.deliveries.flush()
+    await rt.deliveries.flush(merchant_id=merchant_id)
     rows = await rt.db.read(
         lambda tx: repo.recent_attempts(tx, merchant_id, object_id, kind, limit, before_id)
     )

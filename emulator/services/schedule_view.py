@@ -284,7 +284,8 @@ def delivery_send(tx: Tx, job: Job) -> Seen:
         line += _idle(f"the message is {message.state}")
     elif attempt is not None and attempt != message.attempts + 1:
         line += _idle(f"{message.attempts} attempts were made already")
-    return Seen(message.object_id, line, message.object_type)
+    # the bank's objects go through the outbox as bank_collection etc.: named as the API does
+    return Seen(message.object_id, line, message.object_type.removeprefix("bank_"))
 
 
 # -- the table -----------------------------------------------------------------------------------

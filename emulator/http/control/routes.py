@@ -275,7 +275,8 @@ async def sink_post(request: Request) -> Response:
 
 async def sink_get(request: Request) -> Response:
     name = request.path_params["name"]
-    await runtime(request).deliveries.flush()  # what is due to arrive has arrived
+    # what is due to arrive has arrived (sends to other receivers are not waited for)
+    await runtime(request).deliveries.flush(sink_path=request.url.path)
     return JSON({"name": name, "messages": await control.sink_messages(runtime(request), name)})
 
 
