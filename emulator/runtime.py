@@ -19,6 +19,7 @@ from emulator.delivery.gateway import OBJECT_TYPES, gateway_router
 from emulator.delivery.signing import Signer
 from emulator.delivery.transport import SelfRoutingTransport
 from emulator.domain.events import Event
+from emulator.kernel import ticker
 from emulator.kernel.clock import Clock, Clocks
 from emulator.kernel.ids import Ids
 from emulator.kernel.journal import Journal
@@ -137,7 +138,8 @@ class Runtime:
         )
         self.http = httpx.AsyncClient(transport=transport, timeout=5.0)
         self._ticker = asyncio.get_running_loop().create_task(
-            self.scheduler.tick_forever(self.settings.ticker_interval), name="scheduler-ticker"
+            ticker.tick_forever(self.scheduler, self.settings.ticker_interval),
+            name="scheduler-ticker",
         )
         self.deliveries.start()
 

@@ -53,6 +53,7 @@ SEND_JOB = "delivery.send"
 CURSOR_KEY = "delivery.cursor"
 DISPATCH_BATCH = 200
 FLUSH_ROUNDS = 20  # a delivered message releases the one behind it: a few rounds drain a chain
+SEND_WAIT_SECONDS = 1.0  # how long a read of deliveries waits for the sends under way
 TIME_HEADER = "X-Emulator-Time"
 DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
 
@@ -137,12 +138,14 @@ class DeliveryEngine:
             if not wait:
                 return
             waited = await self._wait_for_sends(merchant_id, sink_path)  # ...waited for here
-            if not started and not waited:
+            if waited is None or (not started and not waited):
                 return
 
-    async def _wait_for_sends(self, merchant_id: str | None, sink_path: str | None) -> bool:
-        """Wait for the sends under way that match; whether there were any."""
-        sends = self._rt.scheduler.running(SEND_JOB)
+    async def _wait_for_sends(self, merchant_id: str | None, sink_path: str | None) -> bool | None:
+        """Wait for the sends under way that match; whether there were any, None when they
+        were not all done within ``SEND_WAIT_SECONDS``: a receiver that reads the API on
+        receipt of a send is answered before its own send's timeout."""
+        sends = self._rt.scheduler.under_way.running(SEND_JOB)
         if merchant_id is not None:
             sends = [(job, task) for job, task in sends if job.merchant_id == merchant_id]
         if sink_path is not None and sends:
@@ -153,9 +156,10 @@ class DeliveryEngine:
                 for job, task in sends
                 if httpx.URL(urls.get(int(job.payload["message"]), "")).path == sink_path
             ]
-        if sends:
-            await asyncio.gather(*(task for _, task in sends), return_exceptions=True)
-        return bool(sends)
+        if not sends:
+            return False
+        _, pending = await asyncio.wait([task for _, task in sends], timeout=SEND_WAIT_SECONDS)
+        return None if pending else True
 
     # -- dispatch ----------------------------------------------------------------------------
 

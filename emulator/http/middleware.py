@@ -84,10 +84,13 @@ class EmulatorMiddleware:
         decision = NO_FAULT
 
         async def journal_send(message: Message) -> None:
-            nonlocal status
+            nonlocal status, at_us
             if message["type"] == "http.response.start":
                 status = message["status"]
-                now = iso_us(self.rt.clock.now_us()).encode()
+                # the instant as served (a page that names an object is served on the clock of
+                # that object's merchant)
+                at_us = self.rt.clock.now_us()
+                now = iso_us(at_us).encode()
                 message = {
                     **message,
                     "headers": [*message["headers"], *decision.headers, (TIME_HEADER, now)],

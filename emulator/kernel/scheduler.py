@@ -15,17 +15,12 @@ jobs they schedule before the target run in order too. Consecutive atomic jobs s
 of work (a savepoint each), up to ``BATCH`` jobs or ``BATCH_SECONDS``, so a long advance costs
 one commit per batch and other merchants' writes wait one batch at most.
 
-``run_due`` does the same up to "now" without moving the clock: the ticker calls it for every
-real-mode timeline, every request for its merchant's, so observed state is never stale; it
-does nothing while its timeline is advancing or paused (the holder runs what is due).
-
-*Atomic* handlers ``fn(tx, job)`` commit with the job's removal. *Async* handlers
-``await fn(job)`` (deliveries) are removed when they return; an exception marks the job failed
-(kept, never lost). ``advance`` awaits them at their due times; ``run_due`` starts them in the
-background, at most ``ASYNC_AT_ONCE`` at a time, so a request never waits on a slow receiver;
-when one finishes, what fell due meanwhile starts at once. An advance, freeze or resume of a
-timeline first waits for its background jobs (a reset or restore cancels them). Every job is
-served on its timeline's clock (``Clocks.using``): its "now" is its merchant's instant.
+``run_due`` does the same up to "now" without moving the clock (``kernel.ticker`` calls it for
+real-mode timelines, every request for its merchant's); nothing while its timeline is held.
+*Atomic* handlers ``fn(tx, job)`` commit with the job's removal; *async* ones ``await fn(job)``
+(deliveries): an advance awaits them at their instants, ``run_due`` starts them in the
+background (``kernel.underway``). A failing job is kept as failed. Every job is served on its
+timeline's clock (``Clocks.using``): its "now" is its merchant's instant.
 """
 
 from __future__ import annotations
@@ -43,7 +38,16 @@ import msgspec
 from emulator.kernel.clock import CLOCK_RANGE, Clocks, in_clock_range
 from emulator.kernel.jobs import Job, earliest_due, mark_failed, next_job
 from emulator.kernel.storage import Database, Tx
-from emulator.kernel.timeline import SERVER, ClockBackwards, ClockOutOfRange, Timeline, Timelines
+from emulator.kernel.timeline import (
+    SERVER,
+    ClockBackwards,
+    ClockOutOfRange,
+    NothingScheduled,
+    Timeline,
+    TimelineReplaced,
+    Timelines,
+)
+from emulator.kernel.underway import UnderWay
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +56,6 @@ AsyncHandler = Callable[[Job], Awaitable[None]]
 
 BATCH = 256  # atomic jobs per unit of work: bounds how long other writes wait behind one
 BATCH_SECONDS = 0.008  # ...and so does this: a batch of slow jobs (billing) ends sooner
-ASYNC_AT_ONCE = 16  # async jobs run_due lets run in the background together
 
 
 class _Batch(msgspec.Struct):
@@ -75,8 +78,8 @@ class Scheduler:
         self._async: dict[str, AsyncHandler] = {}
         self.timelines = Timelines(clocks)
         self.server = self.timelines.server
-        self._changed = asyncio.Event()
-        self._running: dict[int, tuple[asyncio.Task[None], str, Job]] = {}  # async, under way
+        self.changed = asyncio.Event()  # a job was scheduled or finished (the ticker waits)
+        self.under_way = UnderWay()
         self._kicking: asyncio.Task[None] | None = None
         # Called on the writer before each step of a run (the delivery engine dispatches the
         # events of the step before: their first attempts are due at their instant).
@@ -89,8 +92,7 @@ class Scheduler:
         self._async[kind] = handler
 
     def timeline_of(self, merchant_id: str | None) -> Timeline:
-        """The timeline a merchant's jobs run on: its own, or the server's."""
-        return self.timelines.of(merchant_id)
+        return self.timelines.of(merchant_id)  # its own, or the server's
 
     def schedule(
         self,
@@ -116,24 +118,33 @@ class Scheduler:
         timeline = self.timelines.get(key)
         if timeline is not None:  # else its clock is gone (a reset), and the job with it
             timeline.note(due_us)
-            self._changed.set()
+            self.changed.set()
 
     async def _reread_due(self, timeline: Timeline) -> None:
         noted = timeline.noted
         earliest = await self._db.read(
-            functools.partial(earliest_due, key=timeline.key, exclude=tuple(self._running))
+            functools.partial(earliest_due, key=timeline.key, exclude=self.under_way.ids())
         )
         timeline.reread(noted, earliest)
 
-    async def refresh(self) -> None:
-        """Re-read every timeline's earliest due time (after a start, reset or restore)."""
-        for timeline in list(self.timelines.values()):
+    async def refresh(self, *timelines: Timeline) -> None:
+        """Re-read the earliest due time of these timelines (all, after a start, reset or
+        restore)."""
+        for timeline in timelines or list(self.timelines.values()):
             await self._reread_due(timeline)
-        self._changed.set()
+        self.changed.set()
 
     async def next_job(self, timeline: Timeline) -> Job | None:
-        """The next pending job of the timeline, due or not."""
-        return await self._db.read(functools.partial(next_job, key=timeline.key, target_us=None))
+        """The next pending job of the timeline, due or not (not one under way)."""
+        return await self._db.read(
+            functools.partial(
+                next_job, key=timeline.key, target_us=None, exclude=self.under_way.ids()
+            )
+        )
+
+    def current(self, timeline: Timeline) -> bool:
+        """Whether ``timeline`` is still its key's (a reset or restore replaces them)."""
+        return self.timelines.get(timeline.key) is timeline
 
     # -- running -------------------------------------------------------------------------------
 
@@ -147,6 +158,8 @@ class Scheduler:
             timeline.skipped = True  # its holder kicks once it lets go
             return 0
         async with timeline.lock:
+            if not self.current(timeline):
+                return 0
             ran = await self._run_until(timeline, timeline.clock.now_us(), move_clock=False)
         self._after_hold(timeline)
         return ran
@@ -160,7 +173,7 @@ class Scheduler:
         return sum([await self.run_due(timeline) for timeline in list(self.timelines.values())])
 
     def any_due(self) -> bool:
-        return any(timeline.has_due() for timeline in self.timelines.values())
+        return any(timeline.has_due() for timeline in list(self.timelines.values()))
 
     async def advance(
         self,
@@ -169,13 +182,33 @@ class Scheduler:
         by_us: int | None = None,
         timeline: Timeline | None = None,
     ) -> int:
-        """Move the timeline's clock (the server's by default) to ``target_us`` or ``by_us`` from
-        now (once the clock is ours: concurrent advances add up), running due jobs on the way."""
-        timeline = timeline or self.server
+        """Move the timeline's clock (the server's by default) to ``target_us`` or ``by_us``
+        from now (once the clock is ours: concurrent advances add up), running due jobs on the
+        way; how many ran."""
+        return (await self._advance(timeline or self.server, target_us, by_us, False))[0]
+
+    async def advance_to_next(self, timeline: Timeline) -> tuple[int, Job]:
+        """Advance to the due time of the timeline's next job (found once the clock is ours);
+        how many ran, and that job."""
+        count, upcoming = await self._advance(timeline, None, None, True)
+        assert upcoming is not None
+        return count, upcoming
+
+    async def _advance(
+        self, timeline: Timeline, target_us: int | None, by_us: int | None, to_next: bool
+    ) -> tuple[int, Job | None]:
         clock = timeline.clock
+        upcoming: Job | None = None
         async with timeline.lock:
+            if not self.current(timeline):
+                raise TimelineReplaced("the state was replaced meanwhile (a reset or restore)")
             now_us = clock.now_us()
-            if by_us is not None:
+            if to_next:
+                upcoming = await self.next_job(timeline)
+                if upcoming is None:
+                    raise NothingScheduled("no job is scheduled on this clock")
+                target_us = max(upcoming.due_us, now_us)
+            elif by_us is not None:
                 target_us = now_us + by_us
             if target_us is None or target_us < now_us:
                 raise ClockBackwards("the clock only moves forward")
@@ -186,12 +219,17 @@ class Scheduler:
             try:
                 await self.settle(timeline)  # background work finishes at its own time first
                 count = await self._run_until(timeline, target_us, move_clock=True)
+                for _ in range(100):  # what requests scheduled during the last re-read
+                    due = timeline.next_due_us
+                    if due is None or due > target_us:
+                        break
+                    count += await self._run_until(timeline, target_us, move_clock=True)
                 clock.set_us(target_us)
             finally:
                 timeline.advancing = False
                 clock.release()
         self._after_hold(timeline)
-        return count
+        return count, upcoming
 
     @contextlib.asynccontextmanager
     async def paused(
@@ -203,6 +241,8 @@ class Scheduler:
         async with contextlib.AsyncExitStack() as stack:
             for held in timelines:
                 await stack.enter_async_context(held.lock)
+            if timeline is not None and not self.current(timeline):
+                raise TimelineReplaced("the state was replaced meanwhile (a reset or restore)")
             if cancel_running:
                 await self.cancel_running()
             else:
@@ -221,23 +261,13 @@ class Scheduler:
 
     async def settle(self, timeline: Timeline | None = None) -> None:
         """Wait for the background async jobs under way (of one timeline, or all)."""
-        keys = None if timeline is None else {timeline.key}
-        while tasks := [t for t, key, _ in self._running.values() if keys is None or key in keys]:
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-    def running(self, kind: str) -> list[tuple[Job, asyncio.Task[None]]]:
-        """The background jobs of ``kind`` under way."""
-        return [(job, task) for task, _, job in self._running.values() if job.kind == kind]
+        await self.under_way.settle(None if timeline is None else timeline.key)
 
     async def cancel_running(self) -> None:
         """Stop the background async jobs under way; their jobs stay pending."""
         if self._kicking is not None:
             self._kicking.cancel()
-        tasks = [task for task, _, _ in self._running.values()]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        self._running.clear()
+        await self.under_way.cancel()
 
     async def _run_until(self, timeline: Timeline, target_us: int, *, move_clock: bool) -> int:
         count = 0
@@ -248,9 +278,10 @@ class Scheduler:
                     timeline=timeline,
                     target_us=target_us,
                     move_clock=move_clock,
-                    exclude=tuple(self._running),
-                    # background slots all taken: atomic jobs go on, async ones wait for a slot
-                    skip=tuple(self._async) if len(self._running) >= ASYNC_AT_ONCE else (),
+                    exclude=self.under_way.ids(),
+                    # background slots all taken: atomic jobs go on, async ones wait for a
+                    # slot (an advance runs its own, not in the background)
+                    skip=tuple(self._async) if not move_clock and self.under_way.full() else (),
                 )
             )
             count += batch.ran
@@ -259,7 +290,8 @@ class Scheduler:
                 if move_clock:
                     if job.due_us > timeline.clock.now_us():
                         timeline.clock.set_us(job.due_us)
-                    await self._run_async(job, timeline)
+                    with self.under_way.inline(job.id):
+                        await self._run_async(job, timeline)
                 else:
                     self._start(job, timeline)
                 count += 1
@@ -280,13 +312,13 @@ class Scheduler:
                 cancelled = True  # stopping, or the state is being replaced: start nothing
                 raise
             finally:
-                self._running.pop(job.id, None)
-                self._changed.set()
+                self.under_way.remove(job.id)
+                self.changed.set()
                 if not cancelled:
                     self._kick()
 
         task = asyncio.get_running_loop().create_task(run(), name=f"job-{job.id}")
-        self._running[job.id] = (task, timeline.key, job)
+        self.under_way.add(job, timeline.key, task)
 
     def _kick(self) -> None:
         """Start what is due now (what a background job released, what waited for a slot or
@@ -364,24 +396,3 @@ class Scheduler:
         tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
         if self._save_clock is not None:
             self._save_clock(tx, timeline)
-
-    async def tick_forever(self, interval: float = 1.0) -> None:
-        """The real-mode ticker: run jobs as they fall due on every real-mode timeline."""
-        while True:
-            wait = interval
-            for timeline in list(self.timelines.values()):
-                if timeline.clock.mode != "real":
-                    continue
-                try:
-                    await self.run_due(timeline)
-                except Exception:
-                    log.exception("scheduler tick failed")
-                if timeline.next_due_us is not None:
-                    until = (timeline.next_due_us - timeline.clock.now_us()) / 1e6
-                    wait = max(0.0, min(wait, until))
-            self._changed.clear()
-            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation that
-            # arrives as the event is set, and the ticker would then never stop.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(wait):
-                    await self._changed.wait()

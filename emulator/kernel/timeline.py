@@ -20,6 +20,14 @@ class ClockOutOfRange(ValueError):
     """An advance past the clock's range (``kernel.clock.in_clock_range``)."""
 
 
+class NothingScheduled(LookupError):
+    """An advance to the next job of a clock that has none."""
+
+
+class TimelineReplaced(RuntimeError):
+    """A reset or restore replaced the timeline while a call waited for it."""
+
+
 class Timeline:
     """One clock and the jobs on it: the server's (key ``SERVER``) or a merchant's own."""
 

@@ -1,9 +1,11 @@
-"""Control-plane use cases: the clocks, reset, snapshots and the built-in sink."""
+"""Control-plane use cases: the clocks, reset and snapshots (the sink: ``services.sink``)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
+from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -17,15 +19,20 @@ from emulator.kernel.clock import (
     from_us,
     in_clock_range,
     iso,
-    parse_iso,
     to_us,
 )
 from emulator.kernel.dbfile import NotADatabase
-from emulator.kernel.jobs import pending_of, pending_on
+from emulator.kernel.jobs import Job, pending_of, pending_on
 from emulator.kernel.storage import Tx
-from emulator.kernel.timeline import SERVER, ClockBackwards, ClockOutOfRange, Timeline
+from emulator.kernel.timeline import (
+    SERVER,
+    ClockBackwards,
+    ClockOutOfRange,
+    NothingScheduled,
+    Timeline,
+    TimelineReplaced,
+)
 from emulator.repos import merchants as merchants_repo
-from emulator.repos import sink as sink_repo
 from emulator.services import merchants, schedule_view
 
 if TYPE_CHECKING:
@@ -33,7 +40,6 @@ if TYPE_CHECKING:
 
 CLOCK_KEY = "clock"
 SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-SINK_NAME = SNAPSHOT_NAME
 
 
 class ControlError(Exception):
@@ -105,29 +111,47 @@ class Advance(msgspec.Struct, frozen=True):
 
 async def advance(rt: Runtime, how: Advance, timeline: Timeline | None = None) -> dict[str, Any]:
     held = timeline or rt.scheduler.server
-    target: dict[str, Any] = {"by_us": how.by_us} if how.by_us is not None else {}
-    upcoming: dict[str, Any] | None = None
-    if how.to_us is not None:
-        target = {"target_us": how.to_us}
-    elif how.next:
-        job = await rt.scheduler.next_job(held)
-        if job is None:
-            raise ControlError(409, "nothing_scheduled", "no job is scheduled on this clock")
-        upcoming = await rt.db.read(lambda tx: schedule_view.describe(tx, job))
-        target = {"target_us": max(job.due_us, held.clock.now_us())}
+    upcoming: Job | None = None
     try:
-        jobs_run = await rt.scheduler.advance(timeline=held, **target)
+        if how.next:
+            jobs_run, upcoming = await rt.scheduler.advance_to_next(held)
+        elif how.to_us is not None:
+            jobs_run = await rt.scheduler.advance(how.to_us, timeline=held)
+        else:
+            jobs_run = await rt.scheduler.advance(by_us=how.by_us, timeline=held)
     except ClockBackwards:
         raise ControlError(
             400, "invalid", "the clock only moves forward; use freeze with 'at' to jump"
         ) from None
     except ClockOutOfRange as exc:
         raise ControlError(400, "invalid", str(exc)) from None
+    except NothingScheduled as exc:
+        raise ControlError(409, "nothing_scheduled", str(exc)) from None
+    except TimelineReplaced:
+        raise _replaced() from None
     await save_clock(rt, held)
     answer = {**clock_view(rt, held), "jobs_run": jobs_run}
     if upcoming is not None:
-        answer["next"] = upcoming
+        job = upcoming
+        answer["next"] = await rt.db.read(lambda tx: schedule_view.describe(tx, job))
     return answer
+
+
+def _replaced() -> ControlError:
+    return ControlError(
+        409, "clock_replaced", "a reset or restore replaced this clock meanwhile; try again"
+    )
+
+
+@contextlib.asynccontextmanager
+async def _held(rt: Runtime, timeline: Timeline) -> AsyncIterator[None]:
+    """The timeline paused (nothing runs on it meanwhile); 409 if a reset or restore replaced
+    it while this call waited for it."""
+    try:
+        async with rt.scheduler.paused(timeline):
+            yield
+    except TimelineReplaced:
+        raise _replaced() from None
 
 
 def _check_range(moment_us: int) -> None:
@@ -141,7 +165,7 @@ async def freeze(
     held = timeline or rt.scheduler.server
     if at is not None:
         _check_range(to_us(at))
-    async with rt.scheduler.paused(held):  # an advance under way would overwrite the jump
+    async with _held(rt, held):  # an advance under way would overwrite the jump
         held.clock.freeze(to_us(at) if at is not None else None)
         await save_clock(rt, held)
     await rt.scheduler.run_due(held)
@@ -157,7 +181,7 @@ async def resume(
         raise ControlError(400, "invalid", "give 'at' or 'system', not both")
     if at is not None:
         _check_range(to_us(at))
-    async with rt.scheduler.paused(held):  # an advance under way would overwrite the jump
+    async with _held(rt, held):  # an advance under way would overwrite the jump
         if system:
             held.clock.configure("real", None)
         else:
@@ -202,7 +226,7 @@ async def give_clock(
     chosen: Mode = mode or "frozen"
     timeline = rt.scheduler.timeline_of(company_id)
     if timeline.key == company_id:
-        async with rt.scheduler.paused(timeline):
+        async with _held(rt, timeline):
             timeline.clock.configure(chosen, from_us(at_us))
             await save_clock(rt, timeline)
     else:
@@ -214,7 +238,8 @@ async def give_clock(
             return given
 
         timeline = await rt.db.write(own)
-        await rt.scheduler.refresh()  # its jobs left the server's timeline for its own
+        # its jobs left the server's timeline for its own
+        await rt.scheduler.refresh(rt.scheduler.server, timeline)
     await rt.scheduler.run_due(timeline)
     return merchants.clock_view(rt, company_id)
 
@@ -342,42 +367,3 @@ def list_snapshots(rt: Runtime) -> list[str]:
     if not rt.snapshot_dir.is_dir():
         return []
     return sorted(p.stem for p in rt.snapshot_dir.glob("*.sqlite"))
-
-
-# -- sink ----------------------------------------------------------------------------------------
-
-
-def _sent_at(value: str | None) -> int | None:
-    if value is None or len(value) > 64:
-        return None
-    try:
-        at = to_us(parse_iso(value))
-    except ValueError:
-        return None
-    return at if in_clock_range(at) else None
-
-
-def _check_sink(name: str) -> None:
-    if not SINK_NAME.match(name):
-        raise ControlError(400, "invalid", "sink names are 1-64 letters, digits, '.', '_' or '-'")
-
-
-async def sink_receive(
-    rt: Runtime, name: str, method: str, path: str, headers: dict[str, str], body: str
-) -> int:
-    """Record a message; stamped with the instant its sender says it was sent at (the
-    emulator's deliveries say it, on their merchant's clock), else the server clock's now."""
-    _check_sink(name)
-    at = _sent_at(headers.get("x-emulator-time")) or rt.clock.server.now_us()
-    return await rt.db.write(lambda tx: sink_repo.insert(tx, name, at, method, path, headers, body))
-
-
-async def sink_messages(rt: Runtime, name: str) -> list[dict[str, Any]]:
-    _check_sink(name)
-    await rt.db.barrier()
-    return await rt.db.read(lambda tx: sink_repo.messages(tx, name))
-
-
-async def sink_clear(rt: Runtime, name: str) -> int:
-    _check_sink(name)
-    return await rt.db.write(lambda tx: sink_repo.clear(tx, name))

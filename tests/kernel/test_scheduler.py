@@ -322,7 +322,7 @@ async def test_a_background_job_starts_what_it_released_on_a_frozen_clock(runtim
 
 
 async def test_background_slots_are_bounded_and_atomic_jobs_go_on(runtime: Runtime):
-    from emulator.kernel.scheduler import ASYNC_AT_ONCE
+    from emulator.kernel.underway import ASYNC_AT_ONCE
 
     release = asyncio.Event()
     done: list[int] = []
@@ -341,7 +341,7 @@ async def test_background_slots_are_bounded_and_atomic_jobs_go_on(runtime: Runti
     await schedule(runtime, *[(f"b{i}", T0) for i in range(total)], kind="test.blocked")
     await schedule(runtime, ("atomic", T0))  # due with them, scheduled after them
     await runtime.scheduler.run_due()
-    assert len(runtime.scheduler._running) == ASYNC_AT_ONCE
+    assert len(runtime.scheduler.under_way.ids()) == ASYNC_AT_ONCE
     assert seen == [("atomic", T0)]  # ran past the async jobs waiting for a slot
     release.set()
     await asyncio.wait_for(all_done.wait(), timeout=5)

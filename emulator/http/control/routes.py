@@ -26,7 +26,7 @@ from emulator.kernel.clock import (
     parse_iso,
     to_us,
 )
-from emulator.services import control, deliveries, merchants, payer, payouts
+from emulator.services import control, deliveries, merchants, payer, payouts, sink
 from emulator.services.control import ControlError
 from emulator.services.payer import CardForm
 
@@ -262,7 +262,7 @@ async def sink_post(request: Request) -> Response:
     name = request.path_params["name"]
     raw = await read_body(request)
     headers = {k: v for k, v in request.headers.items()}
-    message_id = await control.sink_receive(
+    message_id = await sink.receive(
         runtime(request),
         name,
         request.method,
@@ -277,12 +277,12 @@ async def sink_get(request: Request) -> Response:
     name = request.path_params["name"]
     # what is due to arrive has arrived (sends to other receivers are not waited for)
     await runtime(request).deliveries.flush(sink_path=request.url.path)
-    return JSON({"name": name, "messages": await control.sink_messages(runtime(request), name)})
+    return JSON({"name": name, "messages": await sink.messages(runtime(request), name)})
 
 
 async def sink_delete(request: Request) -> Response:
     name = request.path_params["name"]
-    return JSON({"name": name, "deleted": await control.sink_clear(runtime(request), name)})
+    return JSON({"name": name, "deleted": await sink.clear(runtime(request), name)})
 
 
 async def deliveries_list(request: Request) -> Response:

@@ -1,0 +1,69 @@
+"""Async jobs under way: in the background (started by ``run_due``, at most ``ASYNC_AT_ONCE``
+at a time, so a request never waits on a slow receiver), or awaited by an advance itself
+(``inline``). Neither is started again while it runs, and callers can wait for them."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterator
+
+from emulator.kernel.jobs import Job
+
+ASYNC_AT_ONCE = 16  # async jobs run_due lets run in the background together
+
+
+class UnderWay:
+    def __init__(self) -> None:
+        self._tasks: dict[int, tuple[asyncio.Task[None], str, Job]] = {}  # by job id
+        self._inline: set[int] = set()
+
+    def ids(self) -> tuple[int, ...]:
+        return (*self._tasks, *self._inline)
+
+    def full(self) -> bool:
+        """Every background slot is taken."""
+        return len(self._tasks) >= ASYNC_AT_ONCE
+
+    def add(self, job: Job, timeline_key: str, task: asyncio.Task[None]) -> None:
+        self._tasks[job.id] = (task, timeline_key, job)
+
+    def remove(self, job_id: int) -> None:
+        self._tasks.pop(job_id, None)
+
+    @contextlib.contextmanager
+    def inline(self, job_id: int) -> Iterator[None]:
+        self._inline.add(job_id)
+        try:
+            yield
+        finally:
+            self._inline.discard(job_id)
+
+    def running(self, kind: str) -> list[tuple[Job, asyncio.Task[None]]]:
+        """The background jobs of ``kind`` (not the caller's own task: a receiver in this
+        process is called by its send, in the send's task)."""
+        me = asyncio.current_task()
+        return [
+            (job, task)
+            for task, _, job in self._tasks.values()
+            if job.kind == kind and task is not me
+        ]
+
+    async def settle(self, timeline_key: str | None = None) -> None:
+        """Wait for the background jobs of one timeline (or all); never for the caller's own
+        task, which would wait for itself."""
+        me = asyncio.current_task()
+        while tasks := [
+            task
+            for task, key, _ in self._tasks.values()
+            if (timeline_key is None or key == timeline_key) and task is not me
+        ]:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def cancel(self) -> None:
+        """Stop the background jobs; their jobs stay pending."""
+        tasks = [task for task, _, _ in self._tasks.values()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._tasks.clear()
