@@ -25,7 +25,7 @@ from emulator.http.control.routes import ROUTES as CONTROL
 from emulator.http.dialects import Dialect, Dialects
 from emulator.http.faults import DROPPED, SERVER_SEND
 from emulator.http.gateway import errors as gateway_errors
-from emulator.http.gateway.routes import PAGES as PAYOUT_PAGES
+from emulator.http.gateway.routes import PAGES as GATEWAY_PAGES
 from emulator.http.gateway.routes import ROUTES as GATEWAY
 from emulator.http.middleware import EmulatorMiddleware
 from emulator.http.pages.checkout import ROUTES as PAYER_PAGES
@@ -51,6 +51,7 @@ DIALECTS = Dialects(
     [
         ("/api/v1/", gateway_errors.DIALECT),
         ("/payouts/", gateway_errors.DIALECT),  # execution_url: a gateway page
+        ("/company_statements/", gateway_errors.DIALECT),  # download_url: a gateway page
         ("/v2/", bank_errors.DIALECT),
         ("/oauth2/", oauth.DIALECT),
         ("/_emulator/", control_errors.DIALECT),
@@ -105,7 +106,7 @@ def create_app(runtime: Runtime) -> Starlette:
     app = EmulatorApp(
         routes=[
             *_under("/api/v1", GATEWAY),
-            *PAYOUT_PAGES,
+            *GATEWAY_PAGES,
             *_under("/v2", BANK),
             *_under("/oauth2", oauth.ROUTES),
             *_under("/_emulator", CONTROL),

@@ -34,6 +34,7 @@ from emulator.services import (
     auth,
     billing_engine,
     collections,
+    company_statements,
     control,
     mandates,
     merchants,
@@ -88,6 +89,7 @@ class Runtime:
         collections.register(self)
         payments.register(self)
         billing_engine.register(self)
+        company_statements.register(self)
         self.scheduler.handle(payouts.EXPIRY_JOB, lambda tx, job: payouts.expiry_due(self, tx, job))
         self.scheduler.handle(
             payouts.SETTLEMENT_JOB, lambda tx, job: payouts.settlement_due(self, tx, job)

@@ -320,3 +320,19 @@ class SubscriptionInactive(ApiError):
     code = "subscription_inactive"
     message = "The subscription is not active."
     status = 409
+
+
+# -- company statements --
+
+
+class CompanyStatementNotFound(ObjectNotFound):
+    code = "company_statement_not_found"
+
+
+class CompanyStatementInvalidStatus(ApiError):
+    """The emulator's own code: the statement's status does not allow the action (a cancel
+    of a statement already generated or cancelled)."""
+
+    code = "company_statement_invalid_status"
+    message = "This action is not available for the statement in its current status."
+    status = 409

@@ -10,9 +10,9 @@ Balance per currency, as of instant T (now, or the ``from`` filter):
   happened by T and had not settled by then (pending payouts), never void ones;
 - ``available_balance`` = balance - reserved - pending_outgoing.
 
-Turnover per currency over settled rows with ``from`` <= settled time < ``to``: ``incoming``
-(positive rows) and ``outgoing`` (negative rows, as a positive sum), each
-``{"turnover", "fee_sell", "count": {"all"}}``.
+Turnover (``TurnoverPair``) over settled rows with ``from`` <= settled time < ``to``:
+``incoming`` (positive rows) and ``outgoing`` (negative rows, as a positive sum), each
+``{"turnover", "fee_sell", "count": {"all"}}``; the ``currency`` filter picks the currencies.
 """
 
 from __future__ import annotations
@@ -62,18 +62,19 @@ def _shape(v: dict[str, int]) -> dict[str, int]:
 
 
 def turnover(rows: list[Row], from_us: int, to_us: int) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
+    """One ``TurnoverPair`` over every row given: the ``currency`` filter chooses the
+    currencies (the pair names none, so several currencies are added up as they are)."""
+    pair = {"incoming": _zero(), "outgoing": _zero()}
     for row in rows:
         if row.state != "settled" or row.settled_us is None:
             continue
         if not from_us <= row.settled_us < to_us:
             continue
-        pair = out.setdefault(row.currency, {"incoming": _zero(), "outgoing": _zero()})
         side = pair["incoming"] if row.amount >= 0 else pair["outgoing"]
         side["turnover"] += abs(row.amount)
         side["fee_sell"] += row.fee
         side["count"]["all"] += 1
-    return dict(sorted(out.items()))
+    return pair
 
 
 def _zero() -> dict[str, Any]:

@@ -11,6 +11,18 @@ INSTRUMENTS = ("EFTONEDAY", "EFTTWODAY", "EFTSAMEDAY", "DEBICHECK")
 ACCESS_TOKEN_SECONDS = 86_400
 
 
+class BankAccount(msgspec.Struct, frozen=True):
+    """OpenAPI ``BankAccount``: a merchant's account, as ``issuer_details.bank_accounts`` of
+    its purchases and payouts lists it."""
+
+    bank_account: str  # the account number (e.g. an IBAN)
+    bank_code: str = ""  # the bank's SWIFT/BIC code
+
+
+# SWIFT/BIC of the bank of a fresh merchant's account (Standard Bank, branch 051001).
+STANDARD_BANK_BIC = "SBZAZAJJ"
+
+
 class Brand(msgspec.Struct, frozen=True):
     id: str
     name: str
@@ -63,6 +75,7 @@ class MerchantSeed(msgspec.Struct, frozen=True, kw_only=True):
     client_secret: str
     client_number: int
     profiles: list[ProfileSeed]
+    bank_accounts: list[BankAccount] = []
 
 
 class Merchant(msgspec.Struct, frozen=True, kw_only=True):
@@ -70,3 +83,4 @@ class Merchant(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     created_on: int
     default_brand_id: str
+    bank_accounts: list[BankAccount] = []

@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from emulator.domain.clients import DeliveryMethod, _default_delivery
+from emulator.domain.merchants import BankAccount
 
 # Purchase.product of the purchases billing makes (the rest are "purchases").
 INVOICES = "billing_invoices"  # send_invoice, POST /billing/
@@ -122,11 +123,6 @@ class StatusChange(msgspec.Struct, kw_only=True, omit_defaults=True):
     status: str
     timestamp: int
     related_object: dict[str, str] | None = None
-
-
-class BankAccount(msgspec.Struct):
-    bank_account: str
-    bank_code: str = ""
 
 
 class IssuerDetails(msgspec.Struct, kw_only=True):

@@ -132,29 +132,41 @@ def _validate(data: WebhookInput, mode: Mode, current: Webhook | None) -> dict[s
     return given
 
 
+def _listed(webhook: Webhook) -> Webhook:
+    """Provider quirk: a webhook with ``all_events`` lists every event in ``events`` (the
+    document's whole Event enum, in its order), whatever ``events`` was given."""
+    if webhook.all_events and webhook.events != list(EVENTS):
+        return msgspec.structs.replace(webhook, events=list(EVENTS))
+    return webhook
+
+
 def create(data: WebhookInput, webhook_id: str, public_key: str, now: int) -> Webhook:
     given = _validate(data, "create", None)
-    return Webhook(
-        id=webhook_id,
-        created_on=now,
-        updated_on=now,
-        public_key=public_key,
-        **given,  # type: ignore[arg-type]
+    return _listed(
+        Webhook(
+            id=webhook_id,
+            created_on=now,
+            updated_on=now,
+            public_key=public_key,
+            **given,  # type: ignore[arg-type]
+        )
     )
 
 
 def replace(current: Webhook, data: WebhookInput, now: int) -> Webhook:
     """PUT: fields not given return to their defaults (the key pair stays)."""
     given = _validate(data, "replace", current)
-    return Webhook(
-        id=current.id,
-        created_on=current.created_on,
-        updated_on=now,
-        public_key=current.public_key,
-        **given,  # type: ignore[arg-type]
+    return _listed(
+        Webhook(
+            id=current.id,
+            created_on=current.created_on,
+            updated_on=now,
+            public_key=current.public_key,
+            **given,  # type: ignore[arg-type]
+        )
     )
 
 
 def patch(current: Webhook, data: WebhookInput, now: int) -> Webhook:
     given = _validate(data, "patch", current)
-    return msgspec.structs.replace(current, updated_on=now, **given)
+    return _listed(msgspec.structs.replace(current, updated_on=now, **given))

@@ -20,6 +20,7 @@ def insert(tx: Tx, seed: MerchantSeed, created_on: int) -> tuple[Merchant, list[
         name=seed.name,
         created_on=created_on,
         default_brand_id=seed.brands[0].id,
+        bank_accounts=seed.bank_accounts,
     )
     tx.execute(
         "INSERT INTO merchants (id, name, created_us, data) VALUES (?, ?, ?, ?)",
@@ -69,6 +70,11 @@ def next_client_number(tx: Tx) -> int:
 def get(tx: Tx, company_id: str) -> Merchant | None:
     row = tx.one("SELECT data FROM merchants WHERE id = ?", (company_id,))
     return _decode_merchant.decode(row[0]) if row is not None else None
+
+
+def set_bank_accounts(tx: Tx, company_id: str, merchant: Merchant) -> None:
+    """Store the merchant's bank accounts (its other fields are as they were)."""
+    tx.execute("UPDATE merchants SET data = ? WHERE id = ?", (_encode.encode(merchant), company_id))
 
 
 def all_merchants(tx: Tx) -> list[Merchant]:
@@ -156,7 +162,16 @@ def _matches(profile: MerchantProfile, filters: dict[str, Any]) -> bool:
 
 
 # The tables whose objects a page or a control-plane action names by id, each with its owner.
-OWNED = frozenset({"purchases", "payouts", "bank_mandates", "bank_collections", "bank_payments"})
+OWNED = frozenset(
+    {
+        "purchases",
+        "payouts",
+        "company_statements",
+        "bank_mandates",
+        "bank_collections",
+        "bank_payments",
+    }
+)
 
 
 def owner(tx: Tx, table: str, object_id: str) -> str | None:

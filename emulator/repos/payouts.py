@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
+from emulator.domain.merchants import Merchant
 from emulator.domain.payouts import Payout
 from emulator.kernel.storage import Tx
 
@@ -80,9 +81,14 @@ def page_raw(tx: Tx, merchant_id: str, limit: int, offset: int) -> list[bytes]:
     return [bytes(r[0]) for r in rows]
 
 
+def _bank_accounts(data: bytes) -> list[dict[str, str]]:
+    merchant = msgspec.json.decode(data, type=Merchant)
+    return [msgspec.to_builtins(account) for account in merchant.bank_accounts]
+
+
 def issuer_details(tx: Tx, merchant_id: str, brand_id: str) -> dict[str, object]:
     """The issuer company and brand, as the payout records them (OpenAPI IssuerDetails)."""
-    merchant = tx.one("SELECT name FROM merchants WHERE id = ?", (merchant_id,))
+    merchant = tx.one("SELECT name, data FROM merchants WHERE id = ?", (merchant_id,))
     brand = tx.one(
         "SELECT name FROM brands WHERE id = ? AND merchant_id = ?", (brand_id, merchant_id)
     )
@@ -96,5 +102,7 @@ def issuer_details(tx: Tx, merchant_id: str, brand_id: str) -> dict[str, object]
         "legal_country": "ZA",
         "registration_number": "",
         "tax_number": "",
-        "bank_accounts": [],
+        # Provider quirk: issuer details list the company's bank account(s), as the real
+        # purchase webhook bodies do (the same IssuerDetails object).
+        "bank_accounts": _bank_accounts(merchant[1]) if merchant is not None else [],
     }

@@ -33,7 +33,8 @@ async def turnover(
     from_s: int | None,
     to_s: int | None,
 ) -> dict[str, dict[str, Any]]:
-    """Per currency, incoming and outgoing over [from, to) (default: all time up to now)."""
+    """Incoming and outgoing over [from, to) (default: all time up to now), one
+    ``TurnoverPair`` over the currencies the filters select."""
     from_us = 0 if from_s is None else from_s * 1_000_000
     to_us = rt.clock.now_us() + 1 if to_s is None else to_s * 1_000_000
     rows = await rt.db.read(lambda tx: ledger_reads.rows(tx, merchant_id, filters))

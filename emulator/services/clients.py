@@ -122,6 +122,30 @@ async def recurring_tokens(
     return tokens[:size], len(tokens) > size
 
 
+async def recurring_token(
+    rt: Runtime, merchant_id: str, client_id: str, token_id: str
+) -> dict[str, Any]:
+    """One of the client's recurring tokens (OpenAPI ``ClientRecurringToken``); 404
+    ``client_not_found``, or ``recurring_token_not_found`` for a token that is not the
+    client's (unknown, deleted, another client's)."""
+
+    def unit(tx: Tx) -> dict[str, Any] | None:
+        if repo.get_raw(tx, merchant_id, client_id) is None:
+            raise ClientNotFound()
+        found = purchases_repo.get(tx, merchant_id, token_id)
+        if found is None:
+            return None
+        p, internal = found
+        if not p.is_recurring_token or p.client_id != client_id:
+            return None
+        return purchases.token_view(p, internal.card)
+
+    token = await rt.db.read(unit)
+    if token is None:
+        raise RecurringTokenNotFound()
+    return token
+
+
 async def delete_recurring_token(
     rt: Runtime, merchant_id: str, client_id: str, token_id: str
 ) -> None:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from emulator.domain.merchants import Brand, MerchantProfile, MerchantSeed, ProfileSeed
+import msgspec
+
+from emulator.domain.merchants import (
+    STANDARD_BANK_BIC,
+    BankAccount,
+    Brand,
+    MerchantProfile,
+    MerchantSeed,
+    ProfileSeed,
+)
 from emulator.kernel.clock import Clock, iso
 from emulator.kernel.storage import Tx
 from emulator.repos import merchants as repo
@@ -14,12 +23,17 @@ if TYPE_CHECKING:
 
 
 async def seed_default(rt: Runtime) -> None:
-    """Insert the fixtures' default merchant unless it is already there."""
+    """Insert the fixtures' default merchant unless it is already there (one stored by an
+    older version gets the fixtures' bank accounts)."""
     seed = rt.default_merchant
 
     def unit(tx: Tx) -> None:
-        if repo.get(tx, seed.company_id) is None:
+        found = repo.get(tx, seed.company_id)
+        if found is None:
             repo.insert(tx, seed, rt.clock.now_us() // 1_000_000)
+        elif not found.bank_accounts and seed.bank_accounts:
+            updated = msgspec.structs.replace(found, bank_accounts=seed.bank_accounts)
+            repo.set_bank_accounts(tx, seed.company_id, updated)
 
     await rt.db.write(unit)
 
@@ -28,23 +42,29 @@ def fresh_seed(rt: Runtime, name: str | None, client_number: int) -> MerchantSee
     ids = rt.ids
     company_id = ids.uuid()
     short = company_id[:8].upper()
+    brands = [Brand(id=ids.uuid(), name=f"Brand {short}")]
+    api_key, production_api_key = "sk_test_" + ids.token(32), "sk_live_" + ids.token(32)
+    client_id, client_secret = "client_" + ids.token(16), ids.token(40)
+    profile = ProfileSeed(
+        profileCode=ids.code("P", 9),
+        abbreviatedName=f"TM{short}"[:10],
+        name=name or f"Test Merchant {short} (Pty) Ltd",
+        accountNumber="40" + ids.digits(8),
+        branchCode="051001",
+    )
     return MerchantSeed(
         company_id=company_id,
         name=name or f"Test Merchant {short}",
-        brands=[Brand(id=ids.uuid(), name=f"Brand {short}")],
-        api_key="sk_test_" + ids.token(32),
-        production_api_key="sk_live_" + ids.token(32),
-        client_id="client_" + ids.token(16),
-        client_secret=ids.token(40),
+        brands=brands,
+        api_key=api_key,
+        production_api_key=production_api_key,
+        client_id=client_id,
+        client_secret=client_secret,
         client_number=client_number,
-        profiles=[
-            ProfileSeed(
-                profileCode=ids.code("P", 9),
-                abbreviatedName=f"TM{short}"[:10],
-                name=name or f"Test Merchant {short} (Pty) Ltd",
-                accountNumber="40" + ids.digits(8),
-                branchCode="051001",
-            )
+        profiles=[profile],
+        # The gateway's issuer details list it: the account its profile collects into.
+        bank_accounts=[
+            BankAccount(bank_account=profile.accountNumber, bank_code=STANDARD_BANK_BIC)
         ],
     )
 

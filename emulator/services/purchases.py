@@ -74,10 +74,17 @@ def _client(
 
 
 def issuer_of(tx: Tx, merchant_id: str) -> IssuerDetails:
-    """The merchant as the issuer of its purchases."""
+    """The merchant as the issuer of its purchases, with its bank account(s)."""
+    # Provider quirk: every real webhook body (reference/gateway-webhook-samples) lists the
+    # company's bank account(s) in issuer_details.bank_accounts, never an empty list.
     merchant = merchants_repo.get(tx, merchant_id)
-    name = merchant.name if merchant is not None else ""
-    return IssuerDetails(legal_name=name, brand_name=name)
+    if merchant is None:
+        return IssuerDetails()
+    return IssuerDetails(
+        legal_name=merchant.name,
+        brand_name=merchant.name,
+        bank_accounts=list(merchant.bank_accounts),
+    )
 
 
 def insert_new(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> None:
@@ -173,6 +180,24 @@ async def mark_as_paid(
     def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
         p, events = domain.mark_as_paid(p, paid_on if paid_on is not None else now, now)
         return p, i, events
+
+    return await _act(rt, merchant_id, purchase_id, action)
+
+
+# The emulator's own event (the document's Event enum has none, so no webhook hears it): it
+# goes to the outbox and the client's feed, the record that an invoice went out.
+INVOICE_RESENT = "purchase.invoice_resent"
+
+
+async def resend_invoice(rt: Runtime, merchant_id: str, purchase_id: str) -> Purchase:
+    """POST .../resend_invoice/: the invoice goes to the client again (nothing is e-mailed).
+    An unpaid purchase not sent yet (created, error) becomes ``sent``, as billing's invoices;
+    any other keeps its status."""
+
+    def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
+        if (p.status, "send") in domain.TRANSITIONS:
+            p = domain.send(p, now)
+        return p, i, [domain.event(p, INVOICE_RESENT)]
 
     return await _act(rt, merchant_id, purchase_id, action)
 

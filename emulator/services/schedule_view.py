@@ -30,7 +30,15 @@ from emulator.domain.purchases import UNPAID
 from emulator.kernel.clock import from_us, iso
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
-from emulator.repos import bank, billing, deliveries, merchants, payouts, purchases
+from emulator.repos import (
+    bank,
+    billing,
+    company_statements,
+    deliveries,
+    merchants,
+    payouts,
+    purchases,
+)
 
 log = logging.getLogger(__name__)
 
@@ -264,6 +272,24 @@ def _money_step(noun: str, read: Read) -> Describer:
     return describe
 
 
+# -- company statements --------------------------------------------------------------------------
+
+_STEPS = {
+    "begin": ("starts being generated (processing)", "pending"),
+    "finish": ("is generated (success): its file is ready", "processing"),
+}
+
+
+def statement_generation(tx: Tx, job: Job) -> Seen:
+    """A step of a statement's generation; a cancelled one does nothing more."""
+    statement_id = _text(job.payload, "id")
+    effect, acts_on = _STEPS.get(_text(job.payload, "trigger") or "", ("moves on", ""))
+    found = company_statements.get(tx, job.merchant_id, statement_id) if statement_id else None
+    status = found.statement.status if found else None
+    note = _unless("statement", statement_id, status, status == acts_on)
+    return Seen(statement_id, f"{_name('statement', statement_id)} {effect}{note}")
+
+
 # -- deliveries ----------------------------------------------------------------------------------
 
 _RECEIVERS = {"webhook": "webhook", "success_callback": "success callback", "callback": "callback"}
@@ -307,6 +333,9 @@ KINDS: dict[str, Kind] = {
     ),
     "bank.payment_step": Kind("payment.outcome", "payment", _money_step("payment", bank.payment)),
     "delivery.send": Kind("delivery.attempt", None, delivery_send),
+    "company_statement.generate": Kind(
+        "company_statement.generation", "company_statement", statement_generation
+    ),
 }
 
 # What a describer may meet in a payload or a row it did not expect: the job is still shown.

@@ -53,7 +53,7 @@ def test_balance_counts_settled_rows_and_pending_outgoing():
     }  # fmt: skip
     assert balance(rows, 9)["ZAR"]["pending_outgoing"] == 300
     assert balance(rows, 9)["EUR"]["gross_balance"] == 70
-    assert turnover(rows, 0, 6)["ZAR"]["outgoing"] == {
+    assert turnover(rows, 0, 6)["outgoing"] == {
         "turnover": 200,
         "fee_sell": 0,
         "count": {"all": 1},

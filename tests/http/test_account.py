@@ -93,7 +93,7 @@ async def test_pending_payouts_are_pending_outgoing(http, merchant, gw, runtime)
     # as of before the settlement, the payout was still on its way out
     assert await balance(http, gw, f"?from={EPOCH_S + 30}") == {"ZAR": money(5000, pending=1200)}
     turnover = (await http.get("/api/v1/account/json/turnover/", headers=gw)).json()
-    assert turnover["ZAR"]["outgoing"] == {"turnover": 1200, "fee_sell": 0, "count": {"all": 1}}
+    assert turnover["outgoing"] == {"turnover": 1200, "fee_sell": 0, "count": {"all": 1}}
 
 
 async def test_void_payout_leaves_no_trace(http, merchant, gw, runtime):
@@ -108,24 +108,52 @@ async def test_void_payout_leaves_no_trace(http, merchant, gw, runtime):
 
 
 async def test_turnover_in_a_period(http, merchant, gw):
-    """Turnover: per currency, incoming and outgoing sums and counts in [from, to)."""
+    """Turnover is the document's TurnoverPair: incoming and outgoing sums and counts in
+    [from, to)."""
     first = await paid(http, gw, merchant, 1000)
     await advance(http, 100)
     await paid(http, gw, merchant, 400)
     await http.post(f"/api/v1/purchases/{first['id']}/refund/", json={"amount": 100}, headers=gw)
     response = await http.get("/api/v1/account/json/turnover/", headers=gw)
     assert response.json() == {
-        "ZAR": {
-            "incoming": {"turnover": 1400, "fee_sell": 0, "count": {"all": 2}},
-            "outgoing": {"turnover": 100, "fee_sell": 0, "count": {"all": 1}},
-        }
+        "incoming": {"turnover": 1400, "fee_sell": 0, "count": {"all": 2}},
+        "outgoing": {"turnover": 100, "fee_sell": 0, "count": {"all": 1}},
     }
     window = await http.get(
         f"/api/v1/account/json/turnover/?from={EPOCH_S + 50}&to={EPOCH_S + 200}", headers=gw
     )
-    assert window.json()["ZAR"]["incoming"] == {"turnover": 400, "fee_sell": 0, "count": {"all": 1}}
+    assert window.json()["incoming"] == {"turnover": 400, "fee_sell": 0, "count": {"all": 1}}
     early = await http.get(f"/api/v1/account/json/turnover/?to={EPOCH_S + 1}", headers=gw)
-    assert early.json()["ZAR"]["outgoing"]["count"] == {"all": 0}
+    assert early.json()["outgoing"]["count"] == {"all": 0}
+
+
+async def test_turnover_of_several_currencies_follows_the_currency_filter(http, merchant, gw):
+    """With money in several currencies the answer is still one pair: ``currency`` picks the
+    currencies it sums (the pair names none), as the document's filter says."""
+    await paid(http, gw, merchant, 1000)
+    await paid(http, gw, merchant, 700, currency="EUR", country="DE")
+
+    async def turnover(query: str) -> dict:
+        response = await http.get(f"/api/v1/account/json/turnover/{query}", headers=gw)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    none = {"turnover": 0, "fee_sell": 0, "count": {"all": 0}}
+    assert await turnover("?currency=EUR") == {
+        "incoming": {"turnover": 700, "fee_sell": 0, "count": {"all": 1}},
+        "outgoing": none,
+    }
+    assert await turnover("?currency=ZAR") == {
+        "incoming": {"turnover": 1000, "fee_sell": 0, "count": {"all": 1}},
+        "outgoing": none,
+    }
+    assert await turnover("?currency=ZAR,EUR") == await turnover("")
+    assert (await turnover(""))["incoming"] == {
+        "turnover": 1700,
+        "fee_sell": 0,
+        "count": {"all": 2},
+    }
+    assert await turnover("?currency=USD") == {"incoming": none, "outgoing": none}
 
 
 @pytest.mark.parametrize(

@@ -141,6 +141,12 @@ WALK: list[tuple[str, str, str, dict[str, str] | str | None, Any, int, Any, type
     ("gw-unknown-subscriber", "GET", f"/api/v1/billing_templates/clients/{UNKNOWN_ID}/", GW,
      None, 404, gw_error("__all__", "billing_template_client_not_found", "No such object"),
      errors.SubscriberNotFound),
+    ("gw-unknown-company-statement", "GET", f"/api/v1/company_statements/{UNKNOWN_ID}/", GW,
+     None, 404, gw_error("__all__", "company_statement_not_found", "No such object"),
+     errors.CompanyStatementNotFound),
+    ("gw-unknown-download-url", "GET", f"/company_statements/{UNKNOWN_ID}/download/nope/", None,
+     None, 404, gw_error("__all__", "company_statement_not_found", "No such object"),
+     errors.CompanyStatementNotFound),
 ]  # fmt: skip
 
 # Faults answer only under a scenario or a rate limit: tests/http/test_faults.py walks each
@@ -153,6 +159,7 @@ ELSEWHERE = {
     errors.PayoutFailed: "tests/http/test_payouts.py",
     errors.SubscriberAlreadyExists: "tests/http/test_billing_subscribers.py",
     errors.SubscriptionInactive: "tests/http/test_billing_subscribers.py",
+    errors.CompanyStatementInvalidStatus: "tests/http/test_company_statements.py",
 }
 
 

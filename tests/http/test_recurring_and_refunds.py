@@ -170,6 +170,50 @@ async def test_delete_token_through_the_client(http, merchant, gw):
     assert unknown.json()["__all__"]["code"] == "recurring_token_not_found"
 
 
+async def test_read_one_token_of_a_client(http, merchant, gw):
+    """GET /clients/{id}/recurring_tokens/{token}/: the document's ClientRecurringToken."""
+    token = await token_for(http, gw, merchant)
+    path = f"/api/v1/clients/{token['client_id']}/recurring_tokens/{token['id']}/"
+    response = await http.get(path, headers=gw)
+    assert (response.status_code, response.json()) == (
+        200,
+        {"type": "client_recurring_token", "id": token["id"], "created_on": EPOCH_S,
+         "updated_on": EPOCH_S, "payment_method": "visa", "description": "444433******1111"},
+    )  # fmt: skip
+
+
+async def test_a_token_that_is_not_the_clients_is_a_404(http, merchant, gw):
+    """Unknown, deleted, a plain purchase, another client's: ``recurring_token_not_found``;
+    an unknown client: ``client_not_found``; a token id that is no UUID: 400."""
+    token = await token_for(http, gw, merchant)
+    plain = await create(http, gw, merchant)
+    other = (
+        await http.post("/api/v1/clients/", json={"email": "o@example.com"}, headers=gw)
+    ).json()
+    not_found = {"__all__": {"message": "No such object", "code": "recurring_token_not_found"}}
+    for client_id, token_id in (
+        (token["client_id"], UNKNOWN),
+        (token["client_id"], plain["id"]),
+        (other["id"], token["id"]),
+    ):
+        path = f"/api/v1/clients/{client_id}/recurring_tokens/{token_id}/"
+        response = await http.get(path, headers=gw)
+        assert (response.status_code, response.json()) == (404, not_found), path
+    unknown_client = await http.get(
+        f"/api/v1/clients/{UNKNOWN}/recurring_tokens/{token['id']}/", headers=gw
+    )
+    assert (unknown_client.status_code, unknown_client.json()) == (
+        404,
+        {"__all__": {"message": "No such object", "code": "client_not_found"}},
+    )
+    bad = await http.get(f"/api/v1/clients/{token['client_id']}/recurring_tokens/x/", headers=gw)
+    assert (bad.status_code, bad.json()["token"]["code"]) == (400, "invalid_uuid")
+    path = f"/api/v1/clients/{token['client_id']}/recurring_tokens/{token['id']}/"
+    assert (await http.delete(path, headers=gw)).status_code == 204
+    deleted = await http.get(path, headers=gw)
+    assert (deleted.status_code, deleted.json()) == (404, not_found)
+
+
 async def test_full_refund(http, merchant, gw, runtime):
     """Refund without amount: a Payment of payment_type refund; the purchase is refunded."""
     p = await create(http, gw, merchant)

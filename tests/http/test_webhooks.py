@@ -8,6 +8,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from emulator.domain.webhooks import EVENTS
 from tests.conftest import EPOCH_S
 
 UNKNOWN_ID = "00000000-0000-4000-8000-000000000000"
@@ -48,11 +49,16 @@ async def test_create_read_list_update_delete(http, gw):
 
     patched = await http.patch(path, json={"all_events": True, "public_key": "x"}, headers=gw)
     assert patched.status_code == 200
-    assert patched.json() == {**hook, "all_events": True}
+    assert patched.json() == {**hook, "all_events": True, "events": list(EVENTS)}
     replaced = await http.put(
         path, json={"title": "All", "all_events": True, "callback": SINK}, headers=gw
     )
-    assert replaced.json() == {**hook, "title": "All", "all_events": True, "events": []}
+    assert replaced.json() == {
+        **hook,
+        "title": "All",
+        "all_events": True,
+        "events": list(EVENTS),
+    }
 
     assert (await http.delete(path, headers=gw)).status_code == 204
     gone = await http.get(path, headers=gw)
@@ -61,6 +67,43 @@ async def test_create_read_list_update_delete(http, gw):
         {"__all__": {"message": "No such object", "code": "webhook_not_found"}},
     )
     assert (await http.delete(path, headers=gw)).status_code == 404
+
+
+async def test_a_webhook_on_all_events_lists_every_event(http, gw):
+    """Created with ``all_events``, a webhook lists every event of the document in
+    ``events``, whatever ``events`` was given, as the provider answers."""
+    created = await http.post(
+        "/api/v1/webhooks/",
+        json={"title": "All", "all_events": True, "events": ["payout.failed"], "callback": SINK},
+        headers=gw,
+    )
+    assert created.status_code == 201
+    hook = created.json()
+    assert hook["events"] == [
+        "purchase.created",
+        "purchase.paid",
+        "purchase.payment_failure",
+        "purchase.pending_execute",
+        "purchase.pending_charge",
+        "purchase.cancelled",
+        "purchase.hold",
+        "purchase.captured",
+        "purchase.pending_capture",
+        "purchase.released",
+        "purchase.pending_release",
+        "purchase.preauthorized",
+        "purchase.pending_recurring_token_delete",
+        "purchase.recurring_token_deleted",
+        "purchase.subscription_charge_failure",
+        "purchase.pending_refund",
+        "payment.refunded",
+        "billing_template_client.subscription_billing_cancelled",
+        "payout.pending",
+        "payout.failed",
+        "payout.success",
+    ]
+    read = await http.get(f"/api/v1/webhooks/{hook['id']}/", headers=gw)
+    assert read.json() == hook
 
 
 @pytest.mark.parametrize(

@@ -264,6 +264,33 @@ async def test_purchase_jobs_that_find_nothing_to_do_say_so(http, gw, merchant, 
     assert gone["description"].endswith("(no effect: the purchase is gone)")
 
 
+async def test_a_statement_step_after_a_cancel_says_it_does_nothing(http, gw, runtime):
+    """A generation step of a cancelled statement, or one already past that step."""
+    statement = (await http.post("/api/v1/company_statements/", headers=gw)).json()
+    sid = statement["id"]
+    begin = await described(
+        runtime, job("company_statement.generate", {"id": sid, "trigger": "begin"})
+    )
+    assert (begin["kind"], begin["object_type"], begin["object_id"], begin["description"]) == (
+        "company_statement.generation",
+        "company_statement",
+        sid,
+        f"statement {short(sid)} starts being generated (processing)",
+    )
+    finish = await described(
+        runtime, job("company_statement.generate", {"id": sid, "trigger": "finish"})
+    )
+    assert finish["description"] == (
+        f"statement {short(sid)} is generated (success): its file is ready"
+        " (no effect: the statement is pending)"
+    )
+    await http.post(f"/api/v1/company_statements/{sid}/cancel/", headers=gw)
+    after = await described(
+        runtime, job("company_statement.generate", {"id": sid, "trigger": "begin"})
+    )
+    assert after["description"].endswith("(no effect: the statement is cancelled)")
+
+
 # -- odd and unknown jobs ------------------------------------------------------------------------
 
 

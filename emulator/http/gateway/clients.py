@@ -80,16 +80,25 @@ async def recurring_tokens(request: Request) -> Response:
     return page_response(request, number, tokens, has_next)
 
 
-async def delete_recurring_token(request: Request) -> Response:
-    caller = await gateway_caller(request)
-    client_id = _client_id(request)
-    token = request.path_params["token"]
-    problem = uuid_field("token", token)
+def _token_id(request: Request) -> str:
+    value: str = request.path_params["token"]
+    problem = uuid_field("token", value)
     if problem is not None:
         raise ValidationFailed([problem])
-    await clients.delete_recurring_token(
-        runtime(request), caller.merchant_id, client_id, token.lower()
-    )
+    return value.lower()
+
+
+async def recurring_token(request: Request) -> Response:
+    caller = await gateway_caller(request)
+    client_id, token_id = _client_id(request), _token_id(request)
+    token = await clients.recurring_token(runtime(request), caller.merchant_id, client_id, token_id)
+    return JSON(token)
+
+
+async def delete_recurring_token(request: Request) -> Response:
+    caller = await gateway_caller(request)
+    client_id, token_id = _client_id(request), _token_id(request)
+    await clients.delete_recurring_token(runtime(request), caller.merchant_id, client_id, token_id)
     return Response(status_code=204)
 
 

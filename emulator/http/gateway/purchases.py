@@ -115,3 +115,9 @@ async def mark_as_paid(request: Request) -> Response:
         raise ValidationFailed([invalid("paid_on", "Enter a Unix timestamp (seconds).")])
     when = int(paid_on) if paid_on is not None else None
     return JSON(await purchases.mark_as_paid(runtime(request), caller.merchant_id, pid, when))
+
+
+async def resend_invoice(request: Request) -> Response:
+    caller = await gateway_caller(request)
+    pid = purchase_id(request)
+    return JSON(await purchases.resend_invoice(runtime(request), caller.merchant_id, pid))

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from emulator.http.gateway import account, billing, clients, payouts, purchases, webhooks
+from emulator.http.gateway import (
+    account,
+    billing,
+    clients,
+    company_statements,
+    payouts,
+    purchases,
+    webhooks,
+)
 
 ROUTES = [
     Route("/clients/", clients.create, methods=["POST"]),
@@ -14,6 +22,7 @@ ROUTES = [
     Route("/clients/{id}/", clients.patch, methods=["PATCH"]),
     Route("/clients/{id}/", clients.delete, methods=["DELETE"]),
     Route("/clients/{id}/recurring_tokens/", clients.recurring_tokens, methods=["GET"]),
+    Route("/clients/{id}/recurring_tokens/{token}/", clients.recurring_token, methods=["GET"]),
     Route(
         "/clients/{id}/recurring_tokens/{token}/",
         clients.delete_recurring_token,
@@ -33,6 +42,7 @@ ROUTES = [
         methods=["POST"],
     ),
     Route("/purchases/{id}/mark_as_paid/", purchases.mark_as_paid, methods=["POST"]),
+    Route("/purchases/{id}/resend_invoice/", purchases.resend_invoice, methods=["POST"]),
     Route("/billing/", billing.invoices, methods=["POST"]),
     Route("/billing_templates/", billing.create, methods=["POST"]),
     Route("/billing_templates/", billing.list_, methods=["GET"]),
@@ -62,6 +72,10 @@ ROUTES = [
     Route("/payment_methods/", account.payment_methods, methods=["GET"]),
     Route("/account/json/balance/", account.balance, methods=["GET"]),
     Route("/account/json/turnover/", account.turnover, methods=["GET"]),
+    Route("/company_statements/", company_statements.create, methods=["POST"]),
+    Route("/company_statements/", company_statements.list_, methods=["GET"]),
+    Route("/company_statements/{id}/", company_statements.read, methods=["GET"]),
+    Route("/company_statements/{id}/cancel/", company_statements.cancel, methods=["POST"]),
     Route("/payouts/", payouts.create, methods=["POST"]),
     Route("/payouts/", payouts.list_, methods=["GET"]),
     Route("/payouts/{id}/", payouts.read, methods=["GET"]),
@@ -79,4 +93,9 @@ ROUTES = [
 # Pages the provider hosts for its objects, outside /api/v1/ and without a bearer header.
 PAGES = [
     Route("/payouts/{id}/execute/{token}/", payouts.execute, methods=["POST"]),
+    Route(
+        "/company_statements/{id}/download/{token}/",
+        company_statements.download,
+        methods=["GET"],
+    ),
 ]
