@@ -12,6 +12,7 @@ from msgspec import UNSET, UnsetType
 from emulator.domain.billing_schedule import Unit
 from emulator.domain.purchase_input import DetailsInput
 from emulator.domain.purchase_model import PurchaseDetails
+from emulator.domain.validation import Reference
 
 # Subscriber statuses (spec: BillingTemplateClient):
 #   pending              added with a first purchase to pay; billing starts when it is paid
@@ -86,7 +87,7 @@ class SubscriberInput(msgspec.Struct, forbid_unknown_fields=False):
     client_id: str | UnsetType = UNSET
     status: str | UnsetType = UNSET
     send_receipt: bool | UnsetType = UNSET
-    invoice_reference: str | UnsetType | None = UNSET
+    invoice_reference: Reference | UnsetType | None = UNSET
     payment_method_whitelist: list[str] | UnsetType | None = UNSET
     send_invoice_on_add_subscriber: bool | UnsetType = UNSET
     send_invoice_on_charge_failure: bool | UnsetType = UNSET

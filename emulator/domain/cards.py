@@ -78,6 +78,20 @@ DECLINE_MESSAGES = {
 }
 
 
+def decline_error(reason: str) -> tuple[str, str]:
+    """The (code, message) of a declined attempt's ``error``; an HTTP answer to the decline
+    still says the spec's ``card_declined`` (``answer_code``), the reason in its message."""
+    # Provider quirk: the code is the reason itself (do_not_honour, insufficient_funds...), as
+    # the official SDKs' error-code lists expect.
+    return reason, f"{DECLINE_MESSAGES.get(reason, 'Card declined.')} (reason: {reason})"
+
+
+def answer_code(code: str) -> str:
+    """The code an HTTP answer gives for a failed attempt's ``code``: a decline reason is
+    ``card_declined``."""
+    return "card_declined" if code in DECLINE_MESSAGES else code
+
+
 def outcome(card: Card) -> Outcome:
     """The card's documented outcome. A CVC other than 123 declines (do_not_honour); any
     other Luhn-valid number declines as invalid_card."""

@@ -75,7 +75,7 @@ class PayoutInput(msgspec.Struct, forbid_unknown_fields=False):
     client: ClientInput | UnsetType = UNSET
     payment: PaymentInput | UnsetType = UNSET
     brand_id: str | UnsetType = UNSET
-    reference: str | UnsetType = UNSET
+    reference: v.Reference | UnsetType = UNSET
     sender_name: str | UnsetType = UNSET
     payout_method_whitelist: list[str] | UnsetType | None = UNSET
 

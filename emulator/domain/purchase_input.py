@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -46,7 +46,7 @@ REQUEST_CLIENT_DETAILS = (
     "shipping_address",
 )
 
-Platform = Literal["web", "api", "ios", "android", "macos", "windows"]
+PLATFORM_MAX = 64
 
 
 class ProductInput(msgspec.Struct, forbid_unknown_fields=False):
@@ -83,7 +83,7 @@ class PurchaseInput(msgspec.Struct, forbid_unknown_fields=False):
     send_receipt: bool = False
     skip_capture: bool = False
     force_recurring: bool = False
-    reference: str = ""
+    reference: v.Reference = ""
     due: int | None = None
     payment_method_whitelist: list[str] | None = None
     success_redirect: str = ""
@@ -91,7 +91,10 @@ class PurchaseInput(msgspec.Struct, forbid_unknown_fields=False):
     cancel_redirect: str = ""
     success_callback: str = ""
     creator_agent: str = ""
-    platform: Platform = "api"
+    # Provider quirk: the document's enum is web, api, ios, android, macos, windows, but official
+    # plugins send their own names (woocommerce, woocommerce_subscriptions) and the platform
+    # takes them: any short string is accepted (1 to PLATFORM_MAX characters).
+    platform: str = "api"
 
 
 _DECIMAL = re.compile(r"-?[0-9]{1,12}(\.[0-9]{1,8})?")
@@ -212,6 +215,9 @@ def validate(data: PurchaseInput) -> tuple[PurchaseDetails, dict[str, Any] | Non
         v.uuid_field("brand_id", data.brand_id),
         v.max_length("reference", data.reference, 128),
         v.max_length("creator_agent", data.creator_agent, 32),
+        v.invalid("platform", "This field may not be blank.")
+        if not data.platform
+        else v.max_length("platform", data.platform, PLATFORM_MAX),
         *(
             _url(name, getattr(data, name))
             for name in (

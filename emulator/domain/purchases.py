@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import msgspec
 
 from emulator.domain import errors as e
-from emulator.domain.cards import DECLINE_MESSAGES
+from emulator.domain.cards import decline_error
 from emulator.domain.events import Event
 from emulator.domain.purchase_model import (
     Attempt,
@@ -198,10 +198,10 @@ def declined(
     card: SavedCard | None,
     now: int,
 ) -> tuple[Purchase, Internal, list[Event]]:
-    """A failed attempt: ``card_declined`` (with its reason) or ``3ds_authentication_failed``."""
-    message = DECLINE_MESSAGES.get(reason or "", "3-D Secure authentication failed.")
-    if code == "card_declined" and reason:
-        message = f"{message} (reason: {reason})"
+    """A failed attempt: a decline (card_declined, see ``decline_error``) or 3-D Secure's."""
+    message = "3-D Secure authentication failed."
+    if code == "card_declined":
+        code, message = decline_error(reason or "do_not_honour")
     return failed(p, internal, code, message, flow, card, now)
 
 
@@ -349,7 +349,8 @@ def refund_amount(p: Purchase, amount: int | None) -> int:
     if amount <= 0:
         raise e.InvalidAmount("Amount must be positive.", "amount")
     if amount > left:
-        raise e.RefundExceedsAmount(f"At most {left} can be refunded.", "amount")
+        # Provider quirk: keyed __all__, which an official plugin reads to see a refund refused.
+        raise e.RefundExceedsAmount(f"At most {left} can be refunded.")
     return amount
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 import uuid
+from typing import Annotated
+
+import msgspec
 
 from emulator.domain.errors import FieldError
 from emulator.domain.iso import COUNTRIES, CURRENCIES
@@ -18,6 +21,12 @@ _EMAIL = re.compile(
 # "+44 45643564564"), so single spaces between digit groups are accepted; the digits
 # themselves must still form an E.164 number (a leading +, 2 to 15 digits, no leading 0).
 _PHONE = re.compile(r"^\+[1-9]\d{0,3}( ?\d+)*$")
+
+# Provider quirk: an official e-commerce plugin sends its order id as a JSON number in
+# ``reference``; the platform stores and returns it as its decimal string. A string field of a
+# gateway body typed ``Reference`` takes an integer so (emulator/http/gateway/body.py).
+NUMBER_AS_TEXT = "number_as_text"
+Reference = Annotated[str, msgspec.Meta(extra={NUMBER_AS_TEXT: True})]
 
 
 def required(field: str) -> FieldError:

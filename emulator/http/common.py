@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
@@ -84,12 +85,19 @@ def json_path_to_field(path: str) -> str:
 _MISSING = re.compile(r"^Object missing required field `([^`]+)`")
 
 
-def decode_json(body: bytes, model: type[T]) -> T:
-    """Decode a JSON body into ``model``: malformed JSON and wrong types become 400s."""
+def decode_json(body: bytes, model: type[T], prepare: Callable[[Any], None] | None = None) -> T:
+    """Decode a JSON body into ``model``: malformed JSON and wrong types become 400s.
+    ``prepare`` first sees the parsed JSON (dicts, lists...) and may change it in place
+    before it is converted (the gateway's reading of what real clients send)."""
     if not body or body.isspace():
         raise MalformedBody("Request body is empty; a JSON object is expected.")
     try:
-        value: T = parse_json(body, model)
+        if prepare is None:
+            value: T = parse_json(body, model)
+        else:
+            parsed = parse_json(body)
+            prepare(parsed)
+            value = msgspec.convert(parsed, model)
     except msgspec.ValidationError as exc:
         raise _validation_failed(str(exc)) from exc
     return value

@@ -38,7 +38,8 @@ class CardForm(msgspec.Struct, forbid_unknown_fields=False):
 
 
 class PayResult(msgspec.Struct, frozen=True):
-    """``paid``; ``authorized`` (hold or preauthorized); ``error`` (the attempt's error);
+    """``paid``; ``authorized`` (hold or preauthorized); ``error`` (the attempt's error as an
+    answer gives it: ``card_declined`` for a decline);
     ``3ds_required`` (``challenge_id`` names the challenge to complete)."""
 
     status: Literal["paid", "authorized", "error", "3ds_required"]
@@ -58,7 +59,10 @@ def _result(p: Purchase, challenge: str | None = None) -> PayResult:
     if challenge is not None:
         return PayResult("3ds_required", p, challenge)
     if p.status == "error":
-        return PayResult("error", p, error=p.transaction_data.attempts[0].error)
+        error = p.transaction_data.attempts[0].error
+        if error is not None:
+            error = AttemptError(cards.answer_code(error.code), error.message)
+        return PayResult("error", p, error=error)
     return PayResult("paid" if p.status == "paid" else "authorized", p)
 
 

@@ -49,7 +49,7 @@ async def test_a_declined_charge_is_a_subscription_charge_failure_then_sent(
     [bill] = await bills(http, gw, runtime, t["id"], skip=first["id"])
     assert bill["status"] == "sent" and statuses(bill)[-2:] == ["error", "sent"]
     error = bill["transaction_data"]["attempts"][0]["error"]
-    assert error["code"] == "card_declined"
+    assert error["code"] == "insufficient_funds"
     assert error["message"].startswith("Card declined: insufficient funds.")
     kinds = [k for k, _ in await events(runtime, bill["id"])]
     assert kinds[:2] == ["purchase.created", "purchase.subscription_charge_failure"]

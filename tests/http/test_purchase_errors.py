@@ -42,7 +42,7 @@ WALK: list[tuple[str, str, str, str, Any, int, Any, type]] = [
     ("capture-not-allowed", "paid", "POST", "/api/v1/purchases/{id}/capture/", None, 409,
      gw("__all__", "capture_not_allowed", "Capture is not allowed for this purchase."), errors.CaptureNotAllowed),
     ("refund-exceeds", "paid", "POST", "/api/v1/purchases/{id}/refund/", {"amount": 1001}, 400,
-     gw("amount", "refund_exceeds_amount", "At most 1000 can be refunded."), errors.RefundExceedsAmount),
+     gw("__all__", "refund_exceeds_amount", "At most 1000 can be refunded."), errors.RefundExceedsAmount),
     ("method-not-available", "created", "POST", "/api/v1/purchases/", "whitelist", 400,
      gw("payment_method_whitelist", "payment_method_not_available", "'cash' is not an available payment method."),
      errors.PaymentMethodNotAvailable),

@@ -54,7 +54,7 @@ async def test_charge_declined_is_purchase_charge_error(http, merchant, gw):
     assert response.json() == {
         "__all__": {"message": error["message"], "code": "purchase_charge_error"}
     }
-    assert error["code"] == "card_declined" and failed["status"] == "error"
+    assert error["code"] == "insufficient_funds" and failed["status"] == "error"
 
 
 async def test_capture_error_is_purchase_capture_error(http, merchant, gw):

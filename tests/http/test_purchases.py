@@ -125,7 +125,9 @@ def _products(**item: Any) -> dict[str, Any]:
         pytest.param({"purchase": _products(price=0)}, {"purchase.total": ("invalid_amount", "A zero total needs skip_capture.")}, id="zero-total"),
         pytest.param({"payment_method_whitelist": ["paypal"]}, {"payment_method_whitelist": ("payment_method_not_available", "'paypal' is not an available payment method.")}, id="whitelist"),
         pytest.param({"purchase": {"products": "x"}}, {"purchase.products": ("invalid", "Expected `array`, got `str`.")}, id="wrong-type"),
-        pytest.param({"platform": "fax"}, {"platform": ("invalid", "Invalid enum value 'fax'.")}, id="enum"),
+        pytest.param({"platform": "p" * 65}, {"platform": ("max_length", "Ensure this field has no more than 64 characters.")}, id="platform-too-long"),
+        pytest.param({"platform": ""}, {"platform": ("invalid", "This field may not be blank.")}, id="platform-blank"),
+        pytest.param({"platform": 7}, {"platform": ("invalid", "Expected `str`, got `int`.")}, id="platform-not-a-string"),
     ],
 )  # fmt: skip
 async def test_create_validation(http, merchant, gw, fields, expected):

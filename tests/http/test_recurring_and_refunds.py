@@ -277,7 +277,7 @@ async def test_partial_refunds_then_refund_exceeds_amount(http, merchant, gw):
     over = await http.post(f"/api/v1/purchases/{p['id']}/refund/", json={"amount": 701}, headers=gw)
     assert over.status_code == 400
     assert over.json() == {
-        "amount": {"message": "At most 700 can be refunded.", "code": "refund_exceeds_amount"}
+        "__all__": {"message": "At most 700 can be refunded.", "code": "refund_exceeds_amount"}
     }
     zero = await http.post(f"/api/v1/purchases/{p['id']}/refund/", json={"amount": 0}, headers=gw)
     assert zero.json()["amount"]["code"] == "invalid_amount"

@@ -6,7 +6,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from emulator.domain.billing_model import InvoicesInput, SubscriberInput, TemplateInput
-from emulator.http.common import JSON, decode_json, read_body, runtime
+from emulator.http.common import JSON, runtime
+from emulator.http.gateway import body as gateway_body
 from emulator.http.gateway.auth import gateway_caller
 from emulator.http.gateway.paging import page_params, raw_page_response
 from emulator.http.gateway.purchases import base_url, purchase_id
@@ -22,11 +23,11 @@ def _subscriber_id(request: Request) -> str:
 
 
 async def _template_body(request: Request) -> TemplateInput:
-    return decode_json(await read_body(request), TemplateInput)
+    return await gateway_body.read(request, TemplateInput)
 
 
 async def _subscriber_body(request: Request) -> SubscriberInput:
-    return decode_json(await read_body(request), SubscriberInput)
+    return await gateway_body.read(request, SubscriberInput)
 
 
 # -- templates -------------------------------------------------------------------------------
@@ -86,7 +87,7 @@ async def send_invoice(request: Request) -> Response:
 async def invoices(request: Request) -> Response:
     """``POST /billing/``: the ids of the purchases made, in the order of the clients."""
     caller = await gateway_caller(request)
-    body = decode_json(await read_body(request), InvoicesInput)
+    body = await gateway_body.read(request, InvoicesInput)
     ids = await billing.send_invoices(runtime(request), caller.merchant_id, body, base_url(request))
     return JSON(ids)
 

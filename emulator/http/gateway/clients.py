@@ -8,7 +8,8 @@ from starlette.responses import Response
 from emulator.domain.clients import ClientInput
 from emulator.domain.errors import ValidationFailed
 from emulator.domain.validation import uuid_field
-from emulator.http.common import JSON, RawJSON, decode_json, read_body, runtime
+from emulator.http.common import JSON, RawJSON, runtime
+from emulator.http.gateway import body as gateway_body
 from emulator.http.gateway.auth import gateway_caller
 from emulator.http.gateway.paging import page_params, page_response, raw_page_response
 from emulator.services import clients
@@ -23,7 +24,7 @@ def _client_id(request: Request) -> str:
 
 
 async def _body(request: Request) -> ClientInput:
-    return decode_json(await read_body(request), ClientInput)
+    return await gateway_body.read(request, ClientInput)
 
 
 async def create(request: Request) -> Response:

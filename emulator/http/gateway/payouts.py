@@ -9,7 +9,8 @@ from emulator.domain.errors import PayoutNotFound, ValidationFailed
 from emulator.domain.payout_cards import CardInput
 from emulator.domain.payouts import PayoutInput
 from emulator.domain.validation import is_uuid, uuid_field
-from emulator.http.common import JSON, RawJSON, decode_json, on_clock_of, read_body, runtime
+from emulator.http.common import JSON, RawJSON, on_clock_of, runtime
+from emulator.http.gateway import body as gateway_body
 from emulator.http.gateway.auth import gateway_caller
 from emulator.http.gateway.paging import page_params, raw_page_response
 from emulator.services import payouts
@@ -25,7 +26,7 @@ def _payout_id(request: Request) -> str:
 
 async def create(request: Request) -> Response:
     caller = await gateway_caller(request)
-    data = decode_json(await read_body(request), PayoutInput)
+    data = await gateway_body.read(request, PayoutInput)
     payout = await payouts.create(runtime(request), caller.merchant_id, data, str(request.base_url))
     return JSON(payout, status_code=201)
 
@@ -49,7 +50,7 @@ async def execute(request: Request) -> Response:
     if not is_uuid(payout_id):
         raise PayoutNotFound()
     await on_clock_of(request, "payouts")
-    data = decode_json(await read_body(request), CardInput)
+    data = await gateway_body.read(request, CardInput)
     payout = await payouts.execute(
         runtime(request), payout_id.lower(), request.path_params["token"], data
     )

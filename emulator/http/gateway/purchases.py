@@ -11,7 +11,8 @@ from starlette.responses import Response
 from emulator.domain.errors import InvalidRecurringToken, ValidationFailed
 from emulator.domain.purchase_input import PurchaseInput
 from emulator.domain.validation import invalid, is_uuid, uuid_field
-from emulator.http.common import JSON, RawJSON, decode_json, read_body, runtime
+from emulator.http.common import JSON, RawJSON, read_body, runtime
+from emulator.http.gateway import body as gateway_body
 from emulator.http.gateway.auth import gateway_caller
 from emulator.services import purchases
 
@@ -47,12 +48,12 @@ async def _optional(request: Request, model: type[T]) -> T:
     raw = await read_body(request)
     if not raw.strip():
         return model()
-    return decode_json(raw, model)
+    return gateway_body.decode(raw, model)
 
 
 async def create(request: Request) -> Response:
     caller = await gateway_caller(request)
-    data = decode_json(await read_body(request), PurchaseInput)
+    data = await gateway_body.read(request, PurchaseInput)
     p = await purchases.create(runtime(request), caller.merchant_id, data, base_url(request))
     return JSON(p, status_code=201)
 

@@ -8,7 +8,8 @@ from starlette.responses import Response
 from emulator.domain import validation as v
 from emulator.domain.errors import ValidationFailed
 from emulator.domain.webhooks import SOURCE_TYPES, WebhookInput
-from emulator.http.common import JSON, decode_json, read_body, runtime
+from emulator.http.common import JSON, runtime
+from emulator.http.gateway import body as gateway_body
 from emulator.http.gateway.auth import gateway_caller
 from emulator.http.gateway.paging import page_params, page_response, raw_page_response
 from emulator.services import deliveries as deliveries_service
@@ -24,7 +25,7 @@ def _webhook_id(request: Request) -> str:
 
 
 async def _body(request: Request) -> WebhookInput:
-    return decode_json(await read_body(request), WebhookInput)
+    return await gateway_body.read(request, WebhookInput)
 
 
 async def create(request: Request) -> Response:
