@@ -327,3 +327,9 @@ async def test_unknown_statements_and_download_urls_are_404(http, merchant, gw):
     response = await http.get(httpx.URL(wrong).path)
     assert (response.status_code, response.json()) == (404, not_found)
     assert (await http.get("/company_statements/nope/download/x/")).status_code == 404
+
+
+async def test_null_format_and_timezone_mean_the_defaults(http, gw):
+    """Like every gateway body: null for an optional field is the field left out."""
+    statement = await ask(http, gw, format=None, timezone=None)
+    assert (statement["format"], statement["timezone"]) == ("csv", "UTC")

@@ -9,7 +9,8 @@ from emulator.domain.company_statements import StatementInput
 from emulator.domain.errors import CompanyStatementNotFound, ValidationFailed
 from emulator.domain.statement_files import MEDIA_TYPES
 from emulator.domain.validation import is_uuid, uuid_field
-from emulator.http.common import JSON, RawJSON, decode_json, on_clock_of, read_body, runtime
+from emulator.http.common import JSON, RawJSON, on_clock_of, read_body, runtime
+from emulator.http.gateway import body as gateway_body
 from emulator.http.gateway.auth import gateway_caller
 from emulator.http.gateway.paging import page_params, raw_page_response
 from emulator.services import company_statements as statements
@@ -28,7 +29,7 @@ async def create(request: Request) -> Response:
     the document has them."""
     caller = await gateway_caller(request)
     raw = await read_body(request)
-    data = StatementInput() if not raw.strip() else decode_json(raw, StatementInput)
+    data = StatementInput() if not raw.strip() else gateway_body.decode(raw, StatementInput)
     statement = await statements.create(
         runtime(request),
         caller.merchant_id,
