@@ -213,6 +213,15 @@ class PurchaseChargeError(ApiError):
     message = "Charge failed."
 
 
+class CardDeclined(ApiError):
+    """A charge the card's issuer declined: the spec's 422, the reason in the message (the
+    attempt on the purchase carries the reason as its code)."""
+
+    code = "card_declined"
+    message = "Card declined."
+    status = 422
+
+
 class RefundExceedsAmount(ApiError):
     code = "refund_exceeds_amount"
     message = "Refund amount exceeds the refundable amount."

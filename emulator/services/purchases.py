@@ -295,8 +295,8 @@ async def charge(rt: Runtime, merchant_id: str, purchase_id: str, token: str) ->
         return p, i, events
 
     p = await _act(rt, merchant_id, purchase_id, action)
-    if failure:
-        raise e.PurchaseChargeError(failure[0])
+    if failure:  # the spec's 422 card_declined, as FIDELITY has official clients expect it
+        raise e.CardDeclined(failure[0])
     return p
 
 

@@ -160,6 +160,7 @@ ELSEWHERE = {
     errors.SubscriberAlreadyExists: "tests/http/test_billing_subscribers.py",
     errors.SubscriptionInactive: "tests/http/test_billing_subscribers.py",
     errors.CompanyStatementInvalidStatus: "tests/http/test_company_statements.py",
+    errors.CardDeclined: "tests/http/test_purchase_scenarios.py",
 }
 
 

@@ -39,8 +39,9 @@ rules:
 """
 
 
-async def test_charge_declined_is_purchase_charge_error(http, merchant, gw):
-    """A declined charge: 400 purchase_charge_error with the attempt's error; status error."""
+async def test_charge_declined_is_card_declined(http, merchant, gw):
+    """A declined charge: the spec's 422 card_declined with the attempt's message; status
+    error."""
     token = await create(http, gw, merchant)
     await pay(http, token["id"], remember_card=True)
     await activate(http, merchant, CHARGE_DECLINED, "charge-declined")
@@ -48,12 +49,10 @@ async def test_charge_declined_is_purchase_charge_error(http, merchant, gw):
     response = await http.post(
         f"/api/v1/purchases/{p['id']}/charge/", json={"recurring_token": token["id"]}, headers=gw
     )
-    assert response.status_code == 400
+    assert response.status_code == 422
     failed = await get(http, gw, p["id"])
     error = failed["transaction_data"]["attempts"][0]["error"]
-    assert response.json() == {
-        "__all__": {"message": error["message"], "code": "purchase_charge_error"}
-    }
+    assert response.json() == {"__all__": {"message": error["message"], "code": "card_declined"}}
     assert error["code"] == "insufficient_funds" and failed["status"] == "error"
 
 

@@ -240,7 +240,7 @@ async def test_charge_paid_with_a_declining_card(http, merchant, gw):
     scope = {"merchant": merchant["company_id"]}
     await http.post(f"/_emulator/scenarios/{name}/deactivate", json=scope)
     response, _ = await charge(http, gw, merchant, declining)
-    assert response.status_code == 400
+    assert response.status_code == 422
     await activate(http, merchant, "purchase.charge", {"result": "paid"})
     response, paid = await charge(http, gw, merchant, declining)
     assert response.status_code == 200, response.text
@@ -265,13 +265,11 @@ async def test_charge_declined_with_each_reason(http, merchant, gw, reason):
     card = await token(http, gw, merchant)
     await activate(http, merchant, "purchase.charge", {"result": "declined", "reason": reason})
     response, failed = await charge(http, gw, merchant, card)
-    assert response.status_code == 400
+    assert response.status_code == 422
     error = error_of(failed)
     assert (failed["status"], error["code"]) == ("error", reason)
     assert reason in error["message"]
-    assert response.json() == {
-        "__all__": {"message": error["message"], "code": "purchase_charge_error"}
-    }
+    assert response.json() == {"__all__": {"message": error["message"], "code": "card_declined"}}
 
 
 async def test_charge_match_and_times(http, merchant, gw):
@@ -288,6 +286,6 @@ async def test_charge_match_and_times(http, merchant, gw):
     response, _ = await charge(http, gw, merchant, card)  # 1000: no match
     assert response.json()["status"] == "paid"
     response, failed = await charge(http, gw, merchant, card, **big)
-    assert response.status_code == 400 and "expired_card" in error_of(failed)["message"]
+    assert response.status_code == 422 and "expired_card" in error_of(failed)["message"]
     response, _ = await charge(http, gw, merchant, card, **big)  # the one use is spent
     assert response.json()["status"] == "paid"
