@@ -82,6 +82,19 @@ class EmulatorApp(Starlette):
             raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
 
 
+def route_table() -> list[BaseRoute]:
+    """Every route the app serves, in matching order (the OpenAPI documents are built from
+    it)."""
+    return [
+        *_under("/api/v1", GATEWAY),
+        *GATEWAY_PAGES,
+        *_under("/v2", BANK),
+        *_under("/oauth2", oauth.ROUTES),
+        *_under("/_emulator", CONTROL),
+        *_under("/p", PAYER_PAGES),
+    ]
+
+
 def create_app(runtime: Runtime) -> Starlette:
     """The emulator's ASGI app. Its lifespan starts and stops ``runtime`` if nobody else did
     (``httpx.ASGITransport`` runs no lifespan: tests start the runtime themselves)."""
@@ -104,14 +117,7 @@ def create_app(runtime: Runtime) -> Starlette:
     if not settings.loopback and settings.admin_token is not None:
         middleware.insert(0, Middleware(AdminGuard, token=settings.admin_token))
     app = EmulatorApp(
-        routes=[
-            *_under("/api/v1", GATEWAY),
-            *GATEWAY_PAGES,
-            *_under("/v2", BANK),
-            *_under("/oauth2", oauth.ROUTES),
-            *_under("/_emulator", CONTROL),
-            *_under("/p", PAYER_PAGES),
-        ],
+        routes=route_table(),
         middleware=middleware,
         exception_handlers={
             ControlError: control_errors.control_error,

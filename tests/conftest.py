@@ -23,6 +23,33 @@ DEFAULT_KEY = "sk_test_emulator_default_key"
 DEFAULT_CLIENT = ("emulator-default-client", "emulator-default-secret")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--openapi-check",
+        choices=("on", "off"),
+        default="on",
+        help="check every answer of the in-process `http` client against the OpenAPI"
+        " document (tests/openapi_check.py); default on",
+    )
+
+
+async def check_against_the_document(response: httpx.Response) -> None:
+    """An httpx response hook: an answer the document does not describe fails the test."""
+    from tests.openapi_check import checker
+
+    await response.aread()
+    request = response.request
+    problems = checker().problems(
+        request.method,
+        request.url.path,
+        response.status_code,
+        {k.lower(): v for k, v in response.headers.items()},
+        response.content,
+    )
+    if problems:
+        raise AssertionError("not as the OpenAPI document says:\n" + "\n".join(problems))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> None:
     """Every ``async def`` test runs on anyio (asyncio backend, pinned below)."""
@@ -55,9 +82,18 @@ async def runtime(tmp_path: Path) -> AsyncIterator[Runtime]:
 
 
 @pytest.fixture
-async def http(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
+async def http(
+    runtime: Runtime, request: pytest.FixtureRequest
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The app in-process; every answer is checked against the OpenAPI document unless
+    ``--openapi-check=off``."""
     transport = httpx.ASGITransport(app=create_app(runtime))
-    async with httpx.AsyncClient(transport=transport, base_url="http://emulator") as client:
+    hooks = {"response": [check_against_the_document]}
+    if request.config.getoption("--openapi-check") == "off":
+        hooks = {}
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://emulator", event_hooks=hooks
+    ) as client:
         yield client
 
 

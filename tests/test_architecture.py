@@ -54,3 +54,23 @@ def test_modules_stay_small():
         if (n := len(path.read_text().splitlines())) > 400
     }
     assert large == {}
+
+
+def test_the_documents_describe_the_layers_and_nothing_depends_on_them():
+    """emulator/openapi reads the structs of the inner layers; only the HTTP layer that serves
+    the documents imports it."""
+    offenders = {
+        f"{path.relative_to(PACKAGE)}: {name}"
+        for layer in ("domain", "services", "repos", "kernel", "scenarios", "delivery")
+        for path in (PACKAGE / layer).glob("*.py")
+        for name in imports_of(path)
+        if name.startswith("emulator.openapi")
+    }
+    assert offenders == set()
+    importers = {
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if not path.is_relative_to(PACKAGE / "openapi")
+        and any(name.startswith("emulator.openapi") for name in imports_of(path))
+    }
+    assert importers == {"http/control/docs.py"}

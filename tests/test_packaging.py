@@ -21,6 +21,9 @@ def test_wheel_contains_data_folders(tmp_path: Path):
     assert "emulator/_data/fixtures/test_values.yaml" in names
     assert "emulator/_data/scenarios/README.md" in names
     assert "emulator/kernel/migrations/0001_initial.sql" in names
+    # the reference page's style and script (/_emulator/docs fetches nothing from elsewhere)
+    assert "emulator/openapi/static/docs.css" in names
+    assert "emulator/openapi/static/docs.js" in names
 
 
 def test_data_folders_are_found_from_a_checkout():

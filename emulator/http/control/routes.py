@@ -16,6 +16,7 @@ from emulator.domain.validation import is_uuid
 from emulator.http.common import JSON, on_clock_of, parse_int, read_body, runtime
 from emulator.http.control import bank
 from emulator.http.control.body import json_body
+from emulator.http.control.docs import ROUTES as DOC_ROUTES
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
 from emulator.kernel.clock import (
     CLOCK_RANGE,
@@ -388,4 +389,5 @@ ROUTES = [
     Route("/payments/{id}/settle", bank.settle_payment, methods=["POST"]),
     Route("/deliveries", deliveries_list, methods=["GET"]),
     Route("/payouts/{id}/settle", settle_payout, methods=["POST"]),
+    *DOC_ROUTES,
 ]

@@ -1,0 +1,164 @@
+"""The control plane (``/_emulator/``): one entry per served method and path."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from msgspec import Meta
+
+from emulator.domain.collections import Collection
+from emulator.domain.mandates import Mandate
+from emulator.domain.payments import Payment
+from emulator.domain.payouts import Payout
+from emulator.domain.purchase_model import Purchase
+from emulator.openapi import control_shapes as s
+from emulator.openapi import errors
+from emulator.openapi.model import Body, Interface, Operation, Param
+
+NAME = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
+
+CONTROL = Interface(
+    name="control",
+    prefix="/_emulator",
+    error=errors.control,
+    security=({}, {"adminToken": []}),
+    always={
+        401: "Bound to an address other than loopback, without the admin token"
+        " (`admin_token_required`).",
+    },
+    with_body={
+        400: "The body is not a JSON object (`malformed_json`, `invalid`) or a field is"
+        " invalid (`invalid`).",
+    },
+    path_params={
+        "company_id": Param("company_id", str, "A merchant's company_id"),
+        "name": Param("name", NAME, "1-64 letters, digits, '.', '_' or '-'"),
+        "id": Param("id", str, "The object's id"),
+    },
+)
+op = CONTROL.operation
+
+LIMIT = Param("limit", Annotated[int, Meta(ge=1, le=1000)], "At most this many (default 100)")
+BEFORE = Param("before", int, "Only entries older than this id")
+
+MERCHANT = Param("merchant", str, "Only this merchant's (company_id)")
+BAD_QUERY = {400: "A bad `limit` or `before` (`invalid`)."}
+NO_MERCHANT = {404: "No such merchant (`merchant_not_found`)."}
+NOT_OWN = {409: "The merchant follows the server clock (`clock_not_own`)."}
+NAMED = {400: "A bad name (`invalid`)."}
+
+
+def optional(schema: Any) -> Body:
+    return Body(schema, required=False, description="Optional: no body means {}.")
+
+
+OPERATIONS: list[Operation] = [
+    op("health", "GET", "/health", "Health and version", "Emulator", s.Health),
+    op("reset", "POST", "/reset", "Wipe all state and reseed the fixtures", "Emulator",
+       s.ResetDone),
+    op("merchants_create", "POST", "/merchants", "A new isolated merchant", "Merchants",
+       s.Merchant, status=201, body=optional(s.MerchantRequest)),
+    op("merchants_list", "GET", "/merchants", "Every merchant", "Merchants", s.Merchants),
+    op("clock_read", "GET", "/clock", "The server clock", "Clock", s.ClockView),
+    op("clock_advance", "POST", "/clock/advance",
+       "Advance the server clock, running due jobs in order", "Clock", s.Advanced,
+       body=s.AdvanceRequest,
+       errors={409: "`{\"to\": \"next\"}` with nothing scheduled (`nothing_scheduled`)."}),
+    op("clock_freeze", "POST", "/clock/freeze", "Stop the server clock (optionally at `at`)",
+       "Clock", s.ClockChanged, body=optional(s.FreezeRequest)),
+    op("clock_resume", "POST", "/clock/resume", "Back to real time", "Clock", s.ClockChanged,
+       body=optional(s.ResumeRequest)),
+    op("schedule", "GET", "/schedule", "Pending jobs on the server clock, soonest first",
+       "Clock", s.Schedule, errors={400: "A bad `limit`."},
+       query=(Param("object_id", str, "Only jobs acting on this object"), LIMIT)),
+    op("merchant_clock_read", "GET", "/merchants/{company_id}/clock", "A merchant's clock",
+       "Clock", s.MerchantClock, errors=NO_MERCHANT),
+    op("merchant_clock_set", "PUT", "/merchants/{company_id}/clock",
+       "Give a merchant its own clock, or set it", "Clock", s.MerchantClock,
+       body=optional(s.ClockSetting), errors=NO_MERCHANT),
+    op("merchant_clock_advance", "POST", "/merchants/{company_id}/clock/advance",
+       "Advance a merchant's own clock", "Clock", s.Advanced, body=s.AdvanceRequest,
+       errors={**NO_MERCHANT, 409: "It follows the server clock (`clock_not_own`), or"
+               " nothing is scheduled (`nothing_scheduled`)."}),
+    op("merchant_clock_freeze", "POST", "/merchants/{company_id}/clock/freeze",
+       "Freeze a merchant's own clock", "Clock", s.ClockChanged,
+       body=optional(s.FreezeRequest), errors={**NO_MERCHANT, **NOT_OWN}),
+    op("merchant_clock_resume", "POST", "/merchants/{company_id}/clock/resume",
+       "Resume a merchant's own clock", "Clock", s.ClockChanged,
+       body=optional(s.ResumeRequest), errors={**NO_MERCHANT, **NOT_OWN}),
+    op("merchant_schedule", "GET", "/merchants/{company_id}/schedule",
+       "A merchant's pending jobs, soonest first", "Clock", s.Schedule,
+       errors={400: "A bad `limit`.", **NO_MERCHANT},
+       query=(Param("object_id", str, "Only jobs acting on this object"), LIMIT)),
+    op("snapshots_list", "GET", "/snapshots", "Names of saved snapshots", "Snapshots",
+       s.Snapshots),
+    op("snapshots_save", "POST", "/snapshots/{name}", "Save the whole state", "Snapshots",
+       s.SnapshotSaved, status=201, errors=NAMED),
+    op("snapshots_restore", "POST", "/snapshots/{name}/restore", "Put the whole state back",
+       "Snapshots", s.SnapshotRestored,
+       errors={400: "A bad name, or not a snapshot (`invalid_snapshot`).",
+               404: "No snapshot of this name (`snapshot_not_found`).",
+               500: "The file could not be copied in (`restore_failed`)."}),
+    op("requests", "GET", "/requests", "The request journal, newest first", "Journal",
+       s.Requests, query=(MERCHANT, LIMIT, BEFORE), errors=BAD_QUERY),
+    op("sink_receive", "POST", "/sink/{name}", "Built-in receiver: record a message", "Sink",
+       s.SinkReceived, errors=NAMED,
+       body=Body(dict[str, Any], required=False, description="Anything: it is recorded."),
+       description="Never needs the admin token (webhooks carry none)."),
+    op("sink_read", "GET", "/sink/{name}", "What arrived, oldest first", "Sink",
+       s.SinkMessages, errors=NAMED),
+    op("sink_clear", "DELETE", "/sink/{name}", "Forget what arrived", "Sink", s.SinkDeleted,
+       errors=NAMED),
+    op("test_values", "GET", "/test-values", "The magic cards and accounts", "Emulator",
+       dict[str, Any]),
+    op("scenarios_list", "GET", "/scenarios", "Every scenario and its activations",
+       "Scenarios", s.Scenarios),
+    op("scenarios_load", "POST", "/scenarios", "Load (or replace) a scenario", "Scenarios",
+       s.ScenarioLoaded, status=201,
+       body=Body(str, media="application/yaml", description="The scenario file (YAML)."),
+       errors={400: "Refused, with a located message (`invalid_scenario`)."}),
+    op("scenarios_activate", "POST", "/scenarios/{name}/activate",
+       "Activate a scenario, for every merchant or one", "Scenarios", s.ScenarioActivation,
+       body=optional(s.ScopeRequest),
+       errors={404: "No such scenario, or merchant (`scenario_not_found`,"
+               " `merchant_not_found`)."}),
+    op("scenarios_deactivate", "POST", "/scenarios/{name}/deactivate",
+       "Deactivate a scenario, for every merchant or one", "Scenarios", s.ScenarioActivation,
+       body=optional(s.ScopeRequest), errors={404: "It was not active (`not_active`)."}),
+    op("purchases_pay", "POST", "/purchases/{id}/pay", "Act as the payer", "Actors",
+       Purchase, body=optional(s.CardRequest),
+       errors={400: "Invalid card data, or a declined card (gateway codes).",
+               404: "No such purchase (`purchase_not_found`).",
+               409: "The purchase is not payable."}),
+    op("mandates_authorise", "POST", "/mandates/{id}/authorise",
+       "Act as the debtor: authorise a DebiCheck mandate", "Actors", Mandate,
+       errors={404: "No such DebiCheck mandate (`not_found`).",
+               409: "The mandate's state does not allow it (`invalid_state`)."}),
+    op("mandates_reject", "POST", "/mandates/{id}/reject",
+       "Act as the debtor: reject a DebiCheck mandate", "Actors", Mandate,
+       errors={404: "No such DebiCheck mandate (`not_found`).",
+               409: "The mandate's state does not allow it (`invalid_state`)."}),
+    op("collections_settle", "POST", "/collections/{id}/settle", "Act as the bank now",
+       "Actors", Collection, body=optional(s.SettleRequest),
+       errors={404: "No such collection.", 409: "The state does not allow it (`invalid_state`)."}),
+    op("payments_settle", "POST", "/payments/{id}/settle", "Act as the bank now", "Actors",
+       Payment, body=optional(s.SettleRequest),
+       errors={404: "No such payment.", 409: "The state does not allow it (`invalid_state`)."}),
+    op("deliveries", "GET", "/deliveries", "Every delivery attempt, newest first",
+       "Deliveries", s.Deliveries, errors={400: "A bad `limit`, `before` or `kind`."},
+       query=(MERCHANT, Param("object_id", str), LIMIT, BEFORE,
+              Param("kind", str, "webhook, success_callback or callback"))),
+    op("payouts_settle", "POST", "/payouts/{id}/settle", "Act as the provider now", "Actors",
+       Payout, body=optional(s.PayoutSettleRequest),
+       errors={404: "No such payout (`payout_not_found`).",
+               409: "Not pending (`payout_not_pending`)."}),
+    op("openapi", "GET", "/openapi.json", "The OpenAPI 3.1 document of everything served",
+       "Documents", dict[str, Any]),
+    op("openapi_interface", "GET", "/openapi/{name}.json",
+       "The OpenAPI 3.1 document of one interface: gateway, bank or control", "Documents",
+       dict[str, Any], errors={404: "No such document (`not_found`)."}),
+    op("docs", "GET", "/docs", "This reference, as a web page", "Documents", str,
+       media="text/html"),
+]  # fmt: skip
+
+ENUMS: dict[tuple[type, str], tuple[str, ...]] = {}

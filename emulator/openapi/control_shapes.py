@@ -1,0 +1,265 @@
+"""Bodies of the control plane, which its handlers read and write as plain dicts, described as
+structs (for the document only: nothing encodes or decodes them)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+Mode = Literal["real", "frozen"]
+Instant = str  # ISO-8601
+
+
+class Health(msgspec.Struct):
+    status: Literal["ok"]
+    version: str
+
+
+class ClockView(msgspec.Struct):
+    """The server clock."""
+
+    now: Instant
+    mode: Mode
+
+
+class MerchantClock(msgspec.Struct):
+    """A merchant's clock: ``own`` is false while it follows the server clock."""
+
+    now: Instant
+    mode: Mode
+    own: bool
+
+
+class ResetDone(msgspec.Struct):
+    reset: bool
+    now: Instant
+    mode: Mode
+
+
+class ClockSetting(msgspec.Struct):
+    """A merchant's own clock: frozen by default, at the server clock's instant by default."""
+
+    mode: Mode | UnsetType | None = UNSET
+    now: Instant | UnsetType | None = UNSET
+
+
+class MerchantRequest(msgspec.Struct):
+    name: str | UnsetType | None = UNSET
+    clock: ClockSetting | UnsetType | None = UNSET
+
+
+class ProfileSummary(msgspec.Struct):
+    profileCode: str
+    id: int
+    createdByClient: int
+
+
+class Merchant(msgspec.Struct):
+    company_id: str
+    name: str
+    brand_id: str | None
+    brand_ids: list[str]
+    api_key: str | None
+    production_api_key: str | None
+    client_id: str | None
+    client_secret: str | None
+    profiles: list[ProfileSummary]
+    clock: MerchantClock
+
+
+class Merchants(msgspec.Struct):
+    merchants: list[Merchant]
+
+
+class AdvanceRequest(msgspec.Struct):
+    """A duration (the units add up) or ``to``: an instant or ``"next"`` (the next job)."""
+
+    seconds: Annotated[float, Meta(ge=0)] | UnsetType | None = UNSET
+    minutes: Annotated[float, Meta(ge=0)] | UnsetType | None = UNSET
+    hours: Annotated[float, Meta(ge=0)] | UnsetType | None = UNSET
+    days: Annotated[float, Meta(ge=0)] | UnsetType | None = UNSET
+    to: Instant | UnsetType | None = UNSET
+
+
+class ScheduledJob(msgspec.Struct):
+    due: Instant
+    kind: str
+    object_type: str | None
+    object_id: str | None
+    description: str
+
+
+class Advanced(msgspec.Struct):
+    """The clock after the advance; ``next``: the job ``{"to": "next"}`` went to."""
+
+    now: Instant
+    mode: Mode
+    jobs_run: int
+    next: ScheduledJob | UnsetType = UNSET
+    own: bool | UnsetType = UNSET
+
+
+class FreezeRequest(msgspec.Struct):
+    at: Instant | UnsetType | None = UNSET
+
+
+class ResumeRequest(msgspec.Struct):
+    at: Instant | UnsetType | None = UNSET
+    system: bool | UnsetType = UNSET
+
+
+class ClockChanged(msgspec.Struct):
+    now: Instant
+    mode: Mode
+    own: bool | UnsetType = UNSET
+
+
+class Schedule(msgspec.Struct):
+    now: Instant
+    mode: Mode
+    jobs: list[ScheduledJob]
+
+
+class Snapshots(msgspec.Struct):
+    snapshots: list[str]
+
+
+class SnapshotSaved(msgspec.Struct):
+    name: str
+    saved_at: Instant
+
+
+class SnapshotRestored(msgspec.Struct):
+    name: str
+    restored: bool
+    now: Instant
+    mode: Mode
+
+
+class JournalEntry(msgspec.Struct):
+    id: int
+    time: Instant
+    merchant: str | None
+    interface: str
+    method: str
+    path: str
+    query: str
+    status: int
+    request_body: str
+    response_body: str
+    duration_ms: float
+
+
+class Requests(msgspec.Struct):
+    requests: list[JournalEntry]
+
+
+class SinkReceived(msgspec.Struct):
+    received: bool
+    id: int
+
+
+class SinkMessage(msgspec.Struct):
+    id: int
+    received_at: Instant
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: str
+    json: Any
+
+
+class SinkMessages(msgspec.Struct):
+    name: str
+    messages: list[SinkMessage]
+
+
+class SinkDeleted(msgspec.Struct):
+    name: str
+    deleted: int
+
+
+class Activation(msgspec.Struct):
+    merchant: str | None
+    activated_at: Instant
+    uses_left: dict[str, int]
+
+
+class ScenarioView(msgspec.Struct):
+    """A scenario; ``error`` instead of its rules when a loaded file no longer parses."""
+
+    name: str
+    origin: Literal["library", "loaded", "gone"]
+    active: list[Activation]
+    description: str | UnsetType = UNSET
+    points: list[str] | UnsetType = UNSET
+    rules: int | UnsetType = UNSET
+    error: str | UnsetType = UNSET
+
+
+class Scenarios(msgspec.Struct):
+    scenarios: list[ScenarioView]
+    decision_points: list[str]
+
+
+class ScenarioLoaded(msgspec.Struct):
+    name: str
+    description: str
+    rules: int
+    points: list[str]
+    active: bool
+
+
+class ScopeRequest(msgspec.Struct, forbid_unknown_fields=True):
+    merchant: str | UnsetType | None = UNSET
+
+
+class ScenarioActivation(msgspec.Struct):
+    name: str
+    active: bool
+    merchant: str | None
+    activated_at: Instant | UnsetType = UNSET
+
+
+class CardRequest(msgspec.Struct):
+    """The default test card, or the card given."""
+
+    card_number: str | UnsetType | None = UNSET
+    expires: str | UnsetType | None = UNSET
+    cvc: str | UnsetType | None = UNSET
+    cardholder_name: str | UnsetType | None = UNSET
+    remember_card: bool | UnsetType = UNSET
+
+
+class SettleRequest(msgspec.Struct):
+    status: Literal["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"] | UnsetType = UNSET
+
+
+class PayoutSettleRequest(msgspec.Struct):
+    status: Literal["success", "failed"] | UnsetType | None = UNSET
+
+
+class DeliveryAttempt(msgspec.Struct):
+    id: int
+    message_id: int
+    merchant: str | None
+    kind: Literal["webhook", "success_callback", "callback"]
+    target_id: str
+    event_id: str
+    event_type: str
+    object_type: str
+    object_id: str
+    url: str
+    headers: dict[str, str]
+    body: str
+    attempt: int
+    at: Instant
+    status: int | None
+    error: str | None
+    success: bool
+
+
+class Deliveries(msgspec.Struct):
+    deliveries: list[DeliveryAttempt]
