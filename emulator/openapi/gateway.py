@@ -19,6 +19,7 @@ from emulator.domain.billing_model import (
     TemplateInput,
 )
 from emulator.domain.clients import Client, ClientInput
+from emulator.domain.company_statements import CompanyStatement, StatementInput
 from emulator.domain.ledger_view import TRANSACTION_FLOWS, TRANSACTION_PRODUCTS
 from emulator.domain.payment_methods import AVAILABLE
 from emulator.domain.payout_cards import CardInput
@@ -86,6 +87,18 @@ FILTERS = (
     Param("from", UNIX, "Unix time: the balance as it was then; turnover from then on"),
 )
 ACTION = {409: "The purchase's status does not allow it."}
+STATEMENT_FILTERS = (
+    *(Param(name, UNIX, "Unix time: purchases " + what)
+      for name, what in (("from", "created from then on"), ("to", "created before then"),
+                         ("paid_from", "paid from then on"), ("paid_to", "paid before then"),
+                         ("updated_from", "updated from then on"),
+                         ("updated_to", "updated before then"))),
+    Param("q", str, "Text the purchase's client, reference or products contain"),
+    Param("products", str, "Text a product's name contains"),
+    *(Param(name, str, f"`{name}` value(s); repeated or comma-separated")
+      for name in ("brand_id", "shop_id", "total", "currency", "payment_method",
+                   "three_d_secure", "country", "status", "product")),
+)  # fmt: skip
 
 OPERATIONS: list[Operation] = [
     # -- clients --
@@ -105,6 +118,10 @@ OPERATIONS: list[Operation] = [
     op("clients_recurring_tokens_list", "GET", "/clients/{id}/recurring_tokens/",
        "The client's saved cards, newest first", "Clients", Page[RecurringToken],
        query=PAGE, errors=LISTED),
+    op("clients_recurring_tokens_read", "GET", "/clients/{id}/recurring_tokens/{token}/",
+       "Retrieve a saved card", "Clients", RecurringToken,
+       errors={404: "No such client (`client_not_found`), or no such token of it"
+               " (`recurring_token_not_found`)."}),
     op("clients_recurring_tokens_delete", "DELETE", "/clients/{id}/recurring_tokens/{token}/",
        "Delete a saved card", "Clients", None, status=204),
     op("clients_feed", "GET", "/clients/{id}/feed/", "The client's activity, newest first",
@@ -128,7 +145,8 @@ OPERATIONS: list[Operation] = [
        "Pay with a saved card (`recurring_token`)", "Purchases", Purchase,
        body=ChargeBody,
        errors={400: "`recurring_token` is not a UUID, or the charge failed.",
-               409: "Paid, cancelled or expired; or the token's card expired."}),
+               409: "Paid, cancelled or expired; or the token's card expired.",
+               422: "The card was declined (`card_declined`; the message names the reason)."}),
     op("purchases_refund", "POST", "/purchases/{id}/refund/", "Refund all or `amount`",
        "Purchases", Payment, body=Body(AmountBody, required=False),
        errors={400: "A bad `amount` (`invalid_amount`, `refund_exceeds_amount`).",
@@ -138,6 +156,22 @@ OPERATIONS: list[Operation] = [
     op("purchases_mark_as_paid", "POST", "/purchases/{id}/mark_as_paid/",
        "Mark as paid without money moving", "Purchases", Purchase,
        body=Body(MarkAsPaidBody, required=False), errors=ACTION),
+    op("purchases_resend_invoice", "POST", "/purchases/{id}/resend_invoice/",
+       "Send the invoice again (an unpaid purchase becomes `sent`)", "Purchases", Purchase),
+    # -- company statements --
+    op("company_statements_create", "POST", "/company_statements/",
+       "Generate a statement of the merchant's purchases (`csv` or `xlsx`)", "Statements",
+       CompanyStatement, status=201, body=Body(StatementInput, required=False),
+       query=STATEMENT_FILTERS,
+       description="Generated on the emulator clock: `pending`, then `processing` 2 s later,"
+       " then `success` 3 s after that, with its `download_url`."),
+    op("company_statements_list", "GET", "/company_statements/", "List statements, newest first",
+       "Statements", Page[CompanyStatement], query=PAGE, errors=LISTED),
+    op("company_statements_read", "GET", "/company_statements/{id}/", "Retrieve a statement",
+       "Statements", CompanyStatement),
+    op("company_statements_cancel", "POST", "/company_statements/{id}/cancel/",
+       "Cancel a statement being generated", "Statements", CompanyStatement,
+       errors={409: "Already generated or cancelled (`company_statement_invalid_status`)."}),
     # -- billing --
     op("billing_invoices", "POST", "/billing/", "One-off invoices to several clients",
        "Billing", list[str], body=InvoicesInput,
@@ -188,7 +222,8 @@ OPERATIONS: list[Operation] = [
     op("account_balance", "GET", "/account/json/balance/", "The balance per currency",
        "Account", dict[str, Balance], query=FILTERS, errors={400: "A bad filter value."}),
     op("account_turnover", "GET", "/account/json/turnover/",
-       "Incoming and outgoing money per currency", "Account", dict[str, TurnoverPair],
+       "Incoming and outgoing money (the `currency` filter picks the currencies)", "Account",
+       TurnoverPair,
        query=(*FILTERS, Param("to", UNIX, "Unix time: up to (excluding) then")),
        errors={400: "A bad filter value, or `to` before `from`."}),
     # -- payouts --
