@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench clean
+.PHONY: run test lint typecheck unit bench browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,8 +24,16 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(STAMP) browser
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+# Pages are tested in a real browser: Debian's headless Chromium and its driver (Selenium drives
+# them; a browser download of its own cannot reach the internet here). Installed when missing.
+CHROMEDRIVER := /usr/bin/chromedriver
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@test -x $(CHROMEDRIVER) || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver; }
 
 bench: $(STAMP)  ## benchmark harness: prints throughput, latency and timing figures
 	$(BIN)/python -m bench $(ARGS)
