@@ -87,15 +87,16 @@ class DeliveryEngine:
             self._undispatched = True
             tx.after_commit(self._wake.set)
 
-    def dispatch_now(self, tx: Tx) -> None:
+    def dispatch_now(self, tx: Tx) -> bool:
         """On the writer, inside a unit of work: dispatch what has been emitted since the last
-        dispatch (the scheduler calls this before each job it runs, so the events of one
-        instant have their messages, due at that instant, before time moves on)."""
+        dispatch; whether there was anything. The scheduler calls this before its clock moves
+        past an instant, so the events of that instant have their messages, due then."""
         if not self._undispatched:
-            return
+            return False
         self._undispatched = False
         while self._dispatch(tx):
             pass
+        return True
 
     def wake(self) -> None:
         """Look for undispatched events now (after a start, reset or restore)."""

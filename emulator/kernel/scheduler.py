@@ -7,10 +7,10 @@ merchant's clock never waits for, nor moves, another's.
 
 **An advance is a simulated timeline.** ``advance`` moves a timeline's clock from one due job
 to the next in (due time, id) order, holding the clock still at each job's due time while it
-runs (a real clock resumes from the target at the end). Before each step, what the last one
-emitted is dispatched (``before_step``: the delivery engine makes its messages, due at the
-event's instant), so deliveries go out at the instant their event happened and retries count
-from there. While an async job (a delivery) is out, requests are served at that instant, and
+runs (a real clock resumes from the target at the end). Before the clock moves on, what that
+instant emitted is dispatched (``before_step``: the delivery engine makes its messages, due at
+the event's instant), so deliveries go out at the instant their event happened and retries
+count from there. While an async job (a delivery) is out, requests are served at that instant, and
 jobs they schedule before the target run in order too. Consecutive atomic jobs share one unit
 of work (a savepoint each), up to ``BATCH`` jobs or ``BATCH_SECONDS``, so a long advance costs
 one commit per batch and other merchants' writes wait one batch at most.
@@ -83,7 +83,7 @@ class Scheduler:
         self._kicking: asyncio.Task[None] | None = None
         # Called on the writer before each step of a run (the delivery engine dispatches the
         # events of the step before: their first attempts are due at their instant).
-        self.before_step: Callable[[Tx], None] | None = None
+        self.before_step: Callable[[Tx], bool] | None = None
 
     def handle(self, kind: str, handler: AtomicHandler) -> None:
         self._atomic[kind] = handler
@@ -349,9 +349,11 @@ class Scheduler:
         started = time.perf_counter()
         with self._clocks.using(clock):
             while True:
-                if self.before_step is not None:
-                    self.before_step(tx)
                 job = next_job(tx, timeline.key, target_us, exclude, skip)
+                # before time moves on, what this instant emitted gets its deliveries, due now
+                moves = job is None or job.due_us > clock.now_us()
+                if moves and self.before_step is not None and self.before_step(tx):
+                    job = next_job(tx, timeline.key, target_us, exclude, skip)
                 if job is None:
                     break
                 handler = self._atomic.get(job.kind)
