@@ -208,11 +208,6 @@ class PurchaseCaptureError(ApiError):
     message = "Capture failed."
 
 
-class PurchaseChargeError(ApiError):
-    code = "purchase_charge_error"
-    message = "Charge failed."
-
-
 class CardDeclined(ApiError):
     """A charge the card's issuer declined: the spec's 422, the reason in the message (the
     attempt on the purchase carries the reason as its code)."""

@@ -144,7 +144,7 @@ OPERATIONS: list[Operation] = [
     op("purchases_charge", "POST", "/purchases/{id}/charge/",
        "Pay with a saved card (`recurring_token`)", "Purchases", Purchase,
        body=ChargeBody,
-       errors={400: "`recurring_token` is not a UUID, or the charge failed.",
+       errors={400: "`recurring_token` is not a UUID (`invalid_recurring_token`).",
                409: "Paid, cancelled or expired; or the token's card expired.",
                422: "The card was declined (`card_declined`; the message names the reason)."}),
     op("purchases_refund", "POST", "/purchases/{id}/refund/", "Refund all or `amount`",

@@ -59,7 +59,7 @@ WALK: list[tuple[str, str, str, str, Any, int, Any, type]] = [
 ]  # fmt: skip
 
 # Reached only through scenarios: tests/http/test_purchase_scenarios.py.
-BY_SCENARIO = {errors.PurchaseCaptureError, errors.PurchaseChargeError}
+BY_SCENARIO = {errors.PurchaseCaptureError}
 WALKED = {case[7] for case in WALK} | BY_SCENARIO
 
 
