@@ -117,7 +117,7 @@ async def test_to_next_on_a_real_clock_with_a_send_out_goes_to_the_next_job(http
 
 async def test_a_receiver_reading_its_delivery_log_on_receipt_is_answered_in_time(http):
     """A background delivery whose receiver reads the delivery log on receipt: the read waits
-    at most a second for the sends under way (its own among them), not the 5-second timeout
+    at most 3 seconds for the sends under way (its own among them), not the 5-second timeout
     that would fail the attempt."""
     merchant = await merchant_with_clock(http, now=START)
     gw = gw_of(merchant)
@@ -137,4 +137,5 @@ async def test_a_receiver_reading_its_delivery_log_on_receipt_is_answered_in_tim
                 break
             await asyncio.sleep(0.05)
     assert receiver.seen and receiver.seen[0] == 200
-    assert took[0] < 2
+    assert took[0] < 4.5
+    assert receiver.seen == [200]  # one attempt: it did not time out and go again
