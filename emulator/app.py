@@ -114,7 +114,7 @@ def create_app(runtime: Runtime) -> Starlette:
 
     settings = runtime.settings
     middleware = [Middleware(EmulatorMiddleware, runtime=runtime, dialects=DIALECTS)]
-    if not settings.loopback and settings.admin_token is not None:
+    if settings.admin_token is not None:  # given on loopback too, it is enforced
         middleware.insert(0, Middleware(AdminGuard, token=settings.admin_token))
     app = EmulatorApp(
         routes=route_table(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gc
+import socket
 import sys
 from collections.abc import Sequence
 from datetime import datetime
@@ -25,6 +26,17 @@ from emulator.settings import (
     Settings,
     from_env,
 )
+from emulator.startup import (
+    DatabaseState,
+    bind,
+    check_admin_token,
+    check_db_path,
+    check_log_level,
+    clock_lines,
+    inspect_database,
+    parse_port,
+    start_warning,
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--host", help=f"address to bind (env EMULATOR_HOST, default {DEFAULT_HOST})"
     )
-    serve.add_argument("--port", type=int, help=f"port (env EMULATOR_PORT, default {DEFAULT_PORT})")
+    serve.add_argument("--port", help=f"port 1..65535 (env EMULATOR_PORT, default {DEFAULT_PORT})")
     serve.add_argument(
         "--db", type=Path, help=f"SQLite file (env EMULATOR_DB, default {DEFAULT_DB})"
     )
@@ -51,7 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--seed", type=int, help="seed for ids and tokens (env EMULATOR_SEED)")
     serve.add_argument(
         "--admin-token",
-        help="control-plane token, needed when not bound to loopback (env EMULATOR_ADMIN_TOKEN)",
+        help="control-plane token, required wherever it is given; generated when not bound to"
+        " loopback (env EMULATOR_ADMIN_TOKEN)",
     )
     serve.add_argument(
         "--scenario",
@@ -76,7 +89,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -> Settings:
     values = from_env(env)
-    for flag, key in (("host", "host"), ("port", "port"), ("db", "db_path"), ("seed", "seed")):
+    check_log_level(args.log_level)
+    if args.port is not None:
+        values["port"] = parse_port(args.port, "--port")
+    for flag, key in (("host", "host"), ("db", "db_path"), ("seed", "seed")):
         if getattr(args, flag) is not None:
             values[key] = getattr(args, flag)
     if args.clock is not None:
@@ -97,12 +113,16 @@ def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -
     if isinstance(start, datetime) and not in_clock_range(to_us(start)):
         raise ValueError(f"--start / EMULATOR_START must be {CLOCK_RANGE}")
     settings = Settings(**values)  # type: ignore[arg-type]
+    check_admin_token(settings)
+    check_db_path(settings.db_path)
+    if settings.admin_token == "":  # on loopback an empty token (an unset variable) is none
+        settings = dataclasses.replace(settings, admin_token=None)
     if not settings.loopback and settings.admin_token is None:
         settings = dataclasses.replace(settings, admin_token=Ids().token(32))
     return settings
 
 
-def banner(settings: Settings) -> str:
+def banner(settings: Settings, state: DatabaseState | None = None) -> str:
     from emulator.resources import default_merchant
 
     seed = default_merchant()
@@ -113,7 +133,7 @@ def banner(settings: Settings) -> str:
         f"  bank (v2)     {url}/v2/",
         f"  oauth2 token  {url}/oauth2/token",
         f"  control plane {url}/_emulator/",
-        f"  database      {settings.db_path}",
+        *clock_lines(settings, state or inspect_database(settings.db_path)),
         "default merchant:",
         f"  company_id     {seed.company_id}",
         f"  brand_id       {seed.brands[0].id}",
@@ -130,7 +150,7 @@ def banner(settings: Settings) -> str:
             f"rate limit: {settings.rate_limit.limit} requests per merchant per"
             f" {settings.rate_limit.window_seconds} s"
         )
-    if not settings.loopback:
+    if settings.admin_token is not None:
         lines.append(f"admin token (control plane): {settings.admin_token}")
     return "\n".join(lines)
 
@@ -157,16 +177,22 @@ def refuse_if_in_use(db_path: Path) -> None:
         lock.release()
 
 
-def serve(settings: Settings, log_level: str = "info") -> None:
+def serve(settings: Settings, log_level: str = "info", sock: socket.socket | None = None) -> int:
+    """Serve until stopped; the exit code. ``sock``: the listening socket, already bound (the
+    port is checked before anything is created); bound here when not given."""
     import uvicorn
 
     from emulator.app import create_app
     from emulator.runtime import Runtime
 
-    print(banner(settings), flush=True)
+    sock = sock or bind(settings)
+    state = inspect_database(settings.db_path)
+    print(banner(settings, state), flush=True)
+    if (warning := start_warning(settings, state)) is not None:
+        print(f"payments-emulator: {warning}", file=sys.stderr, flush=True)
     app = create_app(Runtime(settings))
     tune_gc()
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
@@ -178,6 +204,14 @@ def serve(settings: Settings, log_level: str = "info") -> None:
         # (and skip the shutdown that saves the clock and the journal) for ever.
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    return 0 if server.started else 3  # 3: uvicorn's own code for a failed start
 
 
 def scenario_command(args: argparse.Namespace) -> int:
@@ -203,11 +237,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "scenario":
         return scenario_command(args)
     if args.command == "serve":
+        sock: socket.socket | None = None
         try:
             settings = settings_from(args)
+            sock = bind(settings)  # before the database is created or the banner printed
             refuse_if_in_use(settings.db_path)
         except (ValueError, DatabaseInUse) as exc:
+            if sock is not None:
+                sock.close()
             print(f"payments-emulator: {exc}", file=sys.stderr)
             return 2
-        serve(settings, args.log_level)
+        return serve(settings, args.log_level.lower(), sock)
     return 0

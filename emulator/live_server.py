@@ -87,7 +87,8 @@ class LiveServer:
     """``create_app(Runtime(Settings(...)))`` served by uvicorn in a daemon thread.
 
     ``db_path`` defaults to a fresh temporary directory that ``stop`` deletes; ``clock`` and
-    ``start`` set the clock (default: real mode on system time); ``seed`` makes ids repeatable.
+    ``start`` set the clock (default: real mode on system time); ``seed`` makes ids repeatable;
+    ``admin_token`` makes the control plane require it (as ``--admin-token`` does).
     """
 
     def __init__(
@@ -97,6 +98,7 @@ class LiveServer:
         clock: Mode | None = None,
         start: datetime | str | None = None,
         seed: int | None = None,
+        admin_token: str | None = None,
         ticker_interval: float = 1.0,
         loop: LoopKind = "auto",
         timeout: float = 10.0,
@@ -107,6 +109,7 @@ class LiveServer:
         elif start is not None and start.tzinfo is None:
             start = start.replace(tzinfo=UTC)  # naive means UTC, as everywhere in the emulator
         self.clock, self.start_at, self.seed = clock, start, seed
+        self.admin_token = admin_token
         self.ticker_interval, self.loop, self.timeout = ticker_interval, loop, timeout
         self.url = ""
         self._tmpdir: str | None = None
@@ -162,6 +165,7 @@ class LiveServer:
             start=self.start_at,
             clock_explicit=self.clock is not None or self.start_at is not None,
             seed=self.seed,
+            admin_token=self.admin_token,
             ticker_interval=self.ticker_interval,
         )
         self.url = settings.base_url
@@ -181,7 +185,10 @@ class LiveServer:
         if self._failure is not None or not self.running:
             return "the server thread stopped"
         try:
-            response = httpx.get(f"{self.url}/_emulator/health", timeout=self.timeout)
+            headers = {"Authorization": f"Bearer {self.admin_token}"} if self.admin_token else {}
+            response = httpx.get(
+                f"{self.url}/_emulator/health", headers=headers, timeout=self.timeout
+            )
         except httpx.TransportError as exc:
             return f"health check: {exc!r}"
         return "" if response.status_code == 200 else f"health check: HTTP {response.status_code}"

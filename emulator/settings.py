@@ -49,7 +49,8 @@ class Settings:
     # clock state stored in the database by an earlier run.
     clock_explicit: bool = False
     seed: int | None = None  # seeds the random source: repeatable ids and tokens
-    admin_token: str | None = None  # required on the control plane when not bound to loopback
+    # Required on the control plane when set (always set when not bound to loopback).
+    admin_token: str | None = None
     ticker_interval: float = 1.0
     # Scenarios active for every merchant from the start (names of shipped ones or files).
     scenarios: tuple[str, ...] = ()
@@ -67,9 +68,16 @@ class Settings:
         return f"http://{host}:{self.port}"
 
 
+def _port(text: str) -> int:
+    port = int(text)
+    if not 1 <= port <= 65535:
+        raise ValueError("must be a port number 1..65535")
+    return port
+
+
 _ENV: list[tuple[str, str, Callable[[str], object]]] = [
     ("EMULATOR_HOST", "host", str),
-    ("EMULATOR_PORT", "port", int),
+    ("EMULATOR_PORT", "port", _port),
     ("EMULATOR_DB", "db_path", Path),
     ("EMULATOR_CLOCK", "clock", str),
     ("EMULATOR_START", "start", parse_iso),

@@ -55,7 +55,9 @@ def serving(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str
         deadline = time.monotonic() + 10
         while True:
             try:
-                if httpx.get(f"{url}/_emulator/health", timeout=1).status_code == 200:
+                # 401: up, with an admin token (the tests that give one check it themselves)
+                health = httpx.get(f"{url}/_emulator/health", timeout=1)
+                if health.status_code in (200, 401):
                     break
             except httpx.TransportError:
                 pass
@@ -175,7 +177,7 @@ def test_help_and_version(argv: list[str]):
 
 
 def test_a_database_that_will_not_open_ends_the_process(tmp_path: Path):
-    """A corrupt --db file: the server says so and exits (no thread left keeping it alive)."""
+    """A corrupt --db file: the server says so and exits (nothing started, the file untouched)."""
     db = tmp_path / "broken.sqlite3"
     db.write_bytes(b"this is not a database" * 100)
     with socket.socket() as probe:
@@ -187,8 +189,9 @@ def test_a_database_that_will_not_open_ends_the_process(tmp_path: Path):
         text=True,
         timeout=30,
     )
-    assert result.returncode != 0
+    assert result.returncode == 2  # refused before anything starts
     assert "file is not a database" in result.stderr
+    assert db.read_bytes() == b"this is not a database" * 100
 
 
 def test_a_client_stalled_mid_request_does_not_stop_a_clean_shutdown(tmp_path: Path):

@@ -24,6 +24,8 @@ def test_wheel_contains_data_folders(tmp_path: Path):
     # the reference page's style and script (/_emulator/docs fetches nothing from elsewhere)
     assert "emulator/openapi/static/docs.css" in names
     assert "emulator/openapi/static/docs.js" in names
+    # PEP 561: users' type checkers read the package's own annotations
+    assert "emulator/py.typed" in names
 
 
 def test_data_folders_are_found_from_a_checkout():

@@ -1,4 +1,4 @@
-"""The control plane is open on loopback; bound elsewhere it wants the admin token."""
+"""The control plane wants the admin token when one is set (always, off loopback)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ PREFIX = "/_emulator/"
 
 class AdminGuard:
     """Requires ``Authorization: Bearer <admin token>`` on the control plane when a token is
-    configured. Deliveries to the built-in sink are exempt: webhooks carry no admin token."""
+    configured (an empty one lets nothing through). Deliveries to the built-in sink are
+    exempt: webhooks carry no admin token."""
 
     def __init__(self, app: ASGIApp, token: str | None) -> None:
         self.app = app
@@ -24,7 +25,9 @@ class AdminGuard:
             await self.app(scope, receive, send)
             return
         given = dict(scope["headers"]).get(b"authorization", b"")
-        if not hmac.compare_digest(given, f"Bearer {self.token}".encode()):
+        expected = f"Bearer {self.token}".encode()
+        # An empty token never opens it: ``Authorization: Bearer `` is no credential.
+        if not self.token or not hmac.compare_digest(given, expected):
             response = error(
                 401, "admin_token_required", "this control plane needs the admin token"
             )
