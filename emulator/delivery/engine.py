@@ -53,7 +53,7 @@ SEND_JOB = "delivery.send"
 CURSOR_KEY = "delivery.cursor"
 DISPATCH_BATCH = 200
 FLUSH_ROUNDS = 20  # a delivered message releases the one behind it: a few rounds drain a chain
-SEND_WAIT_SECONDS = 3.0  # how long a read of deliveries waits for sends under way (< the 5 s timeout)
+SEND_WAIT_SECONDS = 3.0  # a read of deliveries waits for sends under way (< the 5 s timeout)
 TIME_HEADER = "X-Emulator-Time"
 DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
 
