@@ -128,8 +128,7 @@ class Scheduler:
         timeline.reread(noted, earliest)
 
     async def refresh(self, *timelines: Timeline) -> None:
-        """Re-read the earliest due time of these timelines (all, after a start, reset or
-        restore)."""
+        """Re-read the earliest due times (of every timeline: a start, reset or restore)."""
         for timeline in timelines or list(self.timelines.values()):
             await self._reread_due(timeline)
         self.changed.set()
@@ -259,14 +258,15 @@ class Scheduler:
     def _all_in_order(self) -> list[Timeline]:
         return [self.timelines[key] for key in sorted(self.timelines)]
 
-    async def settle(self, timeline: Timeline | None = None) -> None:
-        """Wait for the background async jobs under way (of one timeline, or all)."""
+    async def settle(self, timeline: Timeline | None = None) -> None:  # background jobs' end
         await self.under_way.settle(None if timeline is None else timeline.key)
 
     async def cancel_running(self) -> None:
-        """Stop the background async jobs under way; their jobs stay pending."""
-        if self._kicking is not None:
-            self._kicking.cancel()
+        """Stop the background async jobs under way (their jobs stay pending)."""
+        kicking, self._kicking = self._kicking, None
+        if kicking is not None and kicking is not asyncio.current_task():
+            kicking.cancel()
+            await asyncio.gather(kicking, return_exceptions=True)
         await self.under_way.cancel()
 
     async def _run_until(self, timeline: Timeline, target_us: int, *, move_clock: bool) -> int:
@@ -321,15 +321,15 @@ class Scheduler:
         self.under_way.add(job, timeline.key, task)
 
     def _kick(self) -> None:
-        """Start what is due now (what a background job released, what waited for a slot or
-        for a timeline's holder): the ticker would, but only in real mode and a second later."""
+        """Start what is due now (released by a background job, waiting for a slot or for a
+        timeline's holder); the ticker would, but only in real mode and a second later."""
         if self.any_due() and (self._kicking is None or self._kicking.done()):
             self._kicking = asyncio.get_running_loop().create_task(self._run_kick())
 
     async def _run_kick(self) -> None:
         try:
             await self.run_due_everywhere()
-        except Exception:
+        except Exception:  # logged: nobody awaits a kick
             log.exception("running due jobs after a background job failed")
 
     def _run_atomic(
