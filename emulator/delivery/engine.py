@@ -38,7 +38,7 @@ import msgspec
 
 from emulator.delivery.outgoing import TIMEOUT_SECONDS, Outgoing, Router, retry_due_us
 from emulator.domain.events import Event
-from emulator.kernel.clock import from_us, iso
+from emulator.kernel.clock import TIME_HEADER, from_us, iso
 from emulator.kernel.jobs import Job
 from emulator.kernel.outbox import StoredEvent, stored_event
 from emulator.kernel.storage import Tx
@@ -54,7 +54,6 @@ CURSOR_KEY = "delivery.cursor"
 DISPATCH_BATCH = 200
 FLUSH_ROUNDS = 20  # a delivered message releases the one behind it: a few rounds drain a chain
 SEND_WAIT_SECONDS = 3.0  # a read of deliveries waits for sends under way (< the 5 s timeout)
-TIME_HEADER = "X-Emulator-Time"
 DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
 
 
@@ -66,8 +65,8 @@ class DeliveryEngine:
         self._wake = asyncio.Event()
         self._dispatching = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
-        # Set on the writer by an event of a watched type; the scheduler's steps dispatch it
-        # there and then (``dispatch_now``), so its messages are due at its instant.
+        # Set on the writer by an event of a watched type; the scheduler dispatches it before
+        # its clock moves past that instant (``dispatch_now``): its messages are due then.
         self._undispatched = False
         rt.scheduler.handle_async(SEND_JOB, self._send)
         rt.scheduler.before_step = self.dispatch_now

@@ -11,7 +11,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from emulator.http.common import CALLER_KEY
 from emulator.http.dialects import Dialects
 from emulator.http.faults import DROPPED, Decision, Faults, drop_connection
-from emulator.kernel.clock import from_us, iso
+from emulator.kernel.clock import TIME_HEADER, from_us, iso
 from emulator.kernel.journal import Entry, body_text
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ INTERFACES = (
 
 
 # The authenticated merchant's instant (ISO-8601 UTC) on every interface's answer.
-TIME_HEADER = b"x-emulator-time"
+TIME_HEADER_RAW = TIME_HEADER.lower().encode()
 
 
 def interface_of(path: str) -> str | None:
@@ -90,10 +90,10 @@ class EmulatorMiddleware:
                 # the instant as served (a page that names an object is served on the clock of
                 # that object's merchant)
                 at_us = self.rt.clock.now_us()
-                now = iso_us(at_us).encode()
+                now = iso(from_us(at_us)).encode()
                 message = {
                     **message,
-                    "headers": [*message["headers"], *decision.headers, (TIME_HEADER, now)],
+                    "headers": [*message["headers"], *decision.headers, (TIME_HEADER_RAW, now)],
                 }
             elif message["type"] == "http.response.body":
                 response_chunks.append(message.get("body", b""))
@@ -133,7 +133,3 @@ class EmulatorMiddleware:
             if name == b"authorization":
                 return await self.rt.credentials.merchant_of(value.decode("latin-1"))
         return None
-
-
-def iso_us(moment_us: int) -> str:
-    return iso(from_us(moment_us))

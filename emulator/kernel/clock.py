@@ -69,6 +69,10 @@ def iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+# The header that tells an instant on the emulator's clocks: on every interface's answer (the
+# merchant's now) and on every delivery attempt (when it was sent).
+TIME_HEADER = "X-Emulator-Time"
+
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 LATEST_US = (datetime(9000, 1, 1, tzinfo=UTC) - EPOCH) // timedelta(microseconds=1)
 CLOCK_RANGE = "between 1970-01-01T00:00:00Z and 9000-01-01T00:00:00Z"

@@ -21,6 +21,7 @@ from emulator.domain.collections import (
 from emulator.domain.mandates import DebiCheckMandateInput, EftMandateInput, Mandate
 from emulator.domain.merchants import INSTRUMENTS, MerchantProfile
 from emulator.domain.payments import EftPaymentInput, Payment
+from emulator.kernel.clock import TIME_HEADER
 from emulator.openapi import errors
 from emulator.openapi.model import Body, Interface, Operation, Param
 from emulator.services.verification import ValidateInput
@@ -106,7 +107,7 @@ BANK = Interface(
         "bankAccountNumber": Param("bankAccountNumber", str, "The creditor account"),
         "id": Param("id", str, "Object id (UUID)"),
     },
-    headers=("X-Emulator-Time",),
+    headers=(TIME_HEADER,),
 )
 op = BANK.operation
 

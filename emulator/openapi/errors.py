@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from emulator.kernel.clock import TIME_HEADER
 from emulator.openapi.model import Ref
 
 _TEXT = {"type": "string"}
@@ -100,7 +101,7 @@ COMPONENTS: dict[str, dict[str, Any]] = {
 }
 
 HEADERS: dict[str, dict[str, Any]] = {
-    "X-Emulator-Time": {
+    TIME_HEADER: {
         "description": (
             "The emulator's instant (ISO-8601 UTC) on the clock of the merchant the credentials"
             " name (the server clock's without credentials)."

@@ -29,6 +29,7 @@ from emulator.domain.purchase_model import Payment, Purchase, StatusChange
 from emulator.domain.purchases import TRANSITIONS
 from emulator.domain.webhooks import EVENTS, SOURCE_TYPES, Webhook, WebhookInput
 from emulator.http.gateway.purchases import AmountBody, ChargeBody, MarkAsPaidBody
+from emulator.kernel.clock import TIME_HEADER
 from emulator.openapi import errors
 from emulator.openapi.gateway_shapes import (
     Balance,
@@ -65,7 +66,7 @@ GATEWAY = Interface(
         "token": Param("token", UUID, "The recurring token (the id of the purchase that is one)"),
         "subscriber_id": Param("subscriber_id", UUID, "The subscriber (BillingTemplateClient)"),
     },
-    headers=("X-Emulator-Time",),
+    headers=(TIME_HEADER,),
 )
 op = GATEWAY.operation
 

@@ -7,6 +7,7 @@ from typing import Literal
 
 import msgspec
 
+from emulator.kernel.clock import TIME_HEADER
 from emulator.openapi import errors
 from emulator.openapi.model import FORM, Body, Interface, Operation
 
@@ -27,7 +28,7 @@ OAUTH = Interface(
     error=errors.oauth,
     security=({"clientBasic": []},),
     always=errors.FAULTS,
-    headers=("X-Emulator-Time",),
+    headers=(TIME_HEADER,),
 )
 
 OPERATIONS: list[Operation] = [

@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from emulator.domain.merchants import Merchant, MerchantProfile, MerchantSeed
+from emulator.kernel.clock import ClockState
 from emulator.kernel.storage import Tx
 
 _encode = msgspec.json.Encoder()
@@ -182,16 +183,16 @@ def owner(tx: Tx, table: str, object_id: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-def own_clocks(tx: Tx) -> list[tuple[str, str, int, int]]:
-    """(merchant, mode, frozen_at_us, offset_us) of every merchant that owns its clock."""
+def own_clocks(tx: Tx) -> list[tuple[str, ClockState]]:
+    """Every merchant that owns its clock, with that clock's stored state."""
     rows = tx.all("SELECT merchant_id, mode, frozen_at_us, offset_us FROM merchant_clocks")
-    return [(row[0], row[1], row[2], row[3]) for row in rows]
+    return [(row[0], msgspec.convert(dict(row), ClockState)) for row in rows]
 
 
-def save_own_clock(tx: Tx, merchant_id: str, mode: str, frozen_at_us: int, offset_us: int) -> None:
+def save_own_clock(tx: Tx, merchant_id: str, state: ClockState) -> None:
     tx.execute(
         "INSERT INTO merchant_clocks (merchant_id, mode, frozen_at_us, offset_us)"
         " VALUES (?, ?, ?, ?) ON CONFLICT (merchant_id) DO UPDATE SET mode = excluded.mode,"
         " frozen_at_us = excluded.frozen_at_us, offset_us = excluded.offset_us",
-        (merchant_id, mode, frozen_at_us, offset_us),
+        (merchant_id, state.mode, state.frozen_at_us, state.offset_us),
     )

@@ -16,7 +16,6 @@ from emulator.kernel.clock import (
     Clock,
     ClockState,
     Mode,
-    from_us,
     in_clock_range,
     iso,
     to_us,
@@ -70,9 +69,7 @@ def persist_clock(tx: Tx, timeline: Timeline) -> None:
             (CLOCK_KEY, msgspec.json.encode(state).decode()),
         )
     else:
-        merchants_repo.save_own_clock(
-            tx, timeline.key, state.mode, state.frozen_at_us, state.offset_us
-        )
+        merchants_repo.save_own_clock(tx, timeline.key, state)
 
 
 async def save_clock(rt: Runtime, timeline: Timeline | None = None) -> None:
@@ -94,9 +91,8 @@ async def load_clock(rt: Runtime) -> ClockState | None:
 
 async def load_own_clocks(rt: Runtime) -> None:
     """Merchants' own clocks as stored (a start, a restore); after ``forget_own_clocks``."""
-    for merchant_id, mode, frozen_at_us, offset_us in await rt.db.read(merchants_repo.own_clocks):
+    for merchant_id, state in await rt.db.read(merchants_repo.own_clocks):
         clock = Clock()
-        state = ClockState("frozen" if mode == "frozen" else "real", frozen_at_us, offset_us)
         clock.restore(state)
         rt.scheduler.timelines.adopt(merchant_id, clock)
 
@@ -218,19 +214,16 @@ async def merchant_clock(rt: Runtime, company_id: str) -> dict[str, Any]:
 async def give_clock(
     rt: Runtime, company_id: str, mode: Mode | None, now: datetime | None
 ) -> dict[str, Any]:
-    """The merchant owns a clock from now on, in ``mode`` (frozen by default) at ``now`` (the
-    server clock's instant by default); a merchant that owns one has it set anew."""
+    """The merchant owns a clock from now on (``new_clock``); a merchant that owns one has it
+    set anew."""
     await _merchant(rt, company_id)
-    at_us = to_us(now) if now is not None else rt.clock.server.now_us()
-    _check_range(at_us)
-    chosen: Mode = mode or "frozen"
     timeline = rt.scheduler.timeline_of(company_id)
     if timeline.key == company_id:
         async with _held(rt, timeline):
-            timeline.clock.configure(chosen, from_us(at_us))
+            timeline.clock.configure(mode or "frozen", now or rt.clock.server.now())
             await save_clock(rt, timeline)
     else:
-        clock = Clock(chosen, from_us(at_us))
+        clock = new_clock(rt, mode, now)
 
         def own(tx: Tx) -> Timeline:
             given = rt.scheduler.timelines.give_own_clock(tx, company_id, clock)
@@ -242,6 +235,11 @@ async def give_clock(
         await rt.scheduler.refresh(rt.scheduler.server, timeline)
     await rt.scheduler.run_due(timeline)
     return merchants.clock_view(rt, company_id)
+
+
+def new_clock(rt: Runtime, mode: Mode | None, now: datetime | None) -> Clock:
+    """A merchant's own clock as asked: frozen, at the server clock's instant, unless told."""
+    return Clock(mode or "frozen", now or rt.clock.server.now())
 
 
 async def schedule(

@@ -80,10 +80,7 @@ async def create(
         created_us = (clock or rt.clock.server).now_us()
         _, profiles = repo.insert(tx, seed, created_us // 1_000_000)
         if clock is not None:
-            state = clock.state()
-            repo.save_own_clock(
-                tx, seed.company_id, state.mode, state.frozen_at_us, state.offset_us
-            )
+            repo.save_own_clock(tx, seed.company_id, clock.state())
             rt.scheduler.timelines.adopt(seed.company_id, clock)  # a new merchant has no jobs
         return seed, profiles
 

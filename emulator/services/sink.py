@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from emulator.kernel.clock import in_clock_range, parse_iso, to_us
+from emulator.kernel.clock import TIME_HEADER, in_clock_range, parse_iso, to_us
 from emulator.repos import sink as repo
 from emulator.services.control import SNAPSHOT_NAME, ControlError
 
@@ -35,7 +35,7 @@ async def receive(
     """Record a message; stamped with the instant its sender says it was sent at (the
     emulator's deliveries say it, on their merchant's clock), else the server clock's now."""
     _check_sink(name)
-    at = _sent_at(headers.get("x-emulator-time")) or rt.clock.server.now_us()
+    at = _sent_at(headers.get(TIME_HEADER.lower())) or rt.clock.server.now_us()
     return await rt.db.write(lambda tx: repo.insert(tx, name, at, method, path, headers, body))
 
 

@@ -21,7 +21,6 @@ from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
 from emulator.kernel.clock import (
     CLOCK_RANGE,
     MODES,
-    Clock,
     Mode,
     in_clock_range,
     parse_iso,
@@ -87,7 +86,7 @@ async def create_merchant(request: Request) -> Response:
         if not isinstance(clock, dict):
             raise ControlError(400, "invalid", '\'clock\' must be an object: {"mode", "now"}')
         mode, now = _clock_setting(clock, "clock.")
-        own = Clock(mode or "frozen", now or rt.clock.server.now())
+        own = control.new_clock(rt, mode, now)
     return JSON(await merchants.create(rt, name, own), status_code=201)
 
 
