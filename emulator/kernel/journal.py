@@ -84,10 +84,16 @@ class Journal:
         self._buffer = []
 
     async def list(
-        self, *, merchant_id: str | None, limit: int, before_id: int | None
+        self,
+        *,
+        merchant_id: str | None,
+        limit: int,
+        before_id: int | None,
+        after_id: int | None = None,
     ) -> list[dict[str, Any]]:
+        """Newest first; with `after_id`, the entries after it, oldest first."""
         await self.flush()
-        return await self._db.read(lambda tx: _select(tx, merchant_id, limit, before_id))
+        return await self._db.read(lambda tx: _select(tx, merchant_id, limit, before_id, after_id))
 
 
 def _insert(tx: Tx, entries: list[Entry], prune: bool) -> None:
@@ -115,7 +121,7 @@ def _insert(tx: Tx, entries: list[Entry], prune: bool) -> None:
 
 
 def _select(
-    tx: Tx, merchant_id: str | None, limit: int, before_id: int | None
+    tx: Tx, merchant_id: str | None, limit: int, before_id: int | None, after_id: int | None
 ) -> list[dict[str, Any]]:
     clauses: list[str] = []
     params: list[object] = []
@@ -125,8 +131,12 @@ def _select(
     if before_id is not None:
         clauses.append("id < ?")
         params.append(before_id)
+    if after_id is not None:
+        clauses.append("id > ?")
+        params.append(after_id)
     where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-    rows = tx.all(f"SELECT * FROM requests {where} ORDER BY id DESC LIMIT ?", (*params, limit))
+    order = "ASC" if after_id is not None else "DESC"
+    rows = tx.all(f"SELECT * FROM requests {where} ORDER BY id {order} LIMIT ?", (*params, limit))
     return [
         {
             "id": r["id"],

@@ -40,9 +40,10 @@ op = CONTROL.operation
 
 LIMIT = Param("limit", Annotated[int, Meta(ge=1, le=1000)], "At most this many (default 100)")
 BEFORE = Param("before", int, "Only entries older than this id")
+AFTER = Param("after", int, "Only entries newer than this id, oldest first (a live tail)")
 
 MERCHANT = Param("merchant", str, "Only this merchant's (company_id)")
-BAD_QUERY = {400: "A bad `limit` or `before` (`invalid`)."}
+BAD_QUERY = {400: "A bad `limit`, `before` or `after` (`invalid`)."}
 NO_MERCHANT = {404: "No such merchant (`merchant_not_found`)."}
 NOT_OWN = {409: "The merchant follows the server clock (`clock_not_own`)."}
 NAMED = {400: "A bad name (`invalid`)."}
@@ -100,7 +101,7 @@ OPERATIONS: list[Operation] = [
                404: "No snapshot of this name (`snapshot_not_found`).",
                500: "The file could not be copied in (`restore_failed`)."}),
     op("requests", "GET", "/requests", "The request journal, newest first", "Journal",
-       s.Requests, query=(MERCHANT, LIMIT, BEFORE), errors=BAD_QUERY),
+       s.Requests, query=(MERCHANT, LIMIT, BEFORE, AFTER), errors=BAD_QUERY),
     op("sink_receive", "POST", "/sink/{name}", "Built-in receiver: record a message", "Sink",
        s.SinkReceived, errors=NAMED,
        body=Body(dict[str, Any], required=False, description="Anything: it is recorded."),
@@ -145,8 +146,8 @@ OPERATIONS: list[Operation] = [
        Payment, body=optional(s.SettleRequest),
        errors={404: "No such payment.", 409: "The state does not allow it (`invalid_state`)."}),
     op("deliveries", "GET", "/deliveries", "Every delivery attempt, newest first",
-       "Deliveries", s.Deliveries, errors={400: "A bad `limit`, `before` or `kind`."},
-       query=(MERCHANT, Param("object_id", str), LIMIT, BEFORE,
+       "Deliveries", s.Deliveries, errors={400: "A bad `limit`, `before`, `after` or `kind`."},
+       query=(MERCHANT, Param("object_id", str), LIMIT, BEFORE, AFTER,
               Param("kind", str, "webhook, success_callback or callback"))),
     op("payouts_settle", "POST", "/payouts/{id}/settle", "Act as the provider now", "Actors",
        Payout, body=optional(s.PayoutSettleRequest),

@@ -184,8 +184,10 @@ def recent_attempts(
     kind: str | None,
     limit: int,
     before_id: int | None,
+    after_id: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Every attempt, newest first, narrowed by the filters given."""
+    """Every attempt, newest first, narrowed by the filters given; with `after_id`, the ones
+    after it, oldest first (a tail reads forward without gaps)."""
     where: list[str] = ["1 = 1"]
     params: list[object] = []
     for column, value in (
@@ -199,10 +201,14 @@ def recent_attempts(
     if before_id is not None:
         where.append("a.id < ?")
         params.append(before_id)
+    if after_id is not None:
+        where.append("a.id > ?")
+        params.append(after_id)
+    order = "ASC" if after_id is not None else "DESC"
     rows = tx.all(
         f"SELECT {_ATTEMPT_COLUMNS} FROM delivery_attempts a"
         " JOIN delivery_messages m ON m.id = a.message_id"
-        f" WHERE {' AND '.join(where)} ORDER BY a.id DESC LIMIT ?",
+        f" WHERE {' AND '.join(where)} ORDER BY a.id {order} LIMIT ?",
         (*params, limit),
     )
     return [dict(r) for r in rows]

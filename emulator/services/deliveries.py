@@ -67,9 +67,12 @@ async def recent(
     kind: str | None,
     limit: int,
     before_id: int | None,
+    after_id: int | None = None,
 ) -> list[dict[str, Any]]:
     await rt.deliveries.flush(merchant_id=merchant_id)
     rows = await rt.db.read(
-        lambda tx: repo.recent_attempts(tx, merchant_id, object_id, kind, limit, before_id)
+        lambda tx: repo.recent_attempts(
+            tx, merchant_id, object_id, kind, limit, before_id, after_id
+        )
     )
     return [attempt_view(r) for r in rows]

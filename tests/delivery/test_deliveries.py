@@ -362,9 +362,13 @@ async def test_control_plane_deliveries_filters(http, gw, merchant):
     assert [d["object_id"] for d in mine] == [first["id"], second["id"]]
     assert await attempts(http, merchant="someone-else") == []
     assert await attempts(http, kind="callback") == []
+    since = newest[0]["id"] - 1
+    tail = (await http.get("/_emulator/deliveries", params={"after": str(since - 1)})).json()
+    assert [d["id"] for d in tail["deliveries"]] == [since, since + 1]  # oldest first
     for query, message in (
         ({"limit": "0"}, "'limit' must be an integer from 1 to 1000"),
-        ({"before": "x"}, "'before' must be an attempt id"),
+        ({"before": "x"}, "'before' must be an entry id"),
+        ({"after": "-1"}, "'after' must be an entry id"),
         ({"kind": "fax"}, "'kind' must be one of: webhook, success_callback, callback"),
     ):
         response = await http.get("/_emulator/deliveries", params=query)

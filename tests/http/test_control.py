@@ -266,7 +266,10 @@ async def test_request_journal_paging_and_limits(http):
     assert len(first) == 2
     rest = (await http.get(f"/_emulator/requests?before={first[-1]['id']}")).json()["requests"]
     assert len(rest) == 1
+    after = (await http.get(f"/_emulator/requests?after={rest[0]['id']}")).json()["requests"]
+    assert [e["id"] for e in after] == [first[1]["id"], first[0]["id"]]  # oldest first
     assert (await http.get("/_emulator/requests?limit=0")).status_code == 400
+    assert (await http.get("/_emulator/requests?after=x")).status_code == 400
     assert (await http.get("/_emulator/requests?before=x")).status_code == 400
 
 

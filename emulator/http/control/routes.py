@@ -17,6 +17,7 @@ from emulator.http.common import JSON, on_clock_of, parse_int, read_body, runtim
 from emulator.http.control import bank
 from emulator.http.control.body import json_body
 from emulator.http.control.docs import ROUTES as DOC_ROUTES
+from emulator.http.control.paging import page_query
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
 from emulator.kernel.clock import (
     CLOCK_RANGE,
@@ -246,14 +247,9 @@ async def list_snapshots(request: Request) -> Response:
 
 async def requests(request: Request) -> Response:
     query = request.query_params
-    limit = parse_int(query.get("limit", "100"))
-    before = parse_int(query.get("before"))
-    if limit is None or not 1 <= limit <= 1000:
-        raise ControlError(400, "invalid", "'limit' must be an integer from 1 to 1000")
-    if "before" in query and before is None:
-        raise ControlError(400, "invalid", "'before' must be a request id")
+    limit, before, after = page_query(request)
     entries = await runtime(request).journal.list(
-        merchant_id=query.get("merchant"), limit=limit, before_id=before
+        merchant_id=query.get("merchant"), limit=limit, before_id=before, after_id=after
     )
     return JSON({"requests": entries})
 
@@ -288,17 +284,12 @@ async def sink_delete(request: Request) -> Response:
 async def deliveries_list(request: Request) -> Response:
     """Every delivery attempt of every kind, newest first."""
     query = request.query_params
-    limit = parse_int(query.get("limit", "100"))
-    before = parse_int(query.get("before"))
-    if limit is None or not 1 <= limit <= 1000:
-        raise ControlError(400, "invalid", "'limit' must be an integer from 1 to 1000")
-    if "before" in query and before is None:
-        raise ControlError(400, "invalid", "'before' must be an attempt id")
+    limit, before, after = page_query(request)
     kind = query.get("kind")
     if kind is not None and kind not in KINDS:
         raise ControlError(400, "invalid", f"'kind' must be one of: {', '.join(KINDS)}")
     found = await deliveries.recent(
-        runtime(request), query.get("merchant"), query.get("object_id"), kind, limit, before
+        runtime(request), query.get("merchant"), query.get("object_id"), kind, limit, before, after
     )
     return JSON({"deliveries": found})
 
