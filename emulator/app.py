@@ -9,7 +9,7 @@ import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
@@ -82,6 +82,15 @@ class EmulatorApp(Starlette):
             raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
 
 
+# nginx's "client closed request": what the journal says of a client that left in the middle of
+# its body (no answer can reach it; nothing went wrong on our side, so nothing is logged).
+CLIENT_GONE = 499
+
+
+async def _client_gone(request: Request, exc: Exception) -> Response:
+    return Response(status_code=CLIENT_GONE)
+
+
 def route_table() -> list[BaseRoute]:
     """Every route the app serves, in matching order (the OpenAPI documents are built from
     it)."""
@@ -123,6 +132,7 @@ def create_app(runtime: Runtime) -> Starlette:
             ControlError: control_errors.control_error,
             ApiError: DIALECTS.api_error,
             HTTPException: DIALECTS.http_error,
+            ClientDisconnect: _client_gone,
             Exception: DIALECTS.server_error,
         },
         lifespan=lifespan,

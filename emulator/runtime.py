@@ -19,6 +19,7 @@ from emulator.delivery.gateway import OBJECT_TYPES, gateway_router
 from emulator.delivery.signing import Signer
 from emulator.delivery.transport import SelfRoutingTransport
 from emulator.domain.events import Event
+from emulator.domain.urls import UrlRule
 from emulator.kernel import ticker
 from emulator.kernel.clock import Clock, Clocks
 from emulator.kernel.ids import Ids
@@ -58,6 +59,8 @@ class Runtime:
         self, settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None
     ) -> None:
         self.settings = settings
+        # Where webhooks and callbacks may be sent (plain HTTP to --callback-hosts too).
+        self.url_rule = UrlRule.of(settings.callback_hosts)
         # The server clock and merchants' own; ``clock.now()`` is the one being served.
         self.clock = Clocks(Clock(settings.clock, settings.start))
         self.ids = Ids(settings.seed)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -38,6 +39,37 @@ class RateLimitSetting:
         return f"{self.limit}/{self.window_seconds}"
 
 
+_DURATION = re.compile(r"(\d+)([smhd])")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
+DEFAULT_RETAIN = 7 * 86_400
+
+
+def parse_retain(text: str) -> int | None:
+    """``7d``, ``12h``, ``2h30m``, ``90m``, ``3600`` (seconds): the retention window in
+    seconds; ``0`` or ``off``: None (keep everything)."""
+    text = text.strip().lower()
+    if text in ("0", "off", "none", "never"):
+        return None
+    if text.isdigit():
+        seconds = int(text)
+    elif _DURATION.sub("", text) == "" and text:
+        seconds = sum(int(n) * _UNITS[u] for n, u in _DURATION.findall(text))
+    else:
+        raise ValueError(f"expected a duration like 7d, 12h, 2h30m or 0/off, not {text!r}")
+    if not 0 <= seconds <= 100 * 365 * 86_400:
+        raise ValueError("the window must be at most 100 years")
+    return seconds or None
+
+
+def parse_hosts(text: str) -> tuple[str, ...]:
+    """``app,worker`` (or ``*``): host names reached over plain HTTP."""
+    hosts = tuple(h.strip().lower() for h in text.split(",") if h.strip())
+    for host in hosts:
+        if host != "*" and not re.fullmatch(r"[a-z0-9._:\[\]-]{1,253}", host):
+            raise ValueError(f"{host!r} is not a host name")
+    return hosts
+
+
 @dataclass(frozen=True)
 class Settings:
     host: str = DEFAULT_HOST
@@ -56,6 +88,17 @@ class Settings:
     scenarios: tuple[str, ...] = ()
     # A requests-per-window limit per merchant (429 rate_limit_exceeded over it), or None.
     rate_limit: RateLimitSetting | None = None
+    # Hosts webhooks and callbacks may reach over plain HTTP besides loopback ("*": any).
+    callback_hosts: tuple[str, ...] = ()
+    # Delivered outbox events, deliveries and sink messages older than this many seconds (on
+    # the emulator's clock) are pruned; None keeps everything.
+    retain_seconds: int | None = DEFAULT_RETAIN
+    # HTTPS: with a certificate the emulator makes (tls_cert None) or the one given.
+    tls: bool = False
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    # A CA file outbound deliveries trust besides the system's (a receiver's own CA).
+    callback_ca: Path | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -65,7 +108,7 @@ class Settings:
     @property
     def base_url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
 
 
 def _port(text: str) -> int:
@@ -84,6 +127,8 @@ _ENV: list[tuple[str, str, Callable[[str], object]]] = [
     ("EMULATOR_SEED", "seed", int),
     ("EMULATOR_ADMIN_TOKEN", "admin_token", str),
     ("EMULATOR_RATE_LIMIT", "rate_limit", RateLimitSetting.parse),
+    ("EMULATOR_CALLBACK_HOSTS", "callback_hosts", parse_hosts),
+    ("EMULATOR_RETAIN", "retain_seconds", parse_retain),
 ]
 
 

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from ipaddress import ip_address
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
 
 import msgspec
 
+from emulator.domain import urls
 from emulator.domain.errors import BankBadRequest
+from emulator.domain.urls import UrlRule
 
 CallbackType = Literal["EFT_COLLECTION", "DEBICHECK_COLLECTION", "DEBICHECK_MANDATE", "EFT_PAYMENT"]
 # callbackVersion: V2 is recommended; other values are not shown. We accept V1 and V2.
 VERSIONS = ("V1", "V2")
-LOOPBACK_NAMES = ("localhost",)
 
 
 class RegistrationInput(msgspec.Struct, kw_only=True):
@@ -33,7 +32,7 @@ class Registration(msgspec.Struct, kw_only=True):
     callbackVersion: str
 
 
-def check_registration(data: RegistrationInput) -> tuple[int, str, str, str]:
+def check_registration(data: RegistrationInput, rule: UrlRule) -> tuple[int, str, str, str]:
     for name in ("clientId", "url", "callbackType", "callbackVersion"):
         if getattr(data, name) is None:
             raise BankBadRequest(f"{name} is required")
@@ -41,31 +40,20 @@ def check_registration(data: RegistrationInput) -> tuple[int, str, str, str]:
     assert data.callbackVersion is not None
     if data.callbackVersion not in VERSIONS:
         raise BankBadRequest(f"callbackVersion: '{data.callbackVersion}' is not one of V1, V2")
-    check_url(data.url)
+    check_url(data.url, rule)
     return data.clientId, data.url, data.callbackType, data.callbackVersion
 
 
-def is_loopback(host: str) -> bool:
-    if host.lower() in LOOPBACK_NAMES:
-        return True
-    try:
-        return ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def check_url(url: str) -> None:
-    """HTTPS with a host; plain HTTP only on loopback (the emulator's own sink, local tests)."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        parts.port  # noqa: B018 - a bad port raises here
-    except ValueError:
-        raise BankBadRequest("url: not a valid URL") from None
-    if not host or parts.scheme not in ("http", "https"):
+def check_url(url: str, rule: UrlRule) -> None:
+    """HTTPS with a host; plain HTTP to loopback (the emulator's own sink, local tests) or a
+    host of ``--callback-hosts``; never the control plane (emulator/domain/urls.py)."""
+    found = urls.problem(url, rule)
+    if found == "invalid":
         raise BankBadRequest("url: not a valid URL")
-    if parts.scheme == "http" and not is_loopback(host):
+    if found == "not_https":
         raise BankBadRequest("url: must be HTTPS")
+    if found == "control_plane":
+        raise BankBadRequest("url: may not point at the emulator's control plane (/_emulator/)")
 
 
 def callback_type(object_type: str, payload: dict[str, Any]) -> str | None:
@@ -132,7 +120,7 @@ class TriggerInput(msgspec.Struct, kw_only=True):
     overrideUrl: Annotated[str, msgspec.Meta(max_length=2048)] | None = None
 
 
-def check_trigger(data: TriggerInput) -> str:
+def check_trigger(data: TriggerInput, rule: UrlRule) -> str:
     """Both fields are required; the status must be one a collection can have."""
     for name in ("collectionStatus", "callbackVersion"):
         if getattr(data, name) is None:
@@ -146,5 +134,5 @@ def check_trigger(data: TriggerInput) -> str:
     if data.callbackVersion not in VERSIONS:
         raise BankBadRequest(f"callbackVersion: '{data.callbackVersion}' is not one of V1, V2")
     if data.overrideUrl is not None:
-        check_url(data.overrideUrl)
+        check_url(data.overrideUrl, rule)
     return data.collectionStatus

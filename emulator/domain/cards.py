@@ -14,9 +14,9 @@ from emulator.domain.errors import InvalidCardData
 DEFAULT_CARD = "4444333322221111"
 TEST_CVC = "123"
 
-_NAME = re.compile(r"^[A-Za-z .'\-]+$")
-_EXPIRES = re.compile(r"^(\d{2})/(\d{2})$", re.ASCII)  # \d is ASCII only: int() takes "١٢"
-_CVC = re.compile(r"^\d{3,4}$", re.ASCII)
+_NAME = re.compile(r"^[A-Za-z .'\-]+\Z")
+_EXPIRES = re.compile(r"^(\d{2})/(\d{2})\Z", re.ASCII)  # \d is ASCII only: int() takes "١٢"
+_CVC = re.compile(r"^\d{3,4}\Z", re.ASCII)
 
 Result = Literal["approve", "decline", "3ds_pass", "3ds_fail"]
 

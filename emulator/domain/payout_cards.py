@@ -14,10 +14,10 @@ from emulator.domain.errors import FieldError, ValidationFailed
 
 DAY = 86_400
 
-_DIGITS = re.compile(r"^[0-9]+$")
-_SHORT_NUMBER = re.compile(r"^[0-9]{1,2}$")
+_DIGITS = re.compile(r"^[0-9]+\Z")
+_SHORT_NUMBER = re.compile(r"^[0-9]{1,2}\Z")
 # Spec: Latin letters, space, apostrophe, dot, dash.
-_NAME = re.compile(r"^[A-Za-z .'\-]+$")
+_NAME = re.compile(r"^[A-Za-z .'\-]+\Z")
 
 
 class CardInput(msgspec.Struct, forbid_unknown_fields=False):

@@ -24,6 +24,8 @@ from emulator.domain.purchase_model import (
     StatusChange,
     TransactionData,
 )
+from emulator.domain.urls import UrlRule
+from emulator.domain.webhooks import callback_problem
 
 MAX_PRICE = 9_999_999_999
 MAX_TOTAL_OVERRIDE = 999_999_999_999_999
@@ -119,6 +121,13 @@ def _url(field: str, value: str) -> FieldError | None:
     return None
 
 
+def _callback(value: str, rule: UrlRule) -> FieldError | None:
+    """``success_callback`` follows the webhooks' rule (emulator/domain/urls.py)."""
+    if value == "":
+        return None
+    return callback_problem("success_callback", value, rule)
+
+
 def _products(items: list[ProductInput]) -> tuple[list[Product], int, list[FieldError | None]]:
     errors: list[FieldError | None] = []
     if not items:
@@ -208,7 +217,7 @@ def details(data: DetailsInput, skip_capture: bool) -> PurchaseDetails:
     )
 
 
-def validate(data: PurchaseInput) -> tuple[PurchaseDetails, dict[str, Any] | None]:
+def validate(data: PurchaseInput, rule: UrlRule) -> tuple[PurchaseDetails, dict[str, Any] | None]:
     """The purchase details and the client fields given (None when only client_id is), or
     ValidationFailed with every problem found."""
     errors: list[FieldError | None] = [
@@ -220,13 +229,9 @@ def validate(data: PurchaseInput) -> tuple[PurchaseDetails, dict[str, Any] | Non
         else v.max_length("platform", data.platform, PLATFORM_MAX),
         *(
             _url(name, getattr(data, name))
-            for name in (
-                "success_redirect",
-                "failure_redirect",
-                "cancel_redirect",
-                "success_callback",
-            )
+            for name in ("success_redirect", "failure_redirect", "cancel_redirect")
         ),
+        _callback(data.success_callback, rule),
     ]
     if data.due is not None:
         errors.append(v.bounds("due", data.due, 0, 253_402_300_799))

@@ -44,8 +44,8 @@ PURCHASE_STATUSES = (
     "refunded",
 )  # fmt: skip
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
-_INSTANT = re.compile(r"^[0-9]{1,12}$")
-_NUMBER = re.compile(r"^-?[0-9]{1,18}(\.[0-9]{1,6})?$")
+_INSTANT = re.compile(r"^[0-9]{1,12}\Z")
+_NUMBER = re.compile(r"^-?[0-9]{1,18}(\.[0-9]{1,6})?\Z")
 _TEXT_MAX = 256
 # TransactionProduct of a purchase, by Purchase.product (as the balance files them).
 _PRODUCTS = {INVOICES: "invoice", SUBSCRIPTIONS: "subscription"}

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from typing import Literal
-from urllib.parse import urlsplit
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from emulator.domain import urls
 from emulator.domain import validation as v
 from emulator.domain.errors import FieldError, ValidationFailed
+from emulator.domain.urls import UrlRule
 
 # The OpenAPI document's Event enum: the event_type values a webhook can carry.
 EVENTS: tuple[str, ...] = (
@@ -47,7 +48,6 @@ SOURCE_TYPES: dict[str, tuple[str, str]] = {
 
 TITLE_MAX = 100
 URL_MAX = 500
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 class WebhookInput(msgspec.Struct, forbid_unknown_fields=False):
@@ -74,34 +74,26 @@ class Webhook(msgspec.Struct, kw_only=True):
         return self.all_events or event_type in self.events
 
 
-def callback_problem(field: str, url: str) -> FieldError | None:
-    """HTTPS, or plain HTTP to a loopback host (the built-in sink, a local receiver)."""
+def callback_problem(field: str, url: str, rule: UrlRule) -> FieldError | None:
+    """HTTPS, or plain HTTP to loopback (the built-in sink, a local receiver) or a host of
+    ``--callback-hosts``; never the emulator's control plane (emulator/domain/urls.py)."""
     if len(url) > URL_MAX:
         return v.max_length(field, url, URL_MAX)
-    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
-        return FieldError(field, "invalid", "Enter a valid URL.")  # it could never be sent
-    try:
-        parts = urlsplit(url)
-        host, scheme = parts.hostname, parts.scheme
-        if parts.port == 0:
-            raise ValueError("port 0")
-    except ValueError:
-        host, scheme = None, ""
-    if not host or scheme not in ("http", "https"):
-        return FieldError(field, "invalid", "Enter a valid URL.")
-    # The provider requires HTTPS; the emulator also takes plain HTTP to loopback so that
-    # local receivers and the built-in sink work (DESIGN.md).
-    if scheme == "http" and host not in LOOPBACK_HOSTS:
-        return FieldError(
-            field, "webhook_url_invalid", "The callback URL must use HTTPS (or be on loopback)."
-        )
-    return None
+    found = urls.problem(url, rule)
+    if found is None:
+        return None
+    # The provider requires HTTPS; the emulator also takes plain HTTP to loopback and to the
+    # hosts it is told about (DESIGN.md).
+    code = "webhook_url_invalid" if found == "not_https" else "invalid"
+    return FieldError(field, code, urls.MESSAGES[found])
 
 
 Mode = Literal["create", "replace", "patch"]
 
 
-def _validate(data: WebhookInput, mode: Mode, current: Webhook | None) -> dict[str, object]:
+def _validate(
+    data: WebhookInput, mode: Mode, current: Webhook | None, rule: UrlRule
+) -> dict[str, object]:
     given = {f: val for f in data.__struct_fields__ if (val := getattr(data, f)) is not UNSET}
     errors: list[FieldError | None] = []
     if mode != "patch":
@@ -112,7 +104,7 @@ def _validate(data: WebhookInput, mode: Mode, current: Webhook | None) -> dict[s
         if not title:
             errors.append(v.invalid("title", "This field may not be blank."))
     if "callback" in given:
-        errors.append(callback_problem("callback", str(given["callback"])))
+        errors.append(callback_problem("callback", str(given["callback"]), rule))
     events = given.get("events")
     if isinstance(events, list):
         for i, name in enumerate(events):
@@ -140,8 +132,10 @@ def _listed(webhook: Webhook) -> Webhook:
     return webhook
 
 
-def create(data: WebhookInput, webhook_id: str, public_key: str, now: int) -> Webhook:
-    given = _validate(data, "create", None)
+def create(
+    data: WebhookInput, webhook_id: str, public_key: str, now: int, rule: UrlRule
+) -> Webhook:
+    given = _validate(data, "create", None, rule)
     return _listed(
         Webhook(
             id=webhook_id,
@@ -153,9 +147,9 @@ def create(data: WebhookInput, webhook_id: str, public_key: str, now: int) -> We
     )
 
 
-def replace(current: Webhook, data: WebhookInput, now: int) -> Webhook:
+def replace(current: Webhook, data: WebhookInput, now: int, rule: UrlRule) -> Webhook:
     """PUT: fields not given return to their defaults (the key pair stays)."""
-    given = _validate(data, "replace", current)
+    given = _validate(data, "replace", current, rule)
     return _listed(
         Webhook(
             id=current.id,
@@ -167,6 +161,6 @@ def replace(current: Webhook, data: WebhookInput, now: int) -> Webhook:
     )
 
 
-def patch(current: Webhook, data: WebhookInput, now: int) -> Webhook:
-    given = _validate(data, "patch", current)
+def patch(current: Webhook, data: WebhookInput, now: int, rule: UrlRule) -> Webhook:
+    given = _validate(data, "patch", current, rule)
     return _listed(msgspec.structs.replace(current, updated_on=now, **given))

@@ -43,7 +43,7 @@ def runtime(request: Request) -> Runtime:
     return rt
 
 
-_DECIMAL = re.compile(r"^-?[0-9]{1,18}$")
+_DECIMAL = re.compile(r"^-?[0-9]{1,18}\Z")
 
 
 def parse_int(raw: str | None) -> int | None:

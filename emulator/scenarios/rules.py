@@ -20,7 +20,7 @@ from emulator.domain.validation import split_located
 from emulator.scenarios import yamlfile
 from emulator.scenarios.points import REGISTRY, FieldKind, Outcome, Point
 
-NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}\Z")
 MAX_RULES = 100
 MAX_TIMES = 1_000_000
 

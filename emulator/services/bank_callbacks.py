@@ -91,7 +91,7 @@ async def trigger(
     """``POST /v2/callback/collection/eft/{id}/``: send the EFT collection's current status
     again to its registered URLs. ``test`` (``/v2/callback/test/...``): send a callback as if
     it had ``collectionStatus``, to the registered URLs or ``overrideUrl``, changing nothing."""
-    status = domain.check_trigger(data)
+    status = domain.check_trigger(data, rt.url_rule)
     if data.overrideUrl is not None and not test:
         raise BankBadRequest("overrideUrl is for the test endpoint only")
 
@@ -127,7 +127,7 @@ async def trigger(
 async def register(rt: Runtime, merchant_id: str, data: RegistrationInput) -> Registration:
     """POST /v2/clientcallbackurl/: clientId must be the createdByClient of one of the
     merchant's profiles; any number of URLs per type."""
-    client_id, url, kind, version = domain.check_registration(data)
+    client_id, url, kind, version = domain.check_registration(data, rt.url_rule)
     registration = Registration(
         id=rt.ids.uuid(), clientId=client_id, url=url, callbackType=kind, callbackVersion=version
     )

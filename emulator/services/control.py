@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 CLOCK_KEY = "clock"
-SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 
 
 class ControlError(Exception):

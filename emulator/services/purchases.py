@@ -102,7 +102,7 @@ def schedule_due(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> None:
 
 
 async def create(rt: Runtime, merchant_id: str, data: PurchaseInput, base_url: str) -> Purchase:
-    details, client_fields = validate(data)
+    details, client_fields = validate(data, rt.url_rule)
     unavailable = unavailable_methods(data.payment_method_whitelist)
     if unavailable:
         raise e.PaymentMethodNotAvailable(

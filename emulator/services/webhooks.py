@@ -25,9 +25,9 @@ def _now(rt: Runtime) -> int:
 
 
 async def create(rt: Runtime, merchant_id: str, data: WebhookInput) -> Webhook:
-    domain.create(data, "", "", 0)  # refuse a bad body before paying for a key pair
+    domain.create(data, "", "", 0, rt.url_rule)  # refuse a bad body before paying for a key pair
     private, public = await asyncio.to_thread(signing.generate)
-    webhook = domain.create(data, rt.ids.uuid(), public, _now(rt))
+    webhook = domain.create(data, rt.ids.uuid(), public, _now(rt), rt.url_rule)
     await rt.db.write(lambda tx: repo.insert(tx, merchant_id, webhook, private))
     return webhook
 
@@ -62,12 +62,16 @@ async def _change(
 
 async def replace(rt: Runtime, merchant_id: str, webhook_id: str, data: WebhookInput) -> Webhook:
     now = _now(rt)
-    return await _change(rt, merchant_id, webhook_id, lambda w: domain.replace(w, data, now))
+    return await _change(
+        rt, merchant_id, webhook_id, lambda w: domain.replace(w, data, now, rt.url_rule)
+    )
 
 
 async def patch(rt: Runtime, merchant_id: str, webhook_id: str, data: WebhookInput) -> Webhook:
     now = _now(rt)
-    return await _change(rt, merchant_id, webhook_id, lambda w: domain.patch(w, data, now))
+    return await _change(
+        rt, merchant_id, webhook_id, lambda w: domain.patch(w, data, now, rt.url_rule)
+    )
 
 
 async def delete(rt: Runtime, merchant_id: str, webhook_id: str) -> None:

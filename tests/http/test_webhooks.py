@@ -133,7 +133,7 @@ async def test_a_webhook_on_all_events_lists_every_event(http, gw):
             {"title": "t", "all_events": True, "callback": "http://example.com/hook"},
             {
                 "callback": {
-                    "message": "The callback URL must use HTTPS (or be on loopback).",
+                    "message": "The callback URL must use HTTPS (or be on loopback or a host of --callback-hosts).",
                     "code": "webhook_url_invalid",
                 }
             },

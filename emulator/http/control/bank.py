@@ -5,7 +5,8 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from emulator.http.common import JSON, on_clock_of, parse_json, read_body, runtime
+from emulator.http.common import JSON, on_clock_of, runtime
+from emulator.http.control.body import json_body
 from emulator.services import collections, mandates, payments
 from emulator.services.control import ControlError
 
@@ -14,15 +15,7 @@ STATUSES = ("COMPLETED", "UNPAID", "REJECTED", "DISPUTED")
 
 async def _status(request: Request) -> str:
     """The optional ``{"status": ...}`` body; COMPLETED by default."""
-    raw = await read_body(request)
-    if not raw.strip():
-        return "COMPLETED"
-    try:
-        body = parse_json(raw)
-    except Exception as exc:
-        raise ControlError(400, "malformed_json", "the body must be a JSON object") from exc
-    if not isinstance(body, dict):
-        raise ControlError(400, "invalid", "the body must be a JSON object")
+    body = await json_body(request)
     status = body.get("status", "COMPLETED")
     if status not in STATUSES:
         raise ControlError(400, "invalid", f"'status' must be one of {', '.join(STATUSES)}")

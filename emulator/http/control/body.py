@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from starlette.requests import Request
 
 from emulator.domain.errors import MalformedBody
@@ -20,6 +21,8 @@ async def json_body(request: Request) -> dict[str, Any]:
         body = parse_json(raw)
     except MalformedBody as exc:
         raise ControlError(400, "malformed_json", exc.detail) from exc
+    except msgspec.ValidationError as exc:  # a number past what a double or an int64 holds
+        raise ControlError(400, "invalid", f"{exc}: numbers must be finite") from exc
     if not isinstance(body, dict):
         raise ControlError(400, "invalid", "the body must be a JSON object")
     return body

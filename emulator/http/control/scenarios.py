@@ -8,6 +8,7 @@ from starlette.routing import Route
 
 from emulator.http.common import JSON, read_body, runtime
 from emulator.http.control.body import json_body
+from emulator.scenarios.rules import NAME
 from emulator.services import scenarios
 from emulator.services.control import ControlError
 
@@ -46,15 +47,24 @@ async def _merchant(request: Request) -> str | None:
     return merchant
 
 
+def _name(request: Request) -> str:
+    name: str = request.path_params["name"]
+    if not NAME.match(name):
+        raise ControlError(
+            400, "invalid", "scenario names are 1-64 lowercase letters, digits, '.', '_' or '-'"
+        )
+    return name
+
+
 async def activate(request: Request) -> Response:
     merchant = await _merchant(request)
-    name = request.path_params["name"]
+    name = _name(request)
     return JSON(await scenarios.activate(runtime(request), name, merchant))
 
 
 async def deactivate(request: Request) -> Response:
     merchant = await _merchant(request)
-    name = request.path_params["name"]
+    name = _name(request)
     return JSON(await scenarios.deactivate(runtime(request), name, merchant))
 
 
