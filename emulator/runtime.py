@@ -42,6 +42,7 @@ from emulator.services import (
     payments,
     payouts,
     purchase_jobs,
+    retention,
     scenarios,
 )
 from emulator.settings import Settings
@@ -93,6 +94,7 @@ class Runtime:
         payments.register(self)
         billing_engine.register(self)
         company_statements.register(self)
+        retention.register(self)
         self.scheduler.handle(payouts.EXPIRY_JOB, lambda tx, job: payouts.expiry_due(self, tx, job))
         self.scheduler.handle(
             payouts.SETTLEMENT_JOB, lambda tx, job: payouts.settlement_due(self, tx, job)
@@ -137,6 +139,7 @@ class Runtime:
         # a file has changed or gone since.
         self._start_scenarios = scenarios.resolve(self.settings.scenarios)
         await scenarios.activate_at_start(self, self._start_scenarios, keep_counts=True)
+        await retention.ensure_job(self)
         await self.scheduler.refresh()
         transport = self._transport or SelfRoutingTransport(
             self.settings.port, lambda: None if self.served else self.app
@@ -179,6 +182,7 @@ class Runtime:
         await self.scenarios.load()
         if wiped:  # scenarios given at start are part of how this emulator was started
             await scenarios.activate_at_start(self, self._start_scenarios, keep_counts=False)
+        await retention.ensure_job(self)
         await self.scheduler.refresh()
         self.deliveries.wake()
 

@@ -225,13 +225,14 @@ def test_snapshot_and_restore(frozen: EmulatorClient):
 
 
 def test_freeze_and_advance(frozen: EmulatorClient):
-    """advance moves a frozen clock and runs due jobs (here a token expiry) on the way."""
+    """advance moves a frozen clock and runs due jobs (here a token expiry and the daily
+    retention) on the way."""
     with frozen.bank(frozen.new_merchant()) as bank:
         bank.get("merchantprofile")
     assert frozen.advance(seconds=90) == (ClockInfo(EPOCH + timedelta(seconds=90), "frozen"), 0)
     assert frozen.advance(to="2026-01-06T10:00:00Z") == (
         ClockInfo(EPOCH + timedelta(hours=25), "frozen"),
-        1,
+        2,
     )
 
 

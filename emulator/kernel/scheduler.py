@@ -68,6 +68,8 @@ SaveClock = Callable[[Tx, Timeline], None]
 
 
 class Scheduler:
+    housekeeping: tuple[str, ...] = ()  # job kinds an advance to the next job passes by
+
     def __init__(self, db: Database, clocks: Clocks, save_clock: SaveClock | None = None) -> None:
         self._db = db
         self._clocks = clocks
@@ -135,10 +137,9 @@ class Scheduler:
 
     async def next_job(self, timeline: Timeline) -> Job | None:
         """The next pending job of the timeline, due or not (not one under way)."""
+        ids, skip = self.under_way.ids(), self.housekeeping  # kinds that are no "next job"
         return await self._db.read(
-            functools.partial(
-                next_job, key=timeline.key, target_us=None, exclude=self.under_way.ids()
-            )
+            functools.partial(next_job, key=timeline.key, target_us=None, exclude=ids, skip=skip)
         )
 
     def current(self, timeline: Timeline) -> bool:

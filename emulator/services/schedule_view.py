@@ -314,6 +314,20 @@ def delivery_send(tx: Tx, job: Job) -> Seen:
     return Seen(message.object_id, line, message.object_type.removeprefix("bank_"))
 
 
+# -- housekeeping --------------------------------------------------------------------------------
+
+
+def retention_prune(tx: Tx, job: Job) -> Seen:
+    """The retention job (emulator/services/retention.py); its window is in the payload."""
+    window = _int(job.payload, "window_s")
+    age = "the retention window"
+    if window:
+        age = f"{window // 86_400} days" if window % 86_400 == 0 else f"{window} s"
+    return Seen(
+        None, f"prunes delivered events, finished deliveries and sink messages older than {age}"
+    )
+
+
 # -- the table -----------------------------------------------------------------------------------
 
 KINDS: dict[str, Kind] = {
@@ -333,6 +347,7 @@ KINDS: dict[str, Kind] = {
     ),
     "bank.payment_step": Kind("payment.outcome", "payment", _money_step("payment", bank.payment)),
     "delivery.send": Kind("delivery.attempt", None, delivery_send),
+    "retention.prune": Kind("retention.prune", None, retention_prune),
     "company_statement.generate": Kind(
         "company_statement.generation", "company_statement", statement_generation
     ),

@@ -259,7 +259,8 @@ async def test_durations_add_up_on_a_merchants_clock_and_the_servers(http):
     assert pick(moved, "now", "mode", "jobs_run") == ("2026-03-03T10:03:04.500000Z", "frozen", 0)
     assert await now_of(http) == SERVER_NOW
     server = await advance(http, **body)
-    assert pick(server, "now", "mode", "jobs_run") == ("2026-01-06T11:03:04.500000Z", "frozen", 0)
+    # the one job: the server's daily retention (it prunes nothing here)
+    assert pick(server, "now", "mode", "jobs_run") == ("2026-01-06T11:03:04.500000Z", "frozen", 1)
     assert await now_of(http, merchant) == "2026-03-03T10:03:04.500000Z"
     for unit, seconds in (("seconds", 1), ("minutes", 60), ("hours", 3600), ("days", 86_400)):
         before = await now_of(http, merchant)
@@ -416,9 +417,10 @@ async def test_the_servers_schedule_lists_the_jobs_of_merchants_that_follow_it(h
     assert [(j["due"], j["kind"], j["object_id"]) for j in server["jobs"]] == [
         (later(SERVER_NOW, minutes=10), "purchase.expiry", firsts["id"]),
         (later(SERVER_NOW, minutes=20), "purchase.expiry", seconds["id"]),
+        (later(SERVER_NOW, days=1), "retention.prune", None),  # the server's, no merchant's
     ]
     assert (await schedule(http, first))["jobs"] == server["jobs"][:1]
-    assert (await schedule(http, second))["jobs"] == server["jobs"][1:]
+    assert (await schedule(http, second))["jobs"] == server["jobs"][1:2]
     assert [j["object_id"] for j in (await schedule(http, own))["jobs"]] == [mine["id"]]
 
 
@@ -804,7 +806,7 @@ async def test_a_reset_drops_merchant_clocks(http):
     assert await now_of(http) == SERVER_NOW
     fresh = await follower(http)
     assert fresh["clock"] == {"now": SERVER_NOW, "mode": "frozen", "own": False}
-    assert (await schedule(http))["jobs"] == []
+    assert [j["kind"] for j in (await schedule(http))["jobs"]] == ["retention.prune"]
 
 
 async def test_a_restart_keeps_merchant_clocks_and_their_jobs(tmp_path: Path):

@@ -21,6 +21,14 @@ T0 = to_us(EPOCH)
 SECOND = 1_000_000
 
 
+@pytest.fixture
+async def runtime(tmp_path: Path):
+    """Without retention: these tests count and list the jobs they schedule themselves (the
+    retention job has its own tests, tests/services/test_retention.py)."""
+    async with Runtime(settings_for(tmp_path, retain_seconds=None)) as rt:
+        yield rt
+
+
 def recorder(rt: Runtime, seen: list[tuple[str, int]]) -> None:
     """Register a job kind that records its name and the clock while it runs."""
 

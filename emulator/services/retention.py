@@ -1,0 +1,72 @@
+"""Bounded disk: a job on the server clock prunes, every day of emulator time (or every window,
+when shorter), the delivered outbox events, finished deliveries with their attempts, and sink
+messages older than the retention window (``--retain``, default 7 days). Rows of a merchant
+with its own clock age on that clock. The job reschedules itself; a start, reset or restore
+makes sure exactly one is pending (none with ``--retain off``)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from emulator.kernel.jobs import Job
+from emulator.kernel.storage import Tx
+from emulator.kernel.timeline import SERVER
+from emulator.repos import retention as repo
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+PRUNE_JOB = "retention.prune"
+DAY_US = 86_400 * 1_000_000
+MIN_EVERY_US = 60 * 1_000_000
+
+
+def every_us(window_s: int) -> int:
+    """How often the job runs: daily, or every window when that is shorter (at least 1 min)."""
+    return max(MIN_EVERY_US, min(DAY_US, window_s * 1_000_000))
+
+
+def register(rt: Runtime) -> None:
+    rt.scheduler.handle(PRUNE_JOB, lambda tx, job: prune_due(rt, tx, job))
+    rt.scheduler.housekeeping += (PRUNE_JOB,)  # "advance to the next job" passes it by
+
+
+def prune_now(rt: Runtime, tx: Tx, now_us: int, window_us: int) -> dict[str, int]:
+    """Prune what is older than the window: on the server clock, and for each merchant with
+    its own clock, on that clock."""
+    own = {k: t.clock.now_us() for k, t in rt.scheduler.timelines.items() if k != SERVER}
+    counts = repo.prune(tx, now_us - window_us, list(own))
+    for merchant_id, own_now in own.items():
+        for table, n in repo.prune(tx, own_now - window_us, [], merchant_id).items():
+            counts[table] = counts.get(table, 0) + n
+    return counts
+
+
+def prune_due(rt: Runtime, tx: Tx, job: Job) -> None:
+    window = rt.settings.retain_seconds
+    if window is None:
+        return  # retention was turned off since the job was scheduled: it stops here
+    counts = prune_now(rt, tx, job.due_us, window * 1_000_000)
+    if any(counts.values()):
+        log.info("retention: pruned %s", ", ".join(f"{n} {t}" for t, n in counts.items() if n))
+    rt.scheduler.schedule(tx, PRUNE_JOB, job.due_us + every_us(window), {"window_s": window})
+
+
+async def ensure_job(rt: Runtime) -> None:
+    """Exactly one pending prune job when retention is on (kept when due within one period,
+    so restarts do not postpone it), none when off."""
+    window = rt.settings.retain_seconds
+    now_us = rt.clock.server.now_us()
+
+    def unit(tx: Tx) -> None:
+        pending = sorted(repo.pending_prunes(tx, PRUNE_JOB), key=lambda p: p[1])
+        keep = window is not None and bool(pending)
+        keep = keep and window is not None and pending[0][1] <= now_us + every_us(window)
+        repo.drop_jobs(tx, [job_id for job_id, _ in pending[1 if keep else 0 :]])
+        if window is not None and not keep:
+            rt.scheduler.schedule(tx, PRUNE_JOB, now_us + every_us(window), {"window_s": window})
+
+    await rt.db.write(unit)
