@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from emulator import __version__
+from emulator import __version__, serve_options
 from emulator.kernel.clock import CLOCK_RANGE, MODES, in_clock_range, parse_iso, to_us
 from emulator.kernel.dbfile import DatabaseInUse, FileLock
 from emulator.kernel.ids import Ids
@@ -79,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
         help="at most N requests per merchant per window (default 60 s) (env EMULATOR_RATE_LIMIT)",
     )
     serve.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
+    serve_options.add_flags(serve)
     scenario = commands.add_parser("scenario", help="check or list scenario files")
     actions = scenario.add_subparsers(dest="action", required=True)
     validate = actions.add_parser("validate", help="check scenario files (exit 1 if any is bad)")
@@ -106,6 +107,7 @@ def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -
             values["rate_limit"] = RateLimitSetting.parse(args.rate_limit)
         except ValueError as exc:
             raise ValueError(f"--rate-limit: {exc}") from None
+    serve_options.apply(args, values)
     resolve(tuple(args.scenario))  # refuse bad names and files before anything starts
     values["scenarios"] = tuple(args.scenario)
     values["clock_explicit"] = "clock" in values or "start" in values
@@ -150,6 +152,7 @@ def banner(settings: Settings, state: DatabaseState | None = None) -> str:
             f"rate limit: {settings.rate_limit.limit} requests per merchant per"
             f" {settings.rate_limit.window_seconds} s"
         )
+    lines += serve_options.banner_lines(settings)
     if settings.admin_token is not None:
         lines.append(f"admin token (control plane): {settings.admin_token}")
     return "\n".join(lines)
@@ -186,6 +189,7 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
     from emulator.runtime import Runtime
 
     sock = sock or bind(settings)
+    settings = serve_options.make_certificate(settings)
     state = inspect_database(settings.db_path)
     print(banner(settings, state), flush=True)
     if (warning := start_warning(settings, state)) is not None:
@@ -203,6 +207,8 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
         # A client stalled in the middle of a request must not keep a stopping server alive
         # (and skip the shutdown that saves the clock and the journal) for ever.
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
+        ssl_certfile=settings.tls_cert,
+        ssl_keyfile=settings.tls_key,
     )
     server = uvicorn.Server(config)
     try:

@@ -141,8 +141,9 @@ class Runtime:
         await scenarios.activate_at_start(self, self._start_scenarios, keep_counts=True)
         await retention.ensure_job(self)
         await self.scheduler.refresh()
+        trust = tuple(p for p in (self.settings.callback_ca, self.settings.tls_ca) if p)
         transport = self._transport or SelfRoutingTransport(
-            self.settings.port, lambda: None if self.served else self.app
+            self.settings.port, lambda: None if self.served else self.app, trust
         )
         self.http = httpx.AsyncClient(transport=transport, timeout=5.0)
         self._ticker = asyncio.get_running_loop().create_task(

@@ -97,6 +97,7 @@ class Settings:
     tls: bool = False
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    tls_ca: Path | None = None  # the CA of a certificate the emulator made (clients trust it)
     # A CA file outbound deliveries trust besides the system's (a receiver's own CA).
     callback_ca: Path | None = None
     extra: dict[str, str] = field(default_factory=dict)

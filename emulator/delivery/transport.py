@@ -5,7 +5,9 @@ built-in sink work there too; with a real server they go over real loopback HTTP
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,13 +16,25 @@ TIMEOUT_SECONDS = 5.0
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
+def verifier(trust: tuple[Path, ...]) -> ssl.SSLContext | bool:
+    if not trust:
+        return True  # httpx's default: the system's (certifi's) CAs
+    context = ssl.create_default_context()
+    for path in trust:
+        context.load_verify_locations(cafile=path)
+    return context
+
+
 class SelfRoutingTransport(httpx.AsyncBaseTransport):
-    def __init__(self, port: int, app: Callable[[], Any | None]) -> None:
+    def __init__(
+        self, port: int, app: Callable[[], Any | None], trust: tuple[Path, ...] = ()
+    ) -> None:
         """``app()`` is the emulator's ASGI app while it is not served by a real server
-        (else None); ``port`` the one the settings name."""
+        (else None); ``port`` the one the settings name; ``trust``: CA files trusted besides
+        the system's (``--callback-ca``, the emulator's own CA under ``--tls``)."""
         self._port = port
         self._app = app
-        self._network = httpx.AsyncHTTPTransport()
+        self._network = httpx.AsyncHTTPTransport(verify=verifier(trust))
 
     def _in_process(self, url: httpx.URL) -> Any | None:
         if url.host not in LOOPBACK or (url.port or 80) != self._port:

@@ -160,6 +160,9 @@ OPERATIONS: list[Operation] = [
        dict[str, Any], errors={404: "No such document (`not_found`)."}),
     op("docs", "GET", "/docs", "This reference, as a web page", "Documents", str,
        media="text/html"),
+    op("tls_ca", "GET", "/tls/ca.pem", "The CA of the certificate `serve --tls` made (PEM)",
+       "Documents", str, media="application/x-pem-file",
+       errors={404: "Not serving with a certificate of its own (`no_tls_ca`)."}),
 ]  # fmt: skip
 
 ENUMS: dict[tuple[type, str], tuple[str, ...]] = {}

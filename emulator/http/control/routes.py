@@ -19,6 +19,7 @@ from emulator.http.control.body import json_body
 from emulator.http.control.docs import ROUTES as DOC_ROUTES
 from emulator.http.control.paging import page_query
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
+from emulator.http.control.tls import ROUTES as TLS_ROUTES
 from emulator.kernel.clock import (
     CLOCK_RANGE,
     MODES,
@@ -380,4 +381,5 @@ ROUTES = [
     Route("/deliveries", deliveries_list, methods=["GET"]),
     Route("/payouts/{id}/settle", settle_payout, methods=["POST"]),
     *DOC_ROUTES,
+    *TLS_ROUTES,
 ]

@@ -1,0 +1,107 @@
+"""``serve`` flags of operability: retention, the hosts of a CI network, HTTPS (issue 16).
+
+Kept apart from ``emulator.cli`` (which gathers them): each flag's parsing, its check at
+start-up (one line naming the flag, exit 2, nothing created) and its banner line."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import ssl
+from pathlib import Path
+from typing import Any
+
+from emulator import tls
+from emulator.settings import Settings, parse_hosts, parse_retain
+
+
+def add_flags(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument(
+        "--retain",
+        metavar="DURATION",
+        help="prune delivered events, deliveries and sink messages older than this on the"
+        " emulator clock: 7d, 12h, 2h30m, or 0/off to keep everything (env EMULATOR_RETAIN,"
+        " default 7d)",
+    )
+    serve.add_argument(
+        "--callback-hosts",
+        metavar="HOST[,HOST...]",
+        help="hosts webhooks and callbacks may reach over plain HTTP besides loopback, e.g."
+        " app,worker; * for any (env EMULATOR_CALLBACK_HOSTS)",
+    )
+    serve.add_argument(
+        "--tls",
+        action="store_true",
+        default=None,
+        help="serve HTTPS with a certificate the emulator makes (its CA: the banner says where;"
+        " GET /_emulator/tls/ca.pem)",
+    )
+    serve.add_argument("--tls-cert", type=Path, metavar="FILE", help="serve HTTPS with this PEM")
+    serve.add_argument("--tls-key", type=Path, metavar="FILE", help="the key of --tls-cert")
+    serve.add_argument(
+        "--callback-ca",
+        type=Path,
+        metavar="FILE",
+        help="trust this CA (PEM) too when delivering webhooks and callbacks",
+    )
+
+
+def apply(args: argparse.Namespace, values: dict[str, Any]) -> None:
+    """The flags into ``values`` (over the environment's); a ValueError naming the flag."""
+    if args.retain is not None:
+        try:
+            values["retain_seconds"] = parse_retain(args.retain)
+        except ValueError as exc:
+            raise ValueError(f"--retain: {exc}") from None
+    if args.callback_hosts is not None:
+        try:
+            values["callback_hosts"] = parse_hosts(args.callback_hosts)
+        except ValueError as exc:
+            raise ValueError(f"--callback-hosts: {exc}") from None
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise ValueError("--tls-cert and --tls-key go together")
+    if args.tls_cert is not None:
+        tls.check_given(args.tls_cert, args.tls_key)
+        values.update(tls=True, tls_cert=args.tls_cert, tls_key=args.tls_key)
+    elif args.tls:
+        values["tls"] = True
+    if args.callback_ca is not None:
+        try:
+            ssl.create_default_context().load_verify_locations(cafile=args.callback_ca)
+        except (OSError, ssl.SSLError) as exc:
+            raise ValueError(
+                f"--callback-ca: {args.callback_ca} is not a PEM CA file ({exc})"
+            ) from None
+        values["callback_ca"] = args.callback_ca
+
+
+def make_certificate(settings: Settings) -> Settings:
+    """With ``--tls`` and no certificate given: the emulator's own, made (or reused) now."""
+    if not settings.tls or settings.tls_cert is not None:
+        return settings
+    files = tls.ensure(tls.directory_for(settings.db_path), settings.host)
+    return dataclasses.replace(settings, tls_cert=files.cert, tls_key=files.key, tls_ca=files.ca)
+
+
+def banner_lines(settings: Settings) -> list[str]:
+    lines = []
+    if settings.tls_ca is not None:
+        lines.append(
+            f"HTTPS: trust the emulator's CA {settings.tls_ca} (GET /_emulator/tls/ca.pem)"
+        )
+    elif settings.tls_cert is not None:
+        lines.append(f"HTTPS: certificate {settings.tls_cert}")
+    if settings.callback_hosts:
+        lines.append(f"plain-HTTP callback hosts: {', '.join(settings.callback_hosts)}")
+    if settings.callback_ca is not None:
+        lines.append(f"deliveries also trust the CA {settings.callback_ca}")
+    retain = settings.retain_seconds
+    lines.append(f"retention: {'off (keeps everything)' if retain is None else _span(retain)}")
+    return lines
+
+
+def _span(seconds: int) -> str:
+    for unit, size in (("d", 86_400), ("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit} on the emulator clock"
+    return f"{seconds}s on the emulator clock"
