@@ -58,16 +58,25 @@ class BodyTooLarge(ApiError):
 # -- authentication --
 
 
-class MissingAuthorization(ApiError):
+class _Unauthenticated(ApiError):
+    """A 401; ``reason`` (which credential was missing or wrong, and how) goes to the request
+    journal, not to the caller: the answer stays the provider's."""
+
+    status = 401
+
+    def __init__(self, reason: str | None = None) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class MissingAuthorization(_Unauthenticated):
     code = "missing_authorization"
     message = "Authorization header is missing or malformed; expected 'Bearer <key>'."
-    status = 401
 
 
-class InvalidToken(ApiError):
+class InvalidToken(_Unauthenticated):
     code = "invalid_token"
     message = "Invalid token."
-    status = 401
 
 
 class Forbidden(ApiError):

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 CALLER_KEY = "emulator.caller"  # where the caller is left in the ASGI scope (request journal)
+NOTE_KEY = "emulator.note"  # why a request was refused (a 401's reason), for the journal
 
 BODY_LIMIT = 1024 * 1024  # bytes of a JSON or form body; more is a 400 in the interface's dialect
 

@@ -14,6 +14,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Match
 
+from emulator.http.common import NOTE_KEY
+
 Handler = Callable[[Request, Exception], Awaitable[Response]]
 
 
@@ -47,6 +49,9 @@ class Dialects:
         return self._default
 
     async def api_error(self, request: Request, exc: Exception) -> Response:
+        reason = getattr(exc, "reason", None)
+        if reason:  # the journal says why; the answer stays the interface's
+            request.scope[NOTE_KEY] = reason
         return await self.of(request.url.path).api_error(request, exc)
 
     async def http_error(self, request: Request, exc: Exception) -> Response:

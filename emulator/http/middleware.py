@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from emulator.http.common import CALLER_KEY
+from emulator.http.common import CALLER_KEY, NOTE_KEY
 from emulator.http.dialects import Dialects
 from emulator.http.faults import DROPPED, Decision, Faults, drop_connection
 from emulator.kernel.clock import TIME_HEADER, from_us, iso
@@ -124,6 +124,7 @@ class EmulatorMiddleware:
                     request_body=body_text(b"".join(request_chunks)),
                     response_body=body_text(b"".join(response_chunks)),
                     duration_us=(time.perf_counter_ns() - started) // 1000,
+                    note=scope.get(NOTE_KEY),
                 )
             )
 

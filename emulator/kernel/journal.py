@@ -35,6 +35,7 @@ class Entry(msgspec.Struct, frozen=True):
     request_body: str
     response_body: str
     duration_us: int
+    note: str | None = None  # why it was refused (a 401: which credential, and how)
 
 
 def body_text(raw: bytes) -> str:
@@ -99,7 +100,8 @@ class Journal:
 def _insert(tx: Tx, entries: list[Entry], prune: bool) -> None:
     tx.conn.executemany(
         "INSERT INTO requests (at_us, merchant_id, interface, method, path, query, status,"
-        " request_body, response_body, duration_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " request_body, response_body, duration_us, note)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 e.at_us,
@@ -112,6 +114,7 @@ def _insert(tx: Tx, entries: list[Entry], prune: bool) -> None:
                 e.request_body,
                 e.response_body,
                 e.duration_us,
+                e.note,
             )
             for e in entries
         ],
@@ -150,6 +153,7 @@ def _select(
             "request_body": r["request_body"],
             "response_body": r["response_body"],
             "duration_ms": round(r["duration_us"] / 1000, 3),
+            "note": r["note"],
         }
         for r in rows
     ]

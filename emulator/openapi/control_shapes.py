@@ -150,6 +150,7 @@ class JournalEntry(msgspec.Struct):
     request_body: str
     response_body: str
     duration_ms: float
+    note: str | None  # why it was refused (a 401: which credential was missing or wrong)
 
 
 class Requests(msgspec.Struct):

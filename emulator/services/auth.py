@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 TOKEN_EXPIRY_JOB = "oauth.token_expiry"
+PRODUCTION_KEY = "a production API key: this emulator is a sandbox, use the sandbox api_key"
 
 
 class InvalidClient(Exception):
@@ -90,11 +91,14 @@ class Credentials:
             merchant_id, environment = key
             # The emulator is a sandbox: a production key is "from the other environment".
             if environment != "sandbox":
-                raise InvalidToken()
+                raise InvalidToken(PRODUCTION_KEY)
             return Caller(merchant_id, None)
         token = await self._token(bearer)
         if token is None:
-            raise InvalidToken()
+            raise InvalidToken(
+                "the Bearer credential is neither an API key nor a live access token"
+                " (unknown, revoked by a reset or restore, or expired after 24 h)"
+            )
         return Caller(token.merchant_id, token.client_id)
 
     async def bank_caller(self, bearer: str) -> Caller:
@@ -106,7 +110,12 @@ class Credentials:
         key = await self._api_key(bearer)
         if key is not None and key[1] == "sandbox":
             raise Forbidden()
-        raise InvalidToken()
+        if key is not None:
+            raise InvalidToken(PRODUCTION_KEY)
+        raise InvalidToken(
+            "the Bearer credential is not a live access token from /oauth2/token"
+            " (unknown, revoked by a reset or restore, or expired after 24 h)"
+        )
 
     async def merchant_of(self, authorization: str) -> str | None:
         """The merchant an Authorization header speaks for, without judging whether the

@@ -82,7 +82,7 @@ async def test_token_expires_on_the_emulator_clock(http, runtime):
     await http.post("/_emulator/clock/advance", json={"seconds": 86399})
     assert (await http.get("/v2/merchantprofile", headers=headers)).status_code == 200
     advanced = await http.post("/_emulator/clock/advance", json={"seconds": 1})
-    assert advanced.json()["jobs_run"] == 1  # the token's expiry job
+    assert advanced.json()["jobs_run"] == 2  # the token's expiry job, and the daily retention
     expired = await http.get("/v2/merchantprofile", headers=headers)
     assert (expired.status_code, expired.json()) == (401, UNAUTHORIZED_V2)
     assert (await http.get("/api/v1/clients/", headers=headers)).status_code == 401

@@ -193,7 +193,7 @@ def test_the_walk_covers_every_error_class():
         if isinstance(cls, type) and issubclass(cls, errors.ApiError) and cls is not errors.ApiError
     }
     walked = {case[7] for case in WALK} | PURCHASE_WALKED
-    abstract = {errors.ObjectNotFound}
+    abstract = {errors.ObjectNotFound, errors._Unauthenticated}
     assert defined - walked - LATER - set(ELSEWHERE) - abstract == set()
 
 

@@ -6,14 +6,14 @@ from starlette.requests import Request
 
 from emulator.domain.errors import InvalidToken
 from emulator.http.common import CALLER_KEY, runtime
-from emulator.http.gateway.auth import bearer
+from emulator.http.gateway.auth import bearer, no_bearer
 from emulator.services.auth import Caller
 
 
 async def bank_caller(request: Request) -> Caller:
     token = bearer(request)
     if token is None:
-        raise InvalidToken()
+        raise InvalidToken(no_bearer(request, "access token from /oauth2/token"))
     caller = await runtime(request).credentials.bank_caller(token)
     request.scope[CALLER_KEY] = caller
     return caller

@@ -9,6 +9,17 @@ from emulator.http.common import CALLER_KEY, runtime
 from emulator.services.auth import Caller
 
 
+def no_bearer(request: Request, what: str) -> str:
+    """Why there is no usable ``Bearer`` credential (for the request journal)."""
+    header = request.headers.get("authorization")
+    if header is None:
+        return f"no Authorization header; expected 'Bearer <{what}>'"
+    scheme = header.partition(" ")[0]
+    if scheme.lower() != "bearer":
+        return f"Authorization scheme {scheme[:20]!r}; expected 'Bearer <{what}>'"
+    return f"a malformed Bearer credential (empty, or with spaces); expected <{what}>"
+
+
 def bearer(request: Request) -> str | None:
     """The token of a well-formed ``Bearer`` header, else None."""
     header = request.headers.get("authorization", "")
@@ -22,7 +33,7 @@ def bearer(request: Request) -> str | None:
 async def gateway_caller(request: Request) -> Caller:
     token = bearer(request)
     if token is None:
-        raise MissingAuthorization()
+        raise MissingAuthorization(no_bearer(request, "API key or access token"))
     caller = await runtime(request).credentials.gateway_caller(token)
     request.scope[CALLER_KEY] = caller
     return caller
