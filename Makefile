@@ -2,17 +2,26 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Two installs in one virtualenv: `run` needs the package alone, the rest its dev extra too.
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 
 .PHONY: run test lint typecheck unit bench browser clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $(STAMP)
 
-run: $(STAMP)  ## serve on 127.0.0.1:8400 with the default merchant seeded from fixtures/
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+# The dev install includes everything serving needs: it stamps both.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP) $(RUN_STAMP)
+
+run: $(RUN_STAMP)  ## serve on 127.0.0.1:8400 with the default merchant seeded from fixtures/
 	$(BIN)/payments-emulator serve $(ARGS)
 
 test: lint typecheck unit  ## lint, type check and the whole suite
