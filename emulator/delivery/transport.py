@@ -12,6 +12,8 @@ from typing import Any
 
 import httpx
 
+from emulator.domain.urls import control_path
+
 TIMEOUT_SECONDS = 5.0
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
@@ -42,6 +44,8 @@ class SelfRoutingTransport(httpx.AsyncBaseTransport):
         return self._app()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if control_path(request.url.path):  # a URL stored before the rule (an old snapshot)
+            raise httpx.ConnectError("refused: the emulator's control plane", request=request)
         app = self._in_process(request.url)
         if app is None:
             return await self._network.handle_async_request(request)

@@ -319,3 +319,15 @@ async def test_a_client_that_disconnects_mid_body_is_no_500(runtime, caplog):
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     journal = await runtime.journal.list(merchant_id=None, limit=10, before_id=None, after_id=None)
     assert [e["status"] for e in journal if e["path"] == "/api/v1/purchases/"] == [499]
+
+
+async def test_a_stored_url_aimed_at_the_control_plane_is_never_sent(runtime):
+    """A URL stored before the rule (an old database or snapshot) is refused when sending."""
+    from emulator.delivery.transport import SelfRoutingTransport
+
+    transport = SelfRoutingTransport(8400, lambda: create_app(runtime))
+    async with httpx.AsyncClient(transport=transport) as client:
+        with pytest.raises(httpx.ConnectError, match="control plane"):
+            await client.post("http://127.0.0.1:8400/_emulator/reset")
+        sink = await client.post("http://127.0.0.1:8400/_emulator/sink/old", json={})
+        assert sink.status_code == 200
