@@ -30,17 +30,19 @@ def _top(tx: Tx, table: str, key: str) -> int:
     return int(row[0]) if row is not None and row[0] is not None else 0
 
 
-def prune(tx: Tx, cutoff_us: int, own: list[str], merchant_id: str | None = None) -> dict[str, int]:
-    """Delete rows older than ``cutoff_us``: of ``merchant_id`` (one with its own clock), or
-    of every merchant not in ``own`` plus the sink's; how many of each."""
+def prune(
+    tx: Tx, cutoff_us: int, own: list[str], limit: int, merchant_id: str | None = None
+) -> dict[str, int]:
+    """Delete up to ``limit`` rows of each table older than ``cutoff_us``, oldest first: of
+    ``merchant_id`` (one with its own clock), or of every merchant not in ``own`` plus the
+    sink's; how many of each."""
     where, params = _scope(merchant_id, own)
     counts: dict[str, int] = {}
-    top_message = _top(tx, "delivery_messages", "id")
     done = (
         f"SELECT id FROM delivery_messages WHERE {where} AND state IN ('delivered', 'failed')"
-        " AND created_us < ? AND id < ?"
+        " AND created_us < ? AND id < ? ORDER BY id LIMIT ?"
     )
-    done_params = [*params, cutoff_us, top_message]
+    done_params = [*params, cutoff_us, _top(tx, "delivery_messages", "id"), limit]
     counts["delivery_attempts"] = tx.execute(
         f"DELETE FROM delivery_attempts WHERE message_id IN ({done})", done_params
     ).rowcount
@@ -53,13 +55,15 @@ def prune(tx: Tx, cutoff_us: int, own: list[str], merchant_id: str | None = None
     first_open = int(row[0]) if row is not None and row[0] is not None else cursor + 1
     below = min(cursor + 1, first_open, _top(tx, "outbox", "seq"))
     counts["outbox"] = tx.execute(
-        f"DELETE FROM outbox WHERE seq < ? AND {where} AND created_us < ?",
-        (below, *params, cutoff_us),
+        f"DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE seq < ? AND {where}"
+        " AND created_us < ? ORDER BY seq LIMIT ?)",
+        (below, *params, cutoff_us, limit),
     ).rowcount
     if merchant_id is None:
         counts["sink_messages"] = tx.execute(
-            "DELETE FROM sink_messages WHERE received_us < ? AND id < ?",
-            (cutoff_us, _top(tx, "sink_messages", "id")),
+            "DELETE FROM sink_messages WHERE id IN (SELECT id FROM sink_messages"
+            " WHERE received_us < ? AND id < ? ORDER BY id LIMIT ?)",
+            (cutoff_us, _top(tx, "sink_messages", "id"), limit),
         ).rowcount
     return counts
 

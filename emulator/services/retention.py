@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 PRUNE_JOB = "retention.prune"
 DAY_US = 86_400 * 1_000_000
 MIN_EVERY_US = 60 * 1_000_000
+CHUNK = 2_000  # rows of each table per step
 
 
 def every_us(window_s: int) -> int:
@@ -35,24 +36,28 @@ def register(rt: Runtime) -> None:
 
 
 def prune_now(rt: Runtime, tx: Tx, now_us: int, window_us: int) -> dict[str, int]:
-    """Prune what is older than the window: on the server clock, and for each merchant with
-    its own clock, on that clock."""
+    """Prune up to CHUNK rows of each table older than the window: on the server clock, and
+    for each merchant with its own clock, on that clock."""
     own = {k: t.clock.now_us() for k, t in rt.scheduler.timelines.items() if k != SERVER}
-    counts = repo.prune(tx, now_us - window_us, list(own))
+    counts = repo.prune(tx, now_us - window_us, list(own), CHUNK)
     for merchant_id, own_now in own.items():
-        for table, n in repo.prune(tx, own_now - window_us, [], merchant_id).items():
+        for table, n in repo.prune(tx, own_now - window_us, [], CHUNK, merchant_id).items():
             counts[table] = counts.get(table, 0) + n
     return counts
 
 
 def prune_due(rt: Runtime, tx: Tx, job: Job) -> None:
+    """One chunk; the next one at the same instant while a table had a whole chunk to prune
+    (each chunk its own step: the writer and the WAL see small deletes), else the next period."""
     window = rt.settings.retain_seconds
     if window is None:
         return  # retention was turned off since the job was scheduled: it stops here
     counts = prune_now(rt, tx, job.due_us, window * 1_000_000)
     if any(counts.values()):
         log.info("retention: pruned %s", ", ".join(f"{n} {t}" for t, n in counts.items() if n))
-    rt.scheduler.schedule(tx, PRUNE_JOB, job.due_us + every_us(window), {"window_s": window})
+    more = any(n >= CHUNK for t, n in counts.items() if t != "delivery_attempts")
+    due = job.due_us if more else job.due_us + every_us(window)
+    rt.scheduler.schedule(tx, PRUNE_JOB, due, {"window_s": window})
 
 
 async def ensure_job(rt: Runtime) -> None:

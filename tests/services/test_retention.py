@@ -142,3 +142,20 @@ async def test_a_restart_keeps_the_pending_job_and_off_drops_it(tmp_path: Path):
     async with Runtime(settings_for(tmp_path, retain_seconds=600)) as rt:
         pending = await rt.db.read(lambda tx: repo.pending_prunes(tx, retention.PRUNE_JOB))
         assert [due - rt.clock.server.now_us() for _, due in pending] == [600_000_000]
+
+
+async def test_a_large_prune_goes_in_chunks_at_one_instant(
+    http, gw, merchant, runtime, monkeypatch
+):
+    monkeypatch.setattr(retention, "CHUNK", 2)
+    hook = {"title": "all", "all_events": True, "callback": SINK.format(name="hooks")}
+    assert (await http.post("/api/v1/webhooks/", json=hook, headers=gw)).status_code == 201
+    for _ in range(3):
+        await _paid_with_deliveries(http, gw, merchant)
+    before = await runtime.db.read(repo.sizes)
+    assert min(before.values()) >= 6, before
+    await _advance(http, 8)
+    after = await runtime.db.read(repo.sizes)
+    assert after == {t: 1 for t in after}  # all but the newest row of each table, chunk by chunk
+    jobs = (await http.get("/_emulator/schedule")).json()["jobs"]
+    assert [(j["kind"], j["due"]) for j in jobs] == [("retention.prune", "2026-01-14T09:00:00Z")]
