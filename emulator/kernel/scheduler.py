@@ -136,11 +136,10 @@ class Scheduler:
         self.changed.set()
 
     async def next_job(self, timeline: Timeline) -> Job | None:
-        """The next pending job of the timeline, due or not (not one under way)."""
-        ids, skip = self.under_way.ids(), self.housekeeping  # kinds that are no "next job"
-        return await self._db.read(
-            functools.partial(next_job, key=timeline.key, target_us=None, exclude=ids, skip=skip)
-        )
+        """The next pending job of the timeline, due or not (not one under way, nor of the
+        ``housekeeping`` kinds: retention is not "the next thing the service does")."""
+        find = functools.partial(next_job, key=timeline.key, target_us=None, skip=self.housekeeping)
+        return await self._db.read(functools.partial(find, exclude=self.under_way.ids()))
 
     def current(self, timeline: Timeline) -> bool:
         """Whether ``timeline`` is still its key's (a reset or restore replaces them)."""
