@@ -110,6 +110,10 @@ TEMPLATE = """
 no merchant)</option></select></label>
 <span class="clockline">Clock <code id="clock-now">-</code> <span id="clock-mode"></span>
 <span id="clock-own"></span></span>
+<span class="buttons" aria-label="Advance the clock"><button data-advance="hours:1">+1 hour</button>
+<button data-advance="days:1">+1 day</button><button data-advance="days:3">+3 days</button>
+<button data-advance="month">+1 month</button>
+<button data-advance="next" id="advance-next">Next job</button></span>
 <form id="find-form" class="find"><label>Find by id <input id="find" size="38"
 placeholder="purchase, payout, mandate... id"></label> <button>Open</button></form></div>
 <nav>{nav}</nav></header>
@@ -130,11 +134,8 @@ its own clock</label> <button id="create-merchant">Create merchant</button></for
 
 <section id="clock"><h2>Clock <small id="clock-of"></small></h2>
 <p>Now <code id="clock-now-2">-</code> <span id="clock-mode-2"></span></p>
-<div class="buttons"><button data-advance="hours:1">+1 hour</button>
-<button data-advance="days:1">+1 day</button><button data-advance="days:3">+3 days</button>
-<button data-advance="month">+1 month</button>
-<button data-advance="next" id="advance-next">To the next job</button>
-<button id="freeze">Freeze</button><button id="resume">Resume</button></div>
+<div class="buttons"><button id="freeze">Freeze</button>
+<button id="resume">Resume</button></div>
 <form id="advance-to"><label>To <input id="advance-date" type="datetime-local" step="1">
 UTC</label> <button>Advance</button></form><p id="advanced"></p></section>
 

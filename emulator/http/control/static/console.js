@@ -50,7 +50,7 @@ function h(tag, attrs, ...children) {
     else if (key === "dataset") Object.assign(node.dataset, value);
     else node.setAttribute(key, value === true ? "" : value);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined) continue;
     node.append(child instanceof Node ? child : String(child));
   }
@@ -288,7 +288,9 @@ function actionButton(label, method, path, body, id) {
     $("action-result").textContent = "";
     try {
       const done = await call(method, path, typeof body === "function" ? body() : body);
-      $("action-result").textContent = `${label}: now ${done.status}.`;
+      const attempts = (done.transaction_data && done.transaction_data.attempts) || [];
+      const why = done.status === "error" && attempts[0] && attempts[0].error;
+      $("action-result").textContent = `${label}: now ${done.status}.${why ? ` ${why.message} (${why.code})` : ""}`;
     } catch (error) {
       $("action-result").textContent = `${label}: ${error.message}`;
     }
@@ -528,7 +530,7 @@ $("snapshot-form").addEventListener("submit", async (event) => {
 // -- live ----------------------------------------------------------------------------------
 
 async function refresh() {
-  const work = [loadClock(), loadSchedule(), pollDeliveries(), pollJournal()];
+  const work = [loadClock(), loadSchedule(), pollDeliveries(), pollJournal(), loadObjects()];
   if (state.detail) work.push(loadDetail(false));
   await Promise.all(work);
 }

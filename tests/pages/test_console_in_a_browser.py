@@ -1,0 +1,182 @@
+"""The QA console (/_emulator/) in headless Chromium against a live emulator on loopback: a
+tester creates a merchant, finds a purchase, pays it with a declining card then a good one,
+sees the status change and the delivery arrive live, advances the clock from the page and sees
+a pending payout settle; activates a scenario; sees a refused YAML's located error; gives the
+admin token once. And the checkout page's failure page leads back to paying."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from emulator.testing import EmulatorServer
+
+WAIT = 10  # seconds; the page polls every second
+# `EMULATOR_SCREENSHOT=docs/console.png pytest tests/pages` refreshes the README's picture
+SCREENSHOT = os.environ.get("EMULATOR_SCREENSHOT")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[EmulatorServer]:
+    with EmulatorServer(clock="frozen", start="2026-03-02T08:00:00Z") as live:
+        yield live
+
+
+def until(browser: WebDriver, check: Any) -> Any:
+    """Wait for ``check(browser)``; lists the page re-renders may go stale meanwhile."""
+    ignored = (StaleElementReferenceException,)
+    return WebDriverWait(browser, WAIT, ignored_exceptions=ignored).until(check)
+
+
+def text_of(browser: WebDriver, element_id: str) -> str:
+    return str(browser.find_element(By.ID, element_id).text)
+
+
+def wait_text(browser: WebDriver, element_id: str, expected: str) -> None:
+    until(browser, lambda b: text_of(b, element_id) == expected)
+
+
+def api(server: EmulatorServer, key: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    made = httpx.post(f"{server.url}{path}", json=body, headers={"Authorization": f"Bearer {key}"})
+    assert made.status_code == 201, made.text
+    found: dict[str, Any] = made.json()
+    return found
+
+
+def find(browser: WebDriver, object_id: str) -> None:
+    box = browser.find_element(By.ID, "find")
+    box.clear()
+    box.send_keys(object_id + "\n")
+    wait_text(browser, "detail-id", object_id)
+
+
+def pay(browser: WebDriver, card: str) -> None:
+    Select(browser.find_element(By.ID, "card")).select_by_value(card)
+    browser.find_element(By.ID, "pay").click()
+
+
+def test_a_tester_drives_the_emulator_from_the_console(server, browser, tmp_path):
+    browser.get(f"{server.url}/")  # redirects to the console
+    assert browser.current_url == f"{server.url}/_emulator/"
+    assert "SANDBOX" in text_of(browser, "notice").upper() + browser.page_source.upper()
+    wait_text(browser, "clock-now", "2026-03-02T08:00:00Z")
+
+    # a merchant, and its credentials to copy
+    browser.find_element(By.ID, "merchant-name").send_keys("Browser QA")
+    browser.find_element(By.ID, "create-merchant").click()
+    until(browser, lambda b: "Browser QA" in text_of(b, "credentials"))
+    merchants = httpx.get(f"{server.url}/_emulator/merchants").json()["merchants"]
+    merchant = next(m for m in merchants if m["name"] == "Browser QA")
+    assert merchant["api_key"] in text_of(browser, "curl")
+
+    # the integrator's purchase (its success callback goes to the sink) and a pending payout
+    sink = f"{server.url}/_emulator/sink/browser"
+    purchase = api(server, merchant["api_key"], "/api/v1/purchases/", {
+        "client": {"email": "payer@example.com"}, "brand_id": merchant["brand_id"],
+        "purchase": {"currency": "ZAR", "products": [{"name": "Widget", "price": 1234}]},
+        "success_callback": sink,
+    })  # fmt: skip
+    payout = api(server, merchant["api_key"], "/api/v1/payouts/", {
+        "client": {"email": "payee@example.com"}, "brand_id": merchant["brand_id"],
+        "payment": {"amount": 1500, "currency": "ZAR", "description": "Refund"},
+    })  # fmt: skip
+    executed = httpx.post(
+        payout["execution_url"],
+        json={"card_number": "5555555555554444", "cardholder_name": "Jane Doe",
+              "expiry_month": "12", "expiry_year": "30"},
+    )  # fmt: skip
+    assert executed.json()["status"] == "pending"
+
+    # find the purchase by id; a declining card, then a good one
+    find(browser, purchase["id"])
+    assert text_of(browser, "detail-status") == "created"
+    pay(browser, "4000000000000002")
+    wait_text(browser, "detail-status", "error")
+    pay(browser, "4444333322221111")
+    wait_text(browser, "detail-status", "paid")
+    history = text_of(browser, "detail-history")
+    assert history.index("error") < history.index("paid")
+    # the success callback appears in the live list without a reload
+    until(
+        browser,
+        lambda b: any(
+            "purchase.paid" in row.text and sink in row.text
+            for row in b.find_elements(By.CSS_SELECTOR, "#delivery-list tr")
+        ),
+    )
+    assert httpx.get(sink).json()["messages"]  # it arrived
+    shot = Path(SCREENSHOT) if SCREENSHOT else tmp_path / "console.png"
+    browser.execute_script("document.getElementById('objects').scrollIntoView()")
+    assert browser.save_screenshot(str(shot))
+
+    # the payout waits three days; the page moves the clock and sees it settle
+    find(browser, payout["id"])
+    assert text_of(browser, "detail-status") == "pending"
+    assert "payout.settlement" in text_of(browser, "detail-jobs")
+    browser.find_element(By.CSS_SELECTOR, "button[data-advance='days:3']").click()
+    wait_text(browser, "detail-status", "success")
+    wait_text(browser, "clock-now", "2026-03-05T08:00:00Z")
+
+
+def test_scenarios_activate_in_one_click_and_a_refused_file_shows_where(server, browser):
+    browser.get(f"{server.url}/_emulator/")
+    row = '#scenario-list tr[data-scenario="insufficient-funds"]'
+    until(browser, lambda b: b.find_elements(By.CSS_SELECTOR, row))
+    browser.find_element(By.CSS_SELECTOR, f"{row} .activate-all").click()
+    until(browser, lambda b: "everyone" in b.find_element(By.CSS_SELECTOR, f"{row} .active").text)
+    active = httpx.get(f"{server.url}/_emulator/scenarios").json()["scenarios"]
+    assert next(s["active"] for s in active if s["name"] == "insufficient-funds")
+    browser.find_element(By.CSS_SELECTOR, f"{row} .deactivate").click()
+    until(browser, lambda b: b.find_element(By.CSS_SELECTOR, f"{row} .active").text == "")
+
+    box = browser.find_element(By.ID, "scenario-yaml")
+    box.send_keys(
+        "name: broken\nrules:\n  - when: purchase.payment\n    then: {result: paid}\n"
+        "  - when: purchase.payment\n    match: {reference: x}\n    then: {result: maybe}\n"
+    )
+    browser.find_element(By.ID, "load-scenario").click()
+    marked = until(browser, lambda b: b.find_element(By.ID, "scenario-error-line"))
+    assert marked.get_attribute("data-line") == "7"
+    assert "result: maybe" in marked.text
+    assert "rules[1].then.result" in text_of(browser, "scenario-message")
+
+
+def test_the_console_asks_for_the_admin_token_once(browser):
+    with EmulatorServer(admin_token="qa token") as guarded:
+        browser.get(f"{guarded.url}/_emulator/")
+        box = until(browser, lambda b: b.find_element(By.ID, "token"))
+        until(browser, lambda b: box.is_displayed())
+        box.send_keys("qa token\n")
+        until(browser, lambda b: b.find_elements(By.CSS_SELECTOR, "#merchant-list tr"))
+        browser.refresh()  # kept in a cookie: not asked again
+        until(browser, lambda b: b.find_elements(By.CSS_SELECTOR, "#merchant-list tr"))
+        assert not browser.find_element(By.ID, "token").is_displayed()
+
+
+def test_a_failed_payment_page_leads_back_to_paying(server, browser):
+    merchant = httpx.get(f"{server.url}/_emulator/merchants").json()["merchants"][0]
+    purchase = api(server, merchant["api_key"], "/api/v1/purchases/", {
+        "client": {"email": "payer@example.com"}, "brand_id": merchant["brand_id"],
+        "purchase": {"currency": "ZAR", "products": [{"name": "Sock", "price": 1999,
+                                                      "quantity": 2}]},
+    })  # fmt: skip
+    browser.get(purchase["checkout_url"])
+    assert "39.98 ZAR" in text_of(browser, "total")
+    assert "4000000000009995" in text_of(browser, "sandbox")
+    for field, value in (("cardholder_name", "Jane"), ("card_number", "4000000000009995"),
+                         ("expires", "12/29"), ("cvc", "123")):  # fmt: skip
+        browser.find_element(By.ID, field).send_keys(value)
+    browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    until(browser, lambda b: b.find_elements(By.ID, "reason"))
+    assert "insufficient_funds" in text_of(browser, "reason")
+    browser.find_element(By.ID, "retry").click()
+    until(browser, lambda b: b.find_elements(By.ID, "card_number"))
