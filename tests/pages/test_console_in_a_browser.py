@@ -180,3 +180,93 @@ def test_a_failed_payment_page_leads_back_to_paying(server, browser):
     assert "insufficient_funds" in text_of(browser, "reason")
     browser.find_element(By.ID, "retry").click()
     until(browser, lambda b: b.find_elements(By.ID, "card_number"))
+
+
+def click(browser: WebDriver, element_id: str) -> None:
+    browser.find_element(By.ID, element_id).click()
+
+
+def test_the_bank_side_the_feeds_and_snapshots_from_the_console(server, browser):
+    browser.get(f"{server.url}/_emulator/")
+    until(browser, lambda b: b.find_elements(By.CSS_SELECTOR, "#merchant-list tr"))
+    # a merchant with its own clock: frozen, then real, then frozen again from the page
+    browser.find_element(By.ID, "merchant-name").send_keys("Bank QA")
+    click(browser, "merchant-own")
+    click(browser, "create-merchant")
+    until(browser, lambda b: text_of(b, "clock-own") == "(merchant's own)")
+    assert text_of(browser, "clock-mode") == "frozen"
+    click(browser, "resume")
+    wait_text(browser, "clock-mode", "real")
+    click(browser, "freeze")
+    wait_text(browser, "clock-mode", "frozen")
+
+    merchants = httpx.get(f"{server.url}/_emulator/merchants").json()["merchants"]
+    merchant = next(m for m in merchants if m["name"] == "Bank QA")
+    token = httpx.post(
+        f"{server.url}/oauth2/token",
+        auth=(merchant["client_id"], merchant["client_secret"]),
+        data={"grant_type": "client_credentials"},
+    ).json()["access_token"]
+    v2 = {"Authorization": f"Bearer {token}"}
+    profile = merchant["profiles"][0]
+    sink = f"{server.url}/_emulator/sink/bank"
+    registered = httpx.post(f"{server.url}/v2/clientcallbackurl/", headers=v2, json={
+        "clientId": profile["createdByClient"], "url": sink, "callbackType": "EFT_COLLECTION",
+        "callbackVersion": "V2"})  # fmt: skip
+    assert registered.status_code == 200, registered.text
+    debtor = {"accountNumber": "110000001", "branchCode": "051001", "accountType": "CURRENT",
+              "name": "J Doe"}  # fmt: skip
+    collection = httpx.post(f"{server.url}/v2/collection/eft", headers=v2, json={
+        "debtor": debtor, "amountCents": 12_345, "currency": "ZAR", "serviceType": "ONEDAY",
+        "profileCode": profile["profileCode"], "externalReference": "REF-1",
+        "abbreviatedName": "GYM", "contractReference": "C-1", "frequency": "MONTHLY",
+        "entryClass": "35"}).json()  # fmt: skip
+    mandate = httpx.post(f"{server.url}/v2/mandate/debicheck", headers=v2, json={
+        "debtor": {**debtor, "accountNumber": "62000000001", "branchCode": "250655"},
+        "profileCode": profile["profileCode"], "externalReference": "DC-1",
+        "contractReference": "C-9", "authenticationType": "REALTIME", "maxAmountCents": 50_000,
+        "debitSequence": "RCUR", "trackingEnabled": True}).json()  # fmt: skip
+
+    # act as the debtor's bank
+    find(browser, mandate["id"])
+    click(browser, "authorise")
+    wait_text(browser, "detail-status", "AUTHENTICATED")
+    find(browser, collection["id"])
+    assert text_of(browser, "detail-status") == "PENDING"
+    Select(browser.find_element(By.ID, "settle-status")).select_by_value("UNPAID")
+    click(browser, "settle")
+    wait_text(browser, "detail-status", "UNPAID")
+    click(browser, "trigger-callback")
+    until(browser, lambda b: "sent to 1 URL" in text_of(b, "action-result"))
+
+    # the callbacks arrive live; one is sent again from its row
+    rows = "#delivery-list tr[data-delivery]"
+    # pending (on creation), unpaid (settled), unpaid again (the trigger)
+    until(browser, lambda b: len(b.find_elements(By.CSS_SELECTOR, rows)) == 3)
+    before = len(browser.find_elements(By.CSS_SELECTOR, rows))
+    browser.find_element(By.CSS_SELECTOR, f"{rows} .resend").click()
+    until(browser, lambda b: text_of(b, "notice").startswith("Re-sent as message"))
+    until(browser, lambda b: len(b.find_elements(By.CSS_SELECTOR, rows)) == before + 1)
+    browser.find_element(By.ID, "dfilter-outcome").send_keys("failed")
+    until(browser, lambda b: not b.find_elements(By.CSS_SELECTOR, rows))  # all succeeded
+
+    # the sink, the journal (filtered by path) and the objects list (filtered by status)
+    name = browser.find_element(By.ID, "sink-name")
+    name.clear()
+    name.send_keys("bank\n")
+    until(browser, lambda b: len(b.find_elements(By.CSS_SELECTOR, "#sink-list li")) == before + 1)
+    browser.find_element(By.ID, "jfilter-path").send_keys("/v2/collection")
+    until(browser, lambda b: "POST /v2/collection/eft" in text_of(b, "journal-list"))
+    assert "/v2/mandate" not in text_of(browser, "journal-list")
+    Select(browser.find_element(By.ID, "kind")).select_by_value("collections")
+    browser.find_element(By.ID, "status-filter").send_keys("UNPAID\n")
+    until(browser, lambda b: b.find_elements(By.CSS_SELECTOR, f"tr[data-id='{collection['id']}']"))
+
+    # a snapshot, saved and restored
+    snapshot = browser.find_element(By.ID, "snapshot-name")
+    snapshot.clear()
+    snapshot.send_keys("qa-bank\n")
+    item = "#snapshot-list li[data-snapshot='qa-bank'] button"
+    until(browser, lambda b: b.find_elements(By.CSS_SELECTOR, item))
+    browser.find_element(By.CSS_SELECTOR, item).click()
+    until(browser, lambda b: text_of(b, "notice") == "Restored qa-bank.")

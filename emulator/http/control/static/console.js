@@ -17,7 +17,11 @@ const state = {
 class ApiError extends Error {
   constructor(status, body) {
     const error = body && body.error;
-    const text = error ? (typeof error === "string" ? error : error.message || error.code) : "";
+    let text = error ? (typeof error === "string" ? error : error.message || error.code) : "";
+    if (!text && body && typeof body === "object") {
+      text = body.message || (body.value && body.value.Message) || body.error_description || "";
+      if (!text && !Array.isArray(body)) text = Object.entries(body).map(([k, v]) => `${k}: ${v}`).join("; ");
+    }
     super(text || (typeof body === "string" && body) || `HTTP ${status}`);
     this.status = status;
     this.body = body;
@@ -57,7 +61,13 @@ function h(tag, attrs, ...children) {
   return node;
 }
 
-function fill(id, rows) { $(id).replaceChildren(...rows); }
+// Replace a list's rows, unless they render the same (a poll keeps selections and open rows).
+function fill(id, rows) {
+  const box = $(id);
+  const probe = document.createElement(box.tagName);
+  probe.append(...rows);
+  if (probe.innerHTML !== box.innerHTML) box.replaceChildren(...probe.childNodes);
+}
 function notice(text, bad) {
   const box = $("notice");
   box.textContent = text;
@@ -274,7 +284,8 @@ async function loadDetail(fresh) {
   $("detail-id").textContent = d.id;
   $("detail-status").textContent = d.status || "";
   $("detail-status").dataset.status = d.status || "";
-  $("detail-json").textContent = pretty(d.object);
+  const json = pretty(d.object);
+  if ($("detail-json").textContent !== json) $("detail-json").textContent = json;
   fill("detail-history", d.history.map((c) => h("li", {}, h("code", {}, c.at), " ", h("strong", {}, c.status), ` (${c.event})`)));
   fill("detail-events", d.events.map((e) => h("li", {}, h("code", {}, e.at), ` ${e.event_type}`)));
   fill("detail-jobs", d.jobs.length ? d.jobs.map((j) => h("li", {}, h("code", {}, j.due), ` ${j.kind}: ${j.description}`)) : [h("li", {}, "None pending.")]);
@@ -320,8 +331,36 @@ function actions(kind, d) {
   } else if (kind === "collections" || kind === "payments") {
     parts.push(statusSelect("settle-status", ["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]), " ",
       actionButton("Settle", "POST", `/_emulator/${kind}/${id}/settle`, () => ({ status: $("settle-status").value }), "settle"));
+    if (kind === "collections" && d.object.type === "EFT") {
+      parts.push(" ", h("button", { type: "button", id: "trigger-callback", onclick: () => triggerCallback(d.id) },
+        "Send the EFT callback (the current status)"));
+    }
   }
   fill("actions", parts);
+}
+
+// The bank interface's own trigger, with a token of the merchant's OAuth client.
+async function bankToken() {
+  const m = merchant();
+  const basic = btoa(`${m.client_id}:${m.client_secret}`);
+  const response = await fetch("/oauth2/token", { method: "POST", body: "grant_type=client_credentials",
+    headers: { Authorization: `Basic ${basic}`, "Content-Type": "application/x-www-form-urlencoded" } });
+  const body = await response.json();
+  if (!response.ok) throw new ApiError(response.status, body);
+  return body.access_token;
+}
+
+async function triggerCallback(collectionId) {
+  try {
+    const token = await bankToken();
+    const status = JSON.parse($("detail-json").textContent).status;
+    const done = await call("POST", `/v2/callback/collection/eft/${encodeURIComponent(collectionId)}/`,
+      { collectionStatus: status, callbackVersion: "V2" }, { Authorization: `Bearer ${token}` });
+    $("action-result").textContent = `Callback of ${done.collectionStatus} sent to ${done.callbacks} URL(s).`;
+  } catch (error) {
+    $("action-result").textContent = `Callback: ${error.message}`;
+  }
+  await loadDetail(false).catch(failed);
 }
 
 $("copy-json").addEventListener("click", async () => {
@@ -425,6 +464,10 @@ async function loadSink() {
   const name = $("sink-name").value || "qa";
   $("sink-url").textContent = `${location.origin}/_emulator/sink/${name}`;
   const data = await call("GET", `/_emulator/sink/${encodeURIComponent(name)}`);
+  const last = data.messages.length ? data.messages[data.messages.length - 1].id : 0;
+  const key = `${name} ${data.messages.length} ${last}`;
+  if (state.sinkKey === key) return;
+  state.sinkKey = key;
   fill("sink-list", data.messages.slice().reverse().map((m) => h("li", {}, h("code", {}, m.received_at),
     ` ${m.method} ${m.path}`, h("details", {}, h("summary", {}, "headers and body"),
       h("pre", {}, pretty(m.headers)), h("pre", {}, prettyBody(m.body))))));
@@ -530,7 +573,7 @@ $("snapshot-form").addEventListener("submit", async (event) => {
 // -- live ----------------------------------------------------------------------------------
 
 async function refresh() {
-  const work = [loadClock(), loadSchedule(), pollDeliveries(), pollJournal(), loadObjects()];
+  const work = [loadClock(), loadSchedule(), pollDeliveries(), pollJournal(), loadObjects(), loadSink()];
   if (state.detail) work.push(loadDetail(false));
   await Promise.all(work);
 }
