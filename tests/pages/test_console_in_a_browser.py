@@ -37,6 +37,13 @@ def until(browser: WebDriver, check: Any) -> Any:
     return WebDriverWait(browser, WAIT, ignored_exceptions=ignored).until(check)
 
 
+def press(browser: WebDriver, element: Any) -> None:
+    """Click it as a user would, once it is in the middle of the window (chromedriver scrolls
+    it to the top, under the page's sticky header)."""
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
 def text_of(browser: WebDriver, element_id: str) -> str:
     return str(browser.find_element(By.ID, element_id).text)
 
@@ -61,7 +68,7 @@ def find(browser: WebDriver, object_id: str) -> None:
 
 def pay(browser: WebDriver, card: str) -> None:
     Select(browser.find_element(By.ID, "card")).select_by_value(card)
-    browser.find_element(By.ID, "pay").click()
+    press(browser, browser.find_element(By.ID, "pay"))
 
 
 def test_a_tester_drives_the_emulator_from_the_console(server, browser, tmp_path):
@@ -72,7 +79,7 @@ def test_a_tester_drives_the_emulator_from_the_console(server, browser, tmp_path
 
     # a merchant, and its credentials to copy
     browser.find_element(By.ID, "merchant-name").send_keys("Browser QA")
-    browser.find_element(By.ID, "create-merchant").click()
+    press(browser, browser.find_element(By.ID, "create-merchant"))
     until(browser, lambda b: "Browser QA" in text_of(b, "credentials"))
     merchants = httpx.get(f"{server.url}/_emulator/merchants").json()["merchants"]
     merchant = next(m for m in merchants if m["name"] == "Browser QA")
@@ -118,24 +125,32 @@ def test_a_tester_drives_the_emulator_from_the_console(server, browser, tmp_path
     browser.execute_script("document.getElementById('objects').scrollIntoView()")
     assert browser.save_screenshot(str(shot))
 
-    # the payout waits three days; the page moves the clock and sees it settle
-    find(browser, payout["id"])
+    # the payout waits three days: its job is on the schedule, which links to it
+    settlement = "//tbody[@id='schedule-list']/tr[contains(., 'payout.settlement')]//a"
+    until(browser, lambda b: b.find_elements(By.XPATH, settlement))
+    press(browser, browser.find_element(By.XPATH, settlement))
+    wait_text(browser, "detail-id", payout["id"])
     assert text_of(browser, "detail-status") == "pending"
     assert "payout.settlement" in text_of(browser, "detail-jobs")
-    browser.find_element(By.CSS_SELECTOR, "button[data-advance='days:3']").click()
+    press(browser, browser.find_element(By.CSS_SELECTOR, "button[data-advance='days:3']"))
     wait_text(browser, "detail-status", "success")
     wait_text(browser, "clock-now", "2026-03-05T08:00:00Z")
+    press(browser, browser.find_element(By.CSS_SELECTOR, "button[data-advance='month']"))
+    wait_text(browser, "clock-now", "2026-04-05T08:00:00Z")
+    browser.execute_script("document.getElementById('advance-date').value = '2026-04-06T09:30'")
+    press(browser, browser.find_element(By.CSS_SELECTOR, "#advance-to button"))
+    wait_text(browser, "clock-now", "2026-04-06T09:30:00Z")
 
 
 def test_scenarios_activate_in_one_click_and_a_refused_file_shows_where(server, browser):
     browser.get(f"{server.url}/_emulator/")
     row = '#scenario-list tr[data-scenario="insufficient-funds"]'
     until(browser, lambda b: b.find_elements(By.CSS_SELECTOR, row))
-    browser.find_element(By.CSS_SELECTOR, f"{row} .activate-all").click()
+    press(browser, browser.find_element(By.CSS_SELECTOR, f"{row} .activate-all"))
     until(browser, lambda b: "everyone" in b.find_element(By.CSS_SELECTOR, f"{row} .active").text)
     active = httpx.get(f"{server.url}/_emulator/scenarios").json()["scenarios"]
     assert next(s["active"] for s in active if s["name"] == "insufficient-funds")
-    browser.find_element(By.CSS_SELECTOR, f"{row} .deactivate").click()
+    press(browser, browser.find_element(By.CSS_SELECTOR, f"{row} .deactivate"))
     until(browser, lambda b: b.find_element(By.CSS_SELECTOR, f"{row} .active").text == "")
 
     box = browser.find_element(By.ID, "scenario-yaml")
@@ -143,7 +158,7 @@ def test_scenarios_activate_in_one_click_and_a_refused_file_shows_where(server, 
         "name: broken\nrules:\n  - when: purchase.payment\n    then: {result: paid}\n"
         "  - when: purchase.payment\n    match: {reference: x}\n    then: {result: maybe}\n"
     )
-    browser.find_element(By.ID, "load-scenario").click()
+    press(browser, browser.find_element(By.ID, "load-scenario"))
     marked = until(browser, lambda b: b.find_element(By.ID, "scenario-error-line"))
     assert marked.get_attribute("data-line") == "7"
     assert "result: maybe" in marked.text
@@ -175,15 +190,15 @@ def test_a_failed_payment_page_leads_back_to_paying(server, browser):
     for field, value in (("cardholder_name", "Jane"), ("card_number", "4000000000009995"),
                          ("expires", "12/29"), ("cvc", "123")):  # fmt: skip
         browser.find_element(By.ID, field).send_keys(value)
-    browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    press(browser, browser.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
     until(browser, lambda b: b.find_elements(By.ID, "reason"))
     assert "insufficient_funds" in text_of(browser, "reason")
-    browser.find_element(By.ID, "retry").click()
+    press(browser, browser.find_element(By.ID, "retry"))
     until(browser, lambda b: b.find_elements(By.ID, "card_number"))
 
 
 def click(browser: WebDriver, element_id: str) -> None:
-    browser.find_element(By.ID, element_id).click()
+    press(browser, browser.find_element(By.ID, element_id))
 
 
 def test_the_bank_side_the_feeds_and_snapshots_from_the_console(server, browser):
@@ -244,7 +259,7 @@ def test_the_bank_side_the_feeds_and_snapshots_from_the_console(server, browser)
     # pending (on creation), unpaid (settled), unpaid again (the trigger)
     until(browser, lambda b: len(b.find_elements(By.CSS_SELECTOR, rows)) == 3)
     before = len(browser.find_elements(By.CSS_SELECTOR, rows))
-    browser.find_element(By.CSS_SELECTOR, f"{rows} .resend").click()
+    press(browser, browser.find_element(By.CSS_SELECTOR, f"{rows} .resend"))
     until(browser, lambda b: text_of(b, "notice").startswith("Re-sent as message"))
     until(browser, lambda b: len(b.find_elements(By.CSS_SELECTOR, rows)) == before + 1)
     browser.find_element(By.ID, "dfilter-outcome").send_keys("failed")
@@ -268,5 +283,5 @@ def test_the_bank_side_the_feeds_and_snapshots_from_the_console(server, browser)
     snapshot.send_keys("qa-bank\n")
     item = "#snapshot-list li[data-snapshot='qa-bank'] button"
     until(browser, lambda b: b.find_elements(By.CSS_SELECTOR, item))
-    browser.find_element(By.CSS_SELECTOR, item).click()
+    press(browser, browser.find_element(By.CSS_SELECTOR, item))
     until(browser, lambda b: text_of(b, "notice") == "Restored qa-bank.")
