@@ -47,6 +47,7 @@ class Mandate(msgspec.Struct, kw_only=True):
     trackingEnabled: bool | None = None
     firstCollectionDate: str | None = None
     reason: str | None = None
+    reasonCode: str | None = None
     bulkId: str | None = None
     createdAt: str
     updatedAt: str

@@ -206,3 +206,12 @@ def statement(tx: Tx, merchant_id: str, account: str, sid: str) -> dict[str, Any
     if row is None:
         return None
     return {"id": row[0], "accountNumber": row[1], "statementDate": row[2]}
+
+
+def latest_collections(tx: Tx, mandate_id: str, limit: int) -> list[Collection]:
+    """A mandate's most recent collections, newest first."""
+    rows = tx.all(
+        "SELECT data FROM bank_collections WHERE mandate_id = ? ORDER BY seq DESC LIMIT ?",
+        (mandate_id, limit),
+    )
+    return [_collection.decode(r[0]) for r in rows]
