@@ -267,3 +267,13 @@ class DeliveryAttempt(msgspec.Struct):
 
 class Deliveries(msgspec.Struct):
     deliveries: list[DeliveryAttempt]
+
+
+class DebiCheckWindows(msgspec.Struct):
+    """A merchant's DebiCheck authentication windows; ``default``: none was set."""
+
+    company_id: str
+    realtime_seconds: int
+    delayed_until: str
+    batch_until: str
+    default: bool

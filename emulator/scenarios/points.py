@@ -135,6 +135,10 @@ class BankOutcome(Outcome, frozen=True):
         problem = unpaids.code_problem(resources.unpaid_codes(), self.status, self.reasonCode)
         if problem is not None:
             raise ValueError(problem)
+        if self.reason is not None and self.status in ("UNPAID", "DISPUTED"):
+            raise ValueError(
+                f"{self.status} says reasonCode (its text is the reason); reason is for REJECTED"
+            )
         if self.dispute_after_days is not None and self.status != "DISPUTED":
             raise ValueError("dispute_after_days goes with status: DISPUTED")
         if self.funds_on_day is not None and (self.status, self.reasonCode) not in (

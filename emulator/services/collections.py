@@ -20,6 +20,7 @@ from emulator.domain.collections import (
     RecreateAsEftInput,
     debit_sequence,
     outcome_steps,
+    representable,
 )
 from emulator.domain.errors import AccountVerificationFailed, BankBadRequest, NotFound
 from emulator.domain.mandates import EftMandateInput, Mandate, check_collectable
@@ -155,7 +156,7 @@ async def eft_from_mandate(rt: Runtime, merchant_id: str, data: EftFromMandateIn
     def unit(tx: Tx) -> Collection:
         mandate = _mandate(tx, merchant_id, data.mandateId, "EFT")
         if mandate.status != "ACTIVE":
-            raise BankBadRequest(f"mandate is not active (state {mandate.status})")
+            raise BankBadRequest(f"mandate is not active (state {mandate.status}{_why(mandate)})")
         _offers(profile(tx, merchant_id, mandate.profileCode), "EFT" + data.serviceType)
         collection = _build(
             rt,
@@ -169,6 +170,13 @@ async def eft_from_mandate(rt: Runtime, merchant_id: str, data: EftFromMandateIn
         return _submit(rt, tx, merchant_id, collection)
 
     return await rt.db.write(unit)
+
+
+def _why(mandate: Mandate) -> str:
+    """A mandate an unpaid put out of force says which (a new mandate is needed)."""
+    if mandate.status in ("INACTIVE", "SUSPENDED") and mandate.reason:
+        return f": {mandate.reason}; a new mandate is needed"
+    return ""
 
 
 def _mandate(tx: Tx, merchant_id: str, mandate_id: str | None, kind: str) -> Mandate:
@@ -199,8 +207,16 @@ async def debicheck_from_mandate(
             if data.mandateReferenceNumber != mandate.mandateReferenceNumber:
                 raise BankBadRequest("mandateReferenceNumber does not match the mandate")
         if not authorised:
-            raise BankBadRequest(f"mandate is not authenticated (state {mandate.status})")
-        if data.amountCents is not None and data.amountCents > (mandate.maxAmountCents or 0):
+            raise BankBadRequest(
+                f"mandate is not authenticated (state {mandate.status}{_why(mandate)})"
+            )
+        amount, represented = data.amountCents, None
+        if data.debitSequence == "RPRE":
+            represented = representable(
+                next(iter(repo.latest_collections(tx, mandate.id, 1)), None)
+            )
+            amount = amount or represented.amountCents
+        if amount is not None and amount > (mandate.maxAmountCents or 0):
             raise BankBadRequest("amountCents exceeds the mandate's maxAmountCents")
         count = repo.collections_of_mandate(tx, mandate.id)
         creditor = mandate.creditor
@@ -209,7 +225,7 @@ async def debicheck_from_mandate(
         collection = _build(
             rt,
             msgspec.structs.replace(mandate, creditor=creditor),
-            amount=data.amountCents,
+            amount=amount,
             when=data.collectionDate,
             service_type=None,
             reference=data.externalReference,
@@ -217,6 +233,7 @@ async def debicheck_from_mandate(
             trackingPeriod=data.trackingPeriod,
             mandateReferenceNumber=mandate.mandateReferenceNumber,
             sequenceNumber=count + 1,
+            representedFromId=None if represented is None else represented.id,
         )
         return _submit(rt, tx, merchant_id, collection)
 

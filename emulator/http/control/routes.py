@@ -16,6 +16,7 @@ from emulator.domain.validation import is_uuid
 from emulator.http.common import JSON, on_clock_of, parse_int, read_body, runtime
 from emulator.http.control import bank
 from emulator.http.control.body import json_body
+from emulator.http.control.debicheck import ROUTES as DEBICHECK_ROUTES
 from emulator.http.control.docs import ROUTES as DOC_ROUTES
 from emulator.http.control.paging import page_query
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
@@ -372,6 +373,7 @@ ROUTES = [
     Route("/sink/{name}", sink_delete, methods=["DELETE"]),
     Route("/test-values", test_values, methods=["GET"]),
     *SCENARIO_ROUTES,
+    *DEBICHECK_ROUTES,
     Route("/purchases/{id}/pay", pay_purchase, methods=["POST"]),
     Route("/mandates/{id}/authorise", bank.authorise, methods=["POST"]),
     Route("/mandates/{id}/reject", bank.reject, methods=["POST"]),
