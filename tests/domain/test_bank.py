@@ -185,6 +185,8 @@ def test_instants_are_checked_in_utc(text, utc):
         ("OOFF", None, 0, "OOFF"),
         ("OOFF", None, 1, "debitSequence: a once-off (OOFF) mandate allows one collection"),
         ("RPRE", "RCUR", 1, "debitSequence must be FRST or the mandate's sequence (RPRE)"),
+        ("RCUR", "RPRE", 1, "RPRE"),  # a re-presentment: checked against the unpaid one
+        ("OOFF", "RPRE", 1, "RPRE"),
     ],
 )
 def test_debit_sequences(mandate, given, count, expected):

@@ -78,6 +78,17 @@ async def test_tracking_retries_daily_and_completes_the_day_money_arrives(
     ]
 
 
+async def test_the_schedule_names_the_next_re_try(http, v2, merchant, profile):
+    created = await tracked(http, v2, merchant, profile, 2, funds_on_day=1)
+    await at(http, merchant, "2026-01-06T16:00:00Z", created)
+    url = f"/_emulator/merchants/{merchant['company_id']}/schedule?object_id={created['id']}"
+    [job] = (await http.get(url)).json()["jobs"]
+    assert job["due"].startswith("2026-01-07T16:00:00")
+    assert job["description"] == (
+        f"collection {created['id'][:8]}… is presented again (re-try 1) and completes (COMPLETED)"
+    )
+
+
 async def test_tracking_skips_the_weekend_and_ends_unpaid_after_the_period(
     http, v2, merchant, profile
 ):

@@ -160,6 +160,37 @@ async def test_settle_refuses_a_wrong_code(http, v2, profile, body, message):
     assert refused.json() == {"error": {"code": "invalid", "message": message}}
 
 
+def payment_body(profile, creditor, reference):
+    return {
+        "debtor": debtor("62000000001"),
+        "creditor": debtor(creditor),
+        "amountCents": 1_000,
+        "paymentDate": "2026-01-05T09:00:00Z",
+        "profileCode": profile,
+        "abbreviatedName": "GYM",
+        "contractReference": "C-1",
+        "externalReference": reference,
+    }
+
+
+async def test_payment_settle_takes_a_reason_code(http, v2, profile):
+    created = await http.post(
+        "/v2/payment/eft", json=payment_body(profile, "62000000002", "P-S"), headers=v2
+    )
+    body = {"status": "UNPAID", "reasonCode": "03"}
+    settled = await http.post(f"/_emulator/payments/{created.json()['id']}/settle", json=body)
+    assert settled.status_code == 200, settled.text
+    assert (settled.json()["reasonCode"], settled.json()["reason"]) == (
+        "03",
+        "debits not allowed to this account",
+    )
+    refused = await http.post(
+        f"/_emulator/payments/{created.json()['id']}/settle",
+        json={"status": "UNPAID", "reasonCode": "99"},
+    )
+    assert refused.status_code == 400
+
+
 async def test_payments_carry_the_code(http, v2, profile):
     body = {
         "debtor": debtor("62000000001"),
