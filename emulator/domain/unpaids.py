@@ -40,7 +40,7 @@ class Schedule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 DEFAULT_UNPAID = "02"  # an UNPAID with no code: not provided for
 DEFAULT_DISPUTE = "30"  # a DISPUTED with no code: no authority to debit
-TEMPORARY_STATUSES = ("UNPAID", "DISPUTED")
+CODED_STATUSES = ("UNPAID", "DISPUTED")
 CONSECUTIVE_LIMIT = 3  # consecutive unpaids that suspend a mandate
 DISPUTE_DAYS = 40
 
@@ -50,7 +50,7 @@ def code_problem(schedule: Schedule, status: str, code: str | None) -> str | Non
     DISPUTED, one of the schedule, and a dispute's one of authority (30, 32, 34, 36)."""
     if code is None:
         return None
-    if status not in TEMPORARY_STATUSES:
+    if status not in CODED_STATUSES:
         return f"reasonCode goes with UNPAID or DISPUTED, not {status}"
     entry = schedule.get(code)
     if entry is None:
@@ -67,7 +67,7 @@ def resolve(
 ) -> tuple[str | None, str | None]:
     """(reasonCode, reason) of a new status: UNPAID and DISPUTED always carry a code (02 and 30
     by default) and its text; the other statuses keep the free text they were given."""
-    if status not in TEMPORARY_STATUSES:
+    if status not in CODED_STATUSES:
         return None, reason
     chosen = code or (DEFAULT_UNPAID if status == "UNPAID" else DEFAULT_DISPUTE)
     entry = schedule.get(chosen)

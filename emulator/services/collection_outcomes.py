@@ -87,9 +87,10 @@ def outcome(
     collection = msgspec.structs.replace(collection, attempts=[*collection.attempts, attempt])
     if status == "COMPLETED" or retry >= period:
         return change_status(rt, tx, merchant_id, collection, status, _text(body, "reason"), code)
+    # Still PENDING: the attempt is on the collection, but no event or callback (its status
+    # did not change; the outcome is one event when tracking ends).
     collection = msgspec.structs.replace(collection, updatedAt=now_iso(rt))
     repo.update_collection(tx, collection)
-    emit(rt, tx, merchant_id, "bank_collection", collection)
     funds = body.get("funds_on_day")
     paid = funds is not None and int(funds) == retry + 1
     nxt = cal.next_business_day(today + timedelta(days=1))

@@ -76,6 +76,9 @@ async def test_tracking_retries_daily_and_completes_the_day_money_arrives(
         (2, "2026-01-07", "UNPAID", "02"),
         (3, "2026-01-08", "COMPLETED", None),
     ]
+    v2 = await fresh_headers(http, merchant)
+    feed = await http.get(f"/v2/event/collection?collectionId={created['id']}", headers=v2)
+    assert [e["state"] for e in feed.json()] == ["PENDING", "COMPLETED"]  # attempts are silent
 
 
 async def test_the_schedule_names_the_next_re_try(http, v2, merchant, profile):
