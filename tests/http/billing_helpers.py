@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
-from tests.conftest import EPOCH_S
+from emulator.runtime import Runtime
+from tests.conftest import EPOCH_S, settings_for
 from tests.http.purchase_helpers import pay
 
 TEMPLATES = "/api/v1/billing_templates/"
@@ -159,3 +163,11 @@ async def patch_subscriber(
     """PATCH a subscriber on the template's path, whatever the answer."""
     path = f"{TEMPLATES}{template_id}/clients/{subscriber_id}/"
     return await http.patch(path, json=fields, headers=gw)
+
+
+@pytest.fixture(name="runtime")
+async def without_retention(tmp_path: Path) -> AsyncIterator[Runtime]:
+    """Retention off: billing tests advance months and read every purchase.created of the
+    outbox as the history of bills (retention would prune what is older than 7 days)."""
+    async with Runtime(settings_for(tmp_path, retain_seconds=None)) as rt:
+        yield rt

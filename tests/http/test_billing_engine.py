@@ -16,6 +16,7 @@ from tests.http.billing_helpers import (
     create_template,
     get_subscriber,
     pay_purchase,
+    without_retention,  # noqa: F401 - the fixture "runtime", retention off
 )
 from tests.http.purchase_helpers import events, form, get, statuses
 from tests.http.test_payer import submit_checkout

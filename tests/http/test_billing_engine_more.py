@@ -6,7 +6,11 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import EPOCH_S
-from tests.http.billing_helpers import TEMPLATES, get_subscriber
+from tests.http.billing_helpers import (
+    TEMPLATES,
+    get_subscriber,
+    without_retention,  # noqa: F401 - the fixture "runtime", retention off
+)
 from tests.http.purchase_helpers import SLOW, advance, events, get, statuses
 from tests.http.scenario_helpers import activate
 from tests.http.test_billing_engine import (

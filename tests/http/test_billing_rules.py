@@ -16,6 +16,7 @@ from tests.http.billing_helpers import (
     patch_template,
     pay_purchase,
     post_subscriber,
+    without_retention,  # noqa: F401 - the fixture "runtime", retention off
 )
 from tests.http.purchase_helpers import advance
 from tests.http.scenario_helpers import activate
