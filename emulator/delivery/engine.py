@@ -262,6 +262,16 @@ class DeliveryEngine:
         at_us = rt.clock.now_us()  # the scheduler serves the job on its merchant's clock
         status, error = await self._post(message, attempt, at_us)
         success = status is not None and 200 <= status < 300
+        log.info(
+            "%s %s of %s %s to %s: %s (attempt %d)",
+            message.kind,
+            message.event_type,
+            message.object_type,
+            message.object_id,
+            message.url,
+            status if status is not None else error,
+            attempt,
+        )
         await rt.db.write(
             lambda tx: self._record(tx, message, attempt, at_us, status, error, success)
         )
