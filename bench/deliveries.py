@@ -131,7 +131,8 @@ def deliveries(plan: Plan, server: Server, receiver: Server) -> Timing:
         label="mean",
         value_ms=1000 / rate if rate else 0.0,
         detail=f"{rate:,.0f} deliveries/s ({len(found):,} signed webhooks, first to last attempt "
-        f"{span * 1000:,.0f} ms; executions to last delivery {total:,.1f} s)",
+        f"{span * 1000:,.0f} ms; executions to last delivery {total:,.1f} s; the executions "
+        f"themselves {executed.rps:,.0f}/s)",
         extra={"deliveries_per_second": rate, "span_ms": span * 1000},
         error_samples=[f"{failed} attempts failed, {missing} missing"] if failed or missing else [],
     )

@@ -51,7 +51,8 @@ from emulator.kernel.underway import UnderWay
 
 log = logging.getLogger(__name__)
 
-AsyncHandler = Callable[[Job], Awaitable[None]]
+# An async handler may return a unit of work: it commits with the job's removal.
+AsyncHandler = Callable[[Job], Awaitable[Callable[[Tx], object] | None]]
 
 
 class Scheduler:
@@ -271,9 +272,13 @@ class Scheduler:
                     # background slots all taken: atomic jobs go on, async ones wait for a
                     # slot (an advance runs its own, not in the background)
                     skip=tuple(self._async) if not move_clock and self.under_way.full() else (),
+                    slots=self.under_way.free(),
                 )
             )
             count += batch.ran
+            for started in batch.to_start:
+                self._start(started, timeline)
+            count += len(batch.to_start)
             job = batch.next_async
             if job is not None:
                 if move_clock:
@@ -315,6 +320,13 @@ class Scheduler:
         if self.any_due() and (self._kicking is None or self._kicking.done()):
             self._kicking = asyncio.get_running_loop().create_task(self._run_kick())
 
+    async def kicked(self) -> None:
+        """Wait for a kick under way: what it is starting is then under way (a read of
+        deliveries waits for those sends too)."""
+        kicking = self._kicking
+        if kicking is not None and kicking is not asyncio.current_task():
+            await asyncio.gather(kicking, return_exceptions=True)
+
     async def _run_kick(self) -> None:
         try:
             await self.run_due_everywhere()
@@ -329,9 +341,10 @@ class Scheduler:
         move_clock: bool,
         exclude: tuple[int, ...] = (),
         skip: tuple[str, ...] = (),
+        slots: int = 1,
     ) -> Batch:
         steps = Steps(self._atomic, self._clocks, self.before_step, self._save_clock)
-        return steps.run(tx, timeline, target_us, move_clock, exclude, skip)
+        return steps.run(tx, timeline, target_us, move_clock, exclude, skip, slots)
 
     async def _run_async(self, job: Job, timeline: Timeline) -> None:
         with self._clocks.using(timeline.clock):
@@ -339,14 +352,18 @@ class Scheduler:
                 handler = self._async.get(job.kind)
                 if handler is None:
                     raise LookupError(f"no handler for job kind {job.kind!r}")
-                await handler(job)
-                await self._db.write(lambda tx: self._finish(tx, job, timeline))
+                then = await handler(job)
+                await self._db.write(lambda tx: self._finish(tx, job, timeline, then))
             except Exception as exc:
                 log.exception("job %s (%s) failed", job.id, job.kind)
                 error = exc
                 await self._db.write(lambda tx: mark_failed(tx, job, error))
 
-    def _finish(self, tx: Tx, job: Job, timeline: Timeline) -> None:
+    def _finish(
+        self, tx: Tx, job: Job, timeline: Timeline, then: Callable[[Tx], object] | None = None
+    ) -> None:
+        if then is not None:
+            then(tx)
         tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
         if self._save_clock is not None:
             self._save_clock(tx, timeline)

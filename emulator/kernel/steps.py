@@ -28,6 +28,9 @@ class Batch(msgspec.Struct):
     ran: int = 0
     more: bool = False  # stopped when full; more atomic jobs may be due
     next_async: Job | None = None  # stopped before a job that needs the event loop
+    # run_due: the consecutive async jobs found, for as many background slots as were free
+    # (started together once this unit commits, instead of one unit of work each)
+    to_start: list[Job] = msgspec.field(default_factory=list)
 
 
 class Steps:
@@ -51,10 +54,12 @@ class Steps:
         move_clock: bool,
         exclude: tuple[int, ...] = (),
         skip: tuple[str, ...] = (),
+        slots: int = 1,
     ) -> Batch:
         """On the writer: run due atomic jobs in order until none is left, the next one is
         async, or a batch is full. Jobs a handler schedules are seen at once (same connection).
-        ``exclude``: async jobs already under way in the background."""
+        ``exclude``: async jobs already under way in the background. Without ``move_clock``,
+        up to ``slots`` consecutive async jobs are gathered to start in the background."""
         batch = Batch()
         clock = timeline.clock
         started = time.perf_counter()
@@ -69,7 +74,17 @@ class Steps:
                     break
                 handler = self._atomic.get(job.kind)
                 if handler is None:
-                    batch.next_async = job
+                    if move_clock:
+                        batch.next_async = job
+                        break
+                    batch.to_start.append(job)
+                    if len(batch.to_start) >= slots:  # atomic jobs may follow
+                        batch.more = True
+                        break
+                    exclude = (*exclude, job.id)
+                    continue
+                if batch.to_start:  # an atomic job after them: once they have started
+                    batch.more = True
                     break
                 if move_clock and job.due_us > clock.now_us():
                     clock.set_us(job.due_us)
