@@ -77,9 +77,10 @@ def _environment(plan: Plan) -> dict[str, str]:
         "packages": versions,
         "servers": f"one process each; {SERVER}; 127.0.0.1",
         "emulator": "bench/serve_emulator.py: create_app(Runtime(Settings(...))) on a fresh "
-        "SQLite file, real clock, request journal on",
+        "SQLite file, real clock, request journal on, serve's logging at its default level "
+        "(info: the compact access log, deliveries, advances)",
         "baseline": "bench/bare.py: Starlette + aiosqlite, one connection, execute + commit per "
-        "request, stdlib json",
+        "request, stdlib json, uvicorn logging at warning",
         "load generator": "own process, uvloop protocols, HTTP/1.1 keep-alive, closed loop",
         "per measurement": f"{plan.warmup} warm-up requests, then at most {plan.seconds:g} s "
         f"or {plan.max_requests:,} requests",
