@@ -183,6 +183,7 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
     import uvicorn
 
     from emulator.app import create_app
+    from emulator.logs import server_options
     from emulator.runtime import Runtime
 
     sock = sock or bind(settings)
@@ -196,13 +197,13 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
         app,
         host=settings.host,
         port=settings.port,
-        log_level=log_level,
         loop="auto",
         http="auto",
         lifespan="on",
         # A client stalled in the middle of a request must not keep a stopping server alive
         # (and skip the shutdown that saves the clock and the journal) for ever.
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
+        **server_options(log_level),
     )
     server = uvicorn.Server(config)
     try:
