@@ -412,3 +412,11 @@ def test_the_admin_token_from_the_flag_or_the_environment() -> None:
         assert refused.returncode == 1 and "401 admin_token_required" in refused.stderr
         assert cli(guarded.url, "clock", "--admin-token", "s3cret").returncode == 0
         assert cli(guarded.url, "clock", env={"EMULATOR_ADMIN_TOKEN": "s3cret"}).returncode == 0
+
+
+def test_a_bad_scenario_file_is_the_emulators_refusal(server, tmp_path: Path) -> None:
+    source = tmp_path / "bad.yaml"
+    source.write_text("name: bad\nrules:\n  - when: no.such.point\n    then: {}\n")
+    result = cli(server.url, "scenario", "load", str(source))
+    assert result.returncode == 1
+    assert "refused (400 invalid_scenario)" in result.stderr and "Traceback" not in result.stderr
