@@ -207,6 +207,7 @@ def subscription_cancelled(run: Trigger) -> None:
     path = f"billing_templates/{template['id']}/clients/{subscriber['id']}/"
     run.keep("billing_template_client", run.gateway("GET", path))
     run.gateway("DELETE", path)
+    run.notes.append(f"unsubscribed billing_template_client {subscriber['id']} (deleted)")
 
 
 def _debtor(account: str, branch: str = "051001") -> dict[str, Any]:
