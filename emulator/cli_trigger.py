@@ -64,7 +64,7 @@ class Trigger:
 
     def profile(self) -> str:
         if not self.merchant.profiles:
-            raise UsageError(f"merchant {self.merchant.company_id} has no bank profile")
+            raise Refused(f"merchant {self.merchant.company_id} has no bank profile")
         return self.merchant.profiles[0].profile_code
 
     def today(self) -> str:
