@@ -20,6 +20,7 @@ from emulator.http.bank import errors as bank_errors
 from emulator.http.bank.routes import ROUTES as BANK
 from emulator.http.common import JSON
 from emulator.http.control import errors as control_errors
+from emulator.http.control.console import ROOT as CONSOLE_ROOT
 from emulator.http.control.guard import AdminGuard
 from emulator.http.control.routes import ROUTES as CONTROL
 from emulator.http.dialects import Dialect, Dialects
@@ -92,6 +93,7 @@ def route_table() -> list[BaseRoute]:
         *_under("/oauth2", oauth.ROUTES),
         *_under("/_emulator", CONTROL),
         *_under("/p", PAYER_PAGES),
+        *CONSOLE_ROOT,
     ]
 
 

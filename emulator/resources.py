@@ -6,11 +6,13 @@ editable install they are beside the package, at the repository root.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import msgspec
 
 from emulator.domain.merchants import MerchantSeed
+from emulator.domain.unpaids import Schedule
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -28,5 +30,15 @@ def default_merchant() -> MerchantSeed:
 
 
 def test_values() -> dict[str, object]:
+    """The test values with the schedule of unpaid codes (for the ``1200000NN`` accounts)."""
     raw = (data_dir("fixtures") / "test_values.yaml").read_bytes()
-    return msgspec.yaml.decode(raw, type=dict[str, object])
+    values = msgspec.yaml.decode(raw, type=dict[str, object])
+    values["unpaid_codes"] = msgspec.to_builtins(unpaid_codes().codes)
+    return values
+
+
+@lru_cache(maxsize=1)
+def unpaid_codes() -> Schedule:
+    """The schedule of unpaid reason codes (``fixtures/unpaid_codes.yaml``), read once."""
+    raw = (data_dir("fixtures") / "unpaid_codes.yaml").read_bytes()
+    return msgspec.yaml.decode(raw, type=Schedule)

@@ -68,15 +68,17 @@ MONEY_TRANSITIONS: dict[str, frozenset[str]] = {
 # Mandates. EFT: ACTIVE until its release date (EXPIRED) or cancelled. DebiCheck:
 # PENDING_AUTHENTICATION (waiting for the debtor), AUTHENTICATED (collections allowed),
 # REJECTED (debtor said no), EXPIRED (no answer in the window, or its release date reached),
-# CANCELLED, SUSPENDED.
+# CANCELLED. Both kinds: SUSPENDED (three consecutive unpaids), INACTIVE (an unpaid or dispute
+# whose code ends the mandate: it takes no more collections).
 MANDATE_TRANSITIONS: dict[str, frozenset[str]] = {
-    "ACTIVE": frozenset({"EXPIRED", "CANCELLED"}),
+    "ACTIVE": frozenset({"EXPIRED", "CANCELLED", "SUSPENDED", "INACTIVE"}),
     "PENDING_AUTHENTICATION": frozenset({"AUTHENTICATED", "REJECTED", "EXPIRED"}),
-    "AUTHENTICATED": frozenset({"CANCELLED", "SUSPENDED", "EXPIRED"}),
+    "AUTHENTICATED": frozenset({"CANCELLED", "SUSPENDED", "EXPIRED", "INACTIVE"}),
     "REJECTED": frozenset({"PENDING_AUTHENTICATION"}),
     "EXPIRED": frozenset({"PENDING_AUTHENTICATION"}),
     "CANCELLED": frozenset(),
-    "SUSPENDED": frozenset({"AUTHENTICATED", "CANCELLED", "EXPIRED"}),
+    "SUSPENDED": frozenset({"AUTHENTICATED", "CANCELLED", "EXPIRED", "INACTIVE"}),
+    "INACTIVE": frozenset(),
 }
 
 

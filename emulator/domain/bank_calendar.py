@@ -65,6 +65,31 @@ def action_date(now_us: int, service_type: str, requested: date | None) -> date:
     return earliest
 
 
+def moved_because(now_us: int, service_type: str, requested: date, action: date) -> str | None:
+    """Why a requested action date became ``action`` (None when it did not move): the date
+    was not a business day, or too soon for the service type once the cut-off and the
+    submission day are counted."""
+    if action == requested:
+        return None
+    submitted = local(now_us)
+    earliest = action_date(now_us, service_type, None)
+    if requested >= earliest:
+        return f"{requested.isoformat()} is not a business day"
+    why = []
+    if submitted.time() >= CUTOFF:
+        why.append("submitted after the 14:00 SAST cut-off")
+    if not is_business_day(submitted.date()):
+        why.append("submitted on a weekend or public holiday")
+    days = SERVICE_DAYS.get(service_type, 1)
+    plural = "" if days == 1 else "s"
+    needs = f"{days} business day{plural} after the" if days else "on the"
+    why.append(
+        f"{service_type} is actioned {needs} effective submission day:"
+        f" the earliest action date is {earliest.isoformat()}"
+    )
+    return "; ".join(why)
+
+
 def processing_us(day: date) -> int:
     """When the bank processes ``day``'s instructions (18:00 SAST), in epoch microseconds."""
     moment = datetime.combine(day, PROCESSING, SAST)

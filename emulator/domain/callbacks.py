@@ -81,7 +81,8 @@ def callback_type(object_type: str, payload: dict[str, Any]) -> str | None:
 
 
 # The spec's fields per callback type, in its order. EFT_PAYMENT's payload is not shown: ours
-# carries the same kind of fields.
+# carries the same kind of fields. ``reasonCode`` and ``reason`` (the unpaid code and its text,
+# null unless UNPAID, DISPUTED or REJECTED) are an addition to the spec's fields.
 FIELDS: dict[str, tuple[str, ...]] = {
     "EFT_COLLECTION": (
         "id",
@@ -92,6 +93,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "amountCents",
         "collectionDate",
         "statementId",
+        "reasonCode",
+        "reason",
         "timestamp",
     ),
     "DEBICHECK_MANDATE": (
@@ -102,7 +105,16 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "authenticationType",
         "timestamp",
     ),
-    "DEBICHECK_COLLECTION": ("id", "type", "status", "mandateId", "amountCents", "timestamp"),
+    "DEBICHECK_COLLECTION": (
+        "id",
+        "type",
+        "status",
+        "mandateId",
+        "amountCents",
+        "reasonCode",
+        "reason",
+        "timestamp",
+    ),
     "EFT_PAYMENT": (
         "id",
         "type",
@@ -110,6 +122,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "externalReference",
         "amountCents",
         "paymentDate",
+        "reasonCode",
+        "reason",
         "timestamp",
     ),
 }

@@ -16,9 +16,19 @@ from emulator.domain.bank import (
     Text,
 )
 from emulator.domain.errors import BankBadRequest
+from emulator.domain.unpaids import Schedule, test_account_code
 from emulator.scenarios.points import BankOutcome
 
 Status = Literal["PENDING", "COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
+
+
+class Attempt(msgspec.Struct, kw_only=True):
+    """One presentation of a tracked DebiCheck collection to the debtor's bank."""
+
+    attempt: int
+    date: str
+    status: str
+    reasonCode: str | None = None
 
 
 class Collection(msgspec.Struct, kw_only=True):
@@ -46,7 +56,13 @@ class Collection(msgspec.Struct, kw_only=True):
     sequenceNumber: int = 1
     statementId: str | None = None
     reason: str | None = None
+    reasonCode: str | None = None
+    requestedActionDate: str | None = None
+    actionDateReason: str | None = None
+    disputeWindowClosesOn: str | None = None
+    attempts: list[Attempt] = []
     recreatedFromId: str | None = None
+    representedFromId: str | None = None
     bulkId: str | None = None
     submissionDate: str
     createdAt: str
@@ -107,7 +123,10 @@ class RecreateAsEftInput(msgspec.Struct, kw_only=True):
 def debit_sequence(mandate_sequence: str | None, given: str | None, count: int) -> str:
     """A DebiCheck collection's sequence, the mandate having ``count`` collections already:
     FRST only for the first one, otherwise the mandate's own sequence (the default). A FRST
-    mandate describes its first collection: the ones after it are recurring (RCUR)."""
+    mandate describes its first collection: the ones after it are recurring (RCUR). RPRE
+    (a re-presentment) is checked against the collection it re-presents (``representable``)."""
+    if given == "RPRE":
+        return "RPRE"
     own = mandate_sequence or "RCUR"
     if own == "OOFF" and count > 0:
         raise BankBadRequest("debitSequence: a once-off (OOFF) mandate allows one collection")
@@ -121,38 +140,66 @@ def debit_sequence(mandate_sequence: str | None, given: str | None, count: int) 
     return sequence
 
 
+REPRESENTABLE = ("02", "22")
+
+
+def representable(last: Collection | None) -> Collection:
+    """RPRE re-presents the mandate's latest collection, when it is UNPAID with 02 or 22."""
+    if last is None or last.status != "UNPAID" or last.reasonCode not in REPRESENTABLE:
+        found = "none" if last is None else f"{last.status} {last.reasonCode or ''}".strip()
+        raise BankBadRequest(
+            "debitSequence: RPRE re-presents the mandate's latest collection when it is UNPAID"
+            f" with code 02 or 22 (the latest is {found})"
+        )
+    return last
+
+
 # -- outcomes ------------------------------------------------------------------------------
 
 
 class Step(msgspec.Struct, frozen=True):
-    """One planned state change: ``status`` at ``due_us`` (if the state still allows it)."""
+    """One planned state change: ``status`` at ``due_us`` (if the state still allows it);
+    ``code`` the unpaid code of an UNPAID or DISPUTED one; ``funds_on_day``: the re-try day a
+    tracked DebiCheck collection unpaid with 02 is paid on."""
 
     status: str
     due_us: int
     reason: str | None = None
+    code: str | None = None
+    funds_on_day: int | None = None
 
 
 TEST_DELAY_US = 40 * 1_000_000
 
 
-def decided(status: str, due_us: int, reason: str | None) -> list[Step]:
+DAY_US = 86_400 * 1_000_000
+
+
+def decided(answer: BankOutcome, due_us: int) -> list[Step]:
     """A scenario's outcome at ``due_us``: a DISPUTED one completes first (the money moves,
-    then is disputed), as the table allows no other way to DISPUTED."""
-    steps = [Step(status, due_us, reason)]
-    return [Step("COMPLETED", due_us), *steps] if status == "DISPUTED" else steps
+    then is disputed, ``dispute_after_days`` later), as the table allows no other way to
+    DISPUTED."""
+    status = answer.status
+    if status == "DISPUTED":
+        later = due_us + (answer.dispute_after_days or 0) * DAY_US
+        return [Step("COMPLETED", due_us), Step(status, later, answer.reason, answer.reasonCode)]
+    return [Step(status, due_us, answer.reason, answer.reasonCode, answer.funds_on_day)]
 
 
-def plan(account_number: str, now_us: int, processing_us: int) -> list[Step]:
+def plan(schedule: Schedule, account_number: str, now_us: int, processing_us: int) -> list[Step]:
     """The debtor test accounts of DESIGN.md; any other account completes on its action date
     (``processing_us``). A step due at ``now_us`` is applied by the request itself."""
     if account_number == "110000001":
         return [Step("COMPLETED", now_us + TEST_DELAY_US)]
     if account_number == "110000002":
-        return [Step("UNPAID", now_us + TEST_DELAY_US, "insufficient funds")]
+        return [Step("UNPAID", now_us + TEST_DELAY_US, code="02")]
+    code = test_account_code(schedule, account_number)
+    if code is not None:
+        return [Step("UNPAID", now_us + TEST_DELAY_US, code=code)]
     if account_number == "210000001":
         return [
             Step("COMPLETED", now_us + TEST_DELAY_US),
-            Step("DISPUTED", now_us + 2 * TEST_DELAY_US, "disputed by the debtor"),
+            Step("DISPUTED", now_us + 2 * TEST_DELAY_US, code="30"),
         ]
     if account_number == "910000001":
         return [Step("REJECTED", now_us, "instruction rejected by the bank")]
@@ -162,13 +209,15 @@ def plan(account_number: str, now_us: int, processing_us: int) -> list[Step]:
 
 
 def outcome_steps(
-    answer: BankOutcome | None, account_number: str, now_us: int, processing_us: int
+    schedule: Schedule,
+    answer: BankOutcome | None,
+    account_number: str,
+    now_us: int,
+    processing_us: int,
 ) -> list[Step]:
     """A collection's or payment's steps: a scenario's answer (at ``after_seconds``, else on
     the action date), or the test accounts' plan."""
     if answer is None:
-        return plan(account_number, now_us, processing_us)
+        return plan(schedule, account_number, now_us, processing_us)
     after = answer.after_seconds
-    return decided(
-        answer.status, processing_us if after is None else now_us + after * 10**6, answer.reason
-    )
+    return decided(answer, processing_us if after is None else now_us + after * 10**6)

@@ -18,7 +18,7 @@ from emulator.domain.bank import (
     Frequency,
     Text,
 )
-from emulator.domain.bank_calendar import SAST, iso_to_us, local, processing_us
+from emulator.domain.bank_calendar import SAST, iso_to_us, local, next_business_day, processing_us
 from emulator.domain.errors import BankBadRequest
 
 
@@ -47,6 +47,7 @@ class Mandate(msgspec.Struct, kw_only=True):
     trackingEnabled: bool | None = None
     firstCollectionDate: str | None = None
     reason: str | None = None
+    reasonCode: str | None = None
     bulkId: str | None = None
     createdAt: str
     updatedAt: str
@@ -83,24 +84,39 @@ class DebiCheckMandateInput(msgspec.Struct, kw_only=True):
     releaseDate: Text | None = None
 
 
-REALTIME_SECONDS = 120
-DELAYED_UNTIL = time(20, 0)  # the same day
-BATCH_UNTIL = time(19, 0)  # the next day
+ClockTime = Annotated[str, msgspec.Meta(pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$")]
 
 
-def authentication_deadline_us(kind: str, now_us: int) -> int:
-    """End of the debtor's window to answer (FIDELITY.md): REALTIME 120 s, DELAYED until 20:00
-    the same day (the next day's 20:00 when asked later), BATCH until 19:00 the next day."""
+class AuthenticationWindows(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A merchant's DebiCheck authentication windows (providers' documents disagree, so the
+    control plane sets them per merchant): REALTIME ``realtime_seconds`` after the request,
+    DELAYED until ``delayed_until`` SAST the same day (the next day's when asked later), BATCH
+    until ``batch_until`` SAST on the next business day."""
+
+    realtime_seconds: Annotated[int, msgspec.Meta(ge=1, le=86_400)] = 120
+    delayed_until: ClockTime = "20:00"
+    batch_until: ClockTime = "19:00"
+
+
+DEFAULT_WINDOWS = AuthenticationWindows()
+
+
+def _at(day: date, clock_time: str) -> int:
+    hours, minutes = (int(part) for part in clock_time.split(":"))
+    return int(datetime.combine(day, time(hours, minutes), SAST).timestamp()) * 1_000_000
+
+
+def authentication_deadline_us(
+    kind: str, now_us: int, windows: AuthenticationWindows = DEFAULT_WINDOWS
+) -> int:
+    """End of the debtor's window to answer (FIDELITY.md, README "Debit-order outcomes")."""
     if kind == "REALTIME":
-        return now_us + REALTIME_SECONDS * 1_000_000
+        return now_us + windows.realtime_seconds * 1_000_000
     today = local(now_us).date()
     if kind == "DELAYED":
-        end = datetime.combine(today, DELAYED_UNTIL, SAST)
-        if int(end.timestamp()) * 1_000_000 <= now_us:
-            end += timedelta(days=1)
-    else:
-        end = datetime.combine(today + timedelta(days=1), BATCH_UNTIL, SAST)
-    return int(end.timestamp()) * 1_000_000
+        end = _at(today, windows.delayed_until)
+        return end if end > now_us else _at(today + timedelta(days=1), windows.delayed_until)
+    return _at(next_business_day(today + timedelta(days=1)), windows.batch_until)
 
 
 def reference_number(seq_hint: str) -> str:

@@ -34,6 +34,7 @@ class Payment(msgspec.Struct, kw_only=True):
     creditor: Creditor
     alertOverride: AlertOverride | None = None
     reason: str | None = None
+    reasonCode: str | None = None
     bulkUploadId: str | None = None
     createdAt: str
     updatedAt: str

@@ -67,6 +67,7 @@ class StatementLine(msgspec.Struct):
     amountCents: int
     actionDate: str
     status: str
+    reasonCode: str | None
 
 
 class Statement(msgspec.Struct):

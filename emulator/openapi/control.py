@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from msgspec import Meta
 
 from emulator.domain.collections import Collection
-from emulator.domain.mandates import Mandate
+from emulator.domain.mandates import AuthenticationWindows, Mandate
 from emulator.domain.payments import Payment
 from emulator.domain.payouts import Payout
 from emulator.domain.purchase_model import Purchase
@@ -77,6 +77,13 @@ OPERATIONS: list[Operation] = [
     op("merchant_clock_set", "PUT", "/merchants/{company_id}/clock",
        "Give a merchant its own clock, or set it", "Clock", s.MerchantClock,
        body=optional(s.ClockSetting), errors=NO_MERCHANT),
+    op("merchant_debicheck_windows_read", "GET", "/merchants/{company_id}/debicheck-windows",
+       "A merchant's DebiCheck authentication windows", "Merchants", s.DebiCheckWindows,
+       errors=NO_MERCHANT),
+    op("merchant_debicheck_windows_set", "PUT", "/merchants/{company_id}/debicheck-windows",
+       "Set a merchant's DebiCheck authentication windows (for mandates from now on)",
+       "Merchants", s.DebiCheckWindows, body=optional(AuthenticationWindows),
+       errors=NO_MERCHANT),
     op("merchant_clock_advance", "POST", "/merchants/{company_id}/clock/advance",
        "Advance a merchant's own clock", "Clock", s.Advanced, body=s.AdvanceRequest,
        errors={**NO_MERCHANT, 409: "It follows the server clock (`clock_not_own`), or"
@@ -141,10 +148,14 @@ OPERATIONS: list[Operation] = [
                409: "The mandate's state does not allow it (`invalid_state`)."}),
     op("collections_settle", "POST", "/collections/{id}/settle", "Act as the bank now",
        "Actors", Collection, body=optional(s.SettleRequest),
-       errors={404: "No such collection.", 409: "The state does not allow it (`invalid_state`)."}),
+       errors={400: "A status or reasonCode that is not allowed (`invalid`).",
+               404: "No such collection.",
+               409: "The state does not allow it (`invalid_state`), or a dispute after the"
+                    " 40-day window (`dispute_window_closed`)."}),
     op("payments_settle", "POST", "/payments/{id}/settle", "Act as the bank now", "Actors",
        Payment, body=optional(s.SettleRequest),
-       errors={404: "No such payment.", 409: "The state does not allow it (`invalid_state`)."}),
+       errors={400: "A status or reasonCode that is not allowed (`invalid`).",
+               404: "No such payment.", 409: "The state does not allow it (`invalid_state`)."}),
     op("deliveries", "GET", "/deliveries", "Every delivery attempt, newest first",
        "Deliveries", s.Deliveries, errors={400: "A bad `limit`, `before`, `after` or `kind`."},
        query=(MERCHANT, Param("object_id", str), LIMIT, BEFORE, AFTER,

@@ -234,7 +234,11 @@ class CardRequest(msgspec.Struct):
 
 
 class SettleRequest(msgspec.Struct):
+    """``reasonCode``: a code of the schedule of unpaids, with UNPAID (default 02) or DISPUTED
+    (one of authority: 30, 32, 34, 36; default 30)."""
+
     status: Literal["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"] | UnsetType = UNSET
+    reasonCode: str | UnsetType = UNSET
 
 
 class PayoutSettleRequest(msgspec.Struct):
@@ -263,3 +267,13 @@ class DeliveryAttempt(msgspec.Struct):
 
 class Deliveries(msgspec.Struct):
     deliveries: list[DeliveryAttempt]
+
+
+class DebiCheckWindows(msgspec.Struct):
+    """A merchant's DebiCheck authentication windows; ``default``: none was set."""
+
+    company_id: str
+    realtime_seconds: int
+    delayed_until: str
+    batch_until: str
+    default: bool

@@ -9,7 +9,7 @@ import msgspec
 
 from emulator.domain.collections import Collection
 from emulator.domain.errors import BankBadRequest, InvalidToken
-from emulator.domain.mandates import Mandate
+from emulator.domain.mandates import AuthenticationWindows, Mandate
 from emulator.domain.merchants import MerchantProfile
 from emulator.domain.payments import Payment
 from emulator.kernel.storage import Tx
@@ -21,6 +21,7 @@ _mandate = msgspec.json.Decoder(Mandate)
 _collection = msgspec.json.Decoder(Collection)
 _payment = msgspec.json.Decoder(Payment)
 _profile = msgspec.json.Decoder(MerchantProfile)
+_windows = msgspec.json.Decoder(AuthenticationWindows)
 
 
 def _integrity(exc: sqlite3.IntegrityError, duplicate: str) -> None:
@@ -206,3 +207,30 @@ def statement(tx: Tx, merchant_id: str, account: str, sid: str) -> dict[str, Any
     if row is None:
         return None
     return {"id": row[0], "accountNumber": row[1], "statementDate": row[2]}
+
+
+def latest_collections(tx: Tx, mandate_id: str, limit: int) -> list[Collection]:
+    """A mandate's most recent collections, newest first."""
+    rows = tx.all(
+        "SELECT data FROM bank_collections WHERE mandate_id = ? ORDER BY seq DESC LIMIT ?",
+        (mandate_id, limit),
+    )
+    return [_collection.decode(r[0]) for r in rows]
+
+
+# -- DebiCheck authentication windows ------------------------------------------------------
+
+
+def windows(tx: Tx, merchant_id: str) -> AuthenticationWindows | None:
+    row = tx.one(
+        "SELECT data FROM bank_authentication_windows WHERE merchant_id = ?", (merchant_id,)
+    )
+    return _windows.decode(row[0]) if row is not None else None
+
+
+def put_windows(tx: Tx, merchant_id: str, value: AuthenticationWindows) -> None:
+    tx.execute(
+        "INSERT INTO bank_authentication_windows (merchant_id, data) VALUES (?, ?)"
+        " ON CONFLICT (merchant_id) DO UPDATE SET data = excluded.data",
+        (merchant_id, _encode.encode(value)),
+    )

@@ -9,7 +9,8 @@ decoded into the point's outcome struct, or ``None`` so the defaults and test va
 says which operators apply (numbers: equality, ``in``, ``gt``, ``gte``, ``lt``, ``lte``;
 strings: equality, ``in``, ``prefix``; booleans: equality).
 
-Pure: no I/O, no clock. README's scenario section is checked against this module by a test.
+Pure: no clock, and no I/O but reading the shipped schedule of unpaid codes once.
+README's scenario section is checked against this module by a test.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from __future__ import annotations
 from typing import Annotated, Generic, Literal, TypeVar
 
 import msgspec
+
+from emulator import resources
+from emulator.domain import unpaids
 
 FieldKind = Literal["string", "number", "boolean"]
 
@@ -113,11 +117,35 @@ class PayoutSettlement(Outcome, frozen=True):
 
 
 class BankOutcome(Outcome, frozen=True):
-    """``collection.outcome`` and ``payment.outcome``."""
+    """``collection.outcome`` and ``payment.outcome``. ``reasonCode``: a code of the schedule
+    of unpaids for UNPAID (default 02) or DISPUTED (one of authority, default 30); its text is
+    the ``reason`` (``reason`` is free text for REJECTED). ``dispute_after_days``: DISPUTED
+    that many days after the completion (within the 40-day window). ``funds_on_day``: a
+    DebiCheck collection with a ``trackingPeriod`` unpaid with 02 completes on that re-try day
+    (1 = the first business day after the action date), if within its period."""
 
     status: BankStatus
     reason: str | None = None
     after_seconds: Seconds | None = None
+    reasonCode: str | None = None
+    dispute_after_days: Annotated[int, msgspec.Meta(ge=0, le=40)] | None = None
+    funds_on_day: Annotated[int, msgspec.Meta(ge=1, le=10)] | None = None
+
+    def __post_init__(self) -> None:
+        problem = unpaids.code_problem(resources.unpaid_codes(), self.status, self.reasonCode)
+        if problem is not None:
+            raise ValueError(problem)
+        if self.reason is not None and self.status in ("UNPAID", "DISPUTED"):
+            raise ValueError(
+                f"{self.status} says reasonCode (its text is the reason); reason is for REJECTED"
+            )
+        if self.dispute_after_days is not None and self.status != "DISPUTED":
+            raise ValueError("dispute_after_days goes with status: DISPUTED")
+        if self.funds_on_day is not None and (self.status, self.reasonCode) not in (
+            ("UNPAID", None),
+            ("UNPAID", "02"),
+        ):
+            raise ValueError("funds_on_day goes with status: UNPAID and reasonCode 02")
 
 
 class MandateAuthorisation(Outcome, frozen=True):

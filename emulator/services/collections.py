@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from emulator import resources
 from emulator.domain import bank as rules
 from emulator.domain import bank_calendar as cal
-from emulator.domain.bank import MONEY_TRANSITIONS, InvalidTransition
 from emulator.domain.collection_filters import matches
 from emulator.domain.collections import (
     Collection,
@@ -20,24 +20,22 @@ from emulator.domain.collections import (
     RecreateAsEftInput,
     debit_sequence,
     outcome_steps,
+    representable,
 )
 from emulator.domain.errors import AccountVerificationFailed, BankBadRequest, NotFound
 from emulator.domain.mandates import EftMandateInput, Mandate, check_collectable
 from emulator.domain.merchants import MerchantProfile
-from emulator.kernel.jobs import Job
-from emulator.kernel.scheduler import AtomicHandler
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.scenarios import points
+from emulator.services import collection_outcomes as outcomes
 from emulator.services import verification
-from emulator.services.bank_support import book, emit, instant, now_iso, profile
-from emulator.services.control import ControlError
+from emulator.services.bank_support import emit, instant, profile
 from emulator.services.mandates import new_eft_mandate
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
-STEP_JOB = "bank.collection_step"
 MAX_TRACKING_DAYS = 10
 
 
@@ -64,6 +62,9 @@ def _build(
     now_us = rt.clock.now_us()
     action = cal.action_date(now_us, service_type or "ONEDAY", requested)
     check_collectable(mandate, action)
+    moved = None
+    if requested is not None:
+        moved = cal.moved_because(now_us, service_type or "ONEDAY", requested, action)
     now = cal.iso_us(now_us)
     return Collection(
         id=rt.ids.uuid(),
@@ -76,6 +77,8 @@ def _build(
         amountCents=amount,
         collectionDate=collection_date,
         actionDate=action.isoformat(),
+        requestedActionDate=None if requested is None else requested.isoformat(),
+        actionDateReason=moved,
         serviceType=service_type,
         profileCode=mandate.profileCode,
         debtor=mandate.debtor,
@@ -105,59 +108,9 @@ def _submit(rt: Runtime, tx: Tx, merchant_id: str, collection: Collection) -> Co
     }
     answer = rt.scenarios.decide(tx, points.COLLECTION_OUTCOME, merchant_id, subject)
     account = collection.debtor.accountNumber or ""
-    for step in outcome_steps(answer, account, now_us, processing):
-        if step.due_us <= now_us:
-            collection = change_status(rt, tx, merchant_id, collection, step.status, step.reason)
-        else:
-            payload = {"id": collection.id, "status": step.status, "reason": step.reason}
-            rt.scheduler.schedule(tx, STEP_JOB, step.due_us, payload, merchant_id)
-    return collection
-
-
-def change_status(
-    rt: Runtime, tx: Tx, merchant_id: str, collection: Collection, status: str, reason: str | None
-) -> Collection:
-    """One transition of the table; a completion lands on the creditor's statement of the
-    action date and in the ledger; a dispute takes the money back."""
-    rules.check_transition(MONEY_TRANSITIONS, "collection", collection.status, status)
-    changes: dict[str, Any] = {"status": status, "reason": reason, "updatedAt": now_iso(rt)}
-    now_us = rt.clock.now_us()
-    if status == "COMPLETED":
-        account = collection.creditor.accountNumber or ""
-        changes["statementId"] = repo.statement_id(
-            tx, merchant_id, account, collection.actionDate, rt.ids.uuid()
-        )
-        book(
-            tx,
-            merchant_id,
-            "collection",
-            "collection",
-            collection.id,
-            collection.amountCents,
-            now_us,
-        )
-    elif status == "DISPUTED":
-        book(
-            tx, merchant_id, "dispute", "collection", collection.id, -collection.amountCents, now_us
-        )
-    updated = msgspec.structs.replace(collection, **changes)
-    repo.update_collection(tx, updated)
-    emit(rt, tx, merchant_id, "bank_collection", updated)
-    return updated
-
-
-def step_job(rt: Runtime) -> AtomicHandler:
-    def run(tx: Tx, job: Job) -> None:
-        found = repo.collection(tx, str(job.payload["id"]))
-        if found is None:
-            return
-        status = str(job.payload["status"])
-        if status not in MONEY_TRANSITIONS.get(found[1].status, frozenset()):
-            return  # overtaken (settled by hand, or a scenario's earlier answer)
-        reason = job.payload.get("reason")
-        change_status(rt, tx, found[0], found[1], status, None if reason is None else str(reason))
-
-    return run
+    schedule = resources.unpaid_codes()
+    steps = outcome_steps(schedule, answer, account, now_us, processing)
+    return outcomes.plan_steps(rt, tx, merchant_id, collection, steps)
 
 
 # -- creation ------------------------------------------------------------------------------
@@ -203,7 +156,7 @@ async def eft_from_mandate(rt: Runtime, merchant_id: str, data: EftFromMandateIn
     def unit(tx: Tx) -> Collection:
         mandate = _mandate(tx, merchant_id, data.mandateId, "EFT")
         if mandate.status != "ACTIVE":
-            raise BankBadRequest(f"mandate is not active (state {mandate.status})")
+            raise BankBadRequest(f"mandate is not active (state {mandate.status}{_why(mandate)})")
         _offers(profile(tx, merchant_id, mandate.profileCode), "EFT" + data.serviceType)
         collection = _build(
             rt,
@@ -217,6 +170,13 @@ async def eft_from_mandate(rt: Runtime, merchant_id: str, data: EftFromMandateIn
         return _submit(rt, tx, merchant_id, collection)
 
     return await rt.db.write(unit)
+
+
+def _why(mandate: Mandate) -> str:
+    """A mandate an unpaid put out of force says which (a new mandate is needed)."""
+    if mandate.status in ("INACTIVE", "SUSPENDED") and mandate.reason:
+        return f": {mandate.reason}; a new mandate is needed"
+    return ""
 
 
 def _mandate(tx: Tx, merchant_id: str, mandate_id: str | None, kind: str) -> Mandate:
@@ -247,8 +207,16 @@ async def debicheck_from_mandate(
             if data.mandateReferenceNumber != mandate.mandateReferenceNumber:
                 raise BankBadRequest("mandateReferenceNumber does not match the mandate")
         if not authorised:
-            raise BankBadRequest(f"mandate is not authenticated (state {mandate.status})")
-        if data.amountCents is not None and data.amountCents > (mandate.maxAmountCents or 0):
+            raise BankBadRequest(
+                f"mandate is not authenticated (state {mandate.status}{_why(mandate)})"
+            )
+        amount, represented = data.amountCents, None
+        if data.debitSequence == "RPRE":
+            represented = representable(
+                next(iter(repo.latest_collections(tx, mandate.id, 1)), None)
+            )
+            amount = amount or represented.amountCents
+        if amount is not None and amount > (mandate.maxAmountCents or 0):
             raise BankBadRequest("amountCents exceeds the mandate's maxAmountCents")
         count = repo.collections_of_mandate(tx, mandate.id)
         creditor = mandate.creditor
@@ -257,7 +225,7 @@ async def debicheck_from_mandate(
         collection = _build(
             rt,
             msgspec.structs.replace(mandate, creditor=creditor),
-            amount=data.amountCents,
+            amount=amount,
             when=data.collectionDate,
             service_type=None,
             reference=data.externalReference,
@@ -265,6 +233,7 @@ async def debicheck_from_mandate(
             trackingPeriod=data.trackingPeriod,
             mandateReferenceNumber=mandate.mandateReferenceNumber,
             sequenceNumber=count + 1,
+            representedFromId=None if represented is None else represented.id,
         )
         return _submit(rt, tx, merchant_id, collection)
 
@@ -329,22 +298,6 @@ async def recreate_as_eft(
 # -- control plane and reads ---------------------------------------------------------------
 
 
-async def settle(rt: Runtime, collection_id: str, status: str) -> Collection:
-    """Act as the bank now: PENDING to COMPLETED (default), UNPAID or REJECTED; COMPLETED to
-    DISPUTED."""
-
-    def unit(tx: Tx) -> Collection:
-        found = repo.collection(tx, collection_id)
-        if found is None:
-            raise ControlError(404, "not_found", "no collection with this id")
-        try:
-            return change_status(rt, tx, found[0], found[1], status, None)
-        except InvalidTransition as exc:
-            raise ControlError(409, "invalid_state", exc.detail) from exc
-
-    return await rt.db.write(unit)
-
-
 async def get(rt: Runtime, merchant_id: str, kind: str, collection_id: str) -> Collection:
     found = await rt.db.read(lambda tx: repo.collection(tx, collection_id, merchant_id))
     if found is None or found[1].type != kind:
@@ -360,4 +313,4 @@ async def list_debicheck(
 
 
 def register(rt: Runtime) -> None:
-    rt.scheduler.handle(STEP_JOB, step_job(rt))
+    outcomes.register(rt)

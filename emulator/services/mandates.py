@@ -11,6 +11,7 @@ from emulator.domain.bank import MANDATE_TRANSITIONS, Creditor, InvalidTransitio
 from emulator.domain.bank_calendar import iso_to_us, iso_us
 from emulator.domain.errors import BankBadRequest, NotFound
 from emulator.domain.mandates import (
+    DEFAULT_WINDOWS,
     DebiCheckMandateInput,
     EftMandateInput,
     Mandate,
@@ -100,7 +101,8 @@ async def create_eft(rt: Runtime, merchant_id: str, data: EftMandateInput) -> Ma
 def _open_window(rt: Runtime, tx: Tx, merchant_id: str, mandate: Mandate) -> Mandate:
     """Start the debtor's window: a scenario answer, else wait (expiry at the window's end)."""
     now_us = rt.clock.now_us()
-    deadline = authentication_deadline_us(mandate.authenticationType or "REALTIME", now_us)
+    windows = repo.windows(tx, merchant_id) or DEFAULT_WINDOWS
+    deadline = authentication_deadline_us(mandate.authenticationType or "REALTIME", now_us, windows)
     mandate = msgspec.structs.replace(mandate, authenticationExpiresAt=iso_us(deadline))
     subject = {
         "authenticationType": mandate.authenticationType,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from emulator import resources
 from emulator.domain import bank as rules
 from emulator.domain import bank_calendar as cal
+from emulator.domain import unpaids
 from emulator.domain.bank import MONEY_TRANSITIONS, PAYMENT_LIMIT_CENTS, InvalidTransition
 from emulator.domain.collections import outcome_steps
 from emulator.domain.errors import BankBadRequest, NotFound
@@ -18,6 +20,7 @@ from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.scenarios import points
 from emulator.services.bank_support import book, emit, instant, now_iso, profile
+from emulator.services.collection_outcomes import payload_of
 from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
@@ -90,13 +93,20 @@ def new_payment(
     }
     answer = rt.scenarios.decide(tx, points.PAYMENT_OUTCOME, merchant_id, subject)
     account = payment.creditor.accountNumber or ""
-    for step in outcome_steps(answer, account, now_us, processing):
+    for step in outcome_steps(resources.unpaid_codes(), answer, account, now_us, processing):
+        body = payload_of(payment.id, step)
         if step.due_us <= now_us:
-            payment = change_status(rt, tx, merchant_id, payment, step.status, step.reason)
+            payment = change_status(
+                rt, tx, merchant_id, payment, step.status, step.reason, _code(body)
+            )
         else:
-            body = {"id": payment.id, "status": step.status, "reason": step.reason}
             rt.scheduler.schedule(tx, STEP_JOB, step.due_us, body, merchant_id)
     return payment
+
+
+def _code(body: dict[str, Any]) -> str | None:
+    code = body.get("code")
+    return None if code is None else str(code)
 
 
 async def create(rt: Runtime, merchant_id: str, data: EftPaymentInput) -> Payment:
@@ -105,9 +115,17 @@ async def create(rt: Runtime, merchant_id: str, data: EftPaymentInput) -> Paymen
 
 
 def change_status(
-    rt: Runtime, tx: Tx, merchant_id: str, payment: Payment, status: str, reason: str | None
+    rt: Runtime,
+    tx: Tx,
+    merchant_id: str,
+    payment: Payment,
+    status: str,
+    reason: str | None,
+    code: str | None = None,
 ) -> Payment:
+    """One transition; an UNPAID or DISPUTED payment carries its unpaid code and text."""
     rules.check_transition(MONEY_TRANSITIONS, "payment", payment.status, status)
+    code, reason = unpaids.resolve(resources.unpaid_codes(), status, code, reason)
     if status == "COMPLETED":
         book(
             tx,
@@ -118,7 +136,9 @@ def change_status(
             -payment.amountCents,
             rt.clock.now_us(),
         )
-    updated = msgspec.structs.replace(payment, status=status, reason=reason, updatedAt=now_iso(rt))
+    updated = msgspec.structs.replace(
+        payment, status=status, reason=reason, reasonCode=code, updatedAt=now_iso(rt)
+    )
     repo.update_payment(tx, updated)
     emit(rt, tx, merchant_id, "bank_payment", updated)
     return updated
@@ -133,18 +153,23 @@ def step_job(rt: Runtime) -> AtomicHandler:
         if status not in MONEY_TRANSITIONS.get(found[1].status, frozenset()):
             return
         reason = job.payload.get("reason")
-        change_status(rt, tx, found[0], found[1], status, None if reason is None else str(reason))
+        text = None if reason is None else str(reason)
+        change_status(rt, tx, found[0], found[1], status, text, _code(job.payload))
 
     return run
 
 
-async def settle(rt: Runtime, payment_id: str, status: str) -> Payment:
+async def settle(rt: Runtime, payment_id: str, status: str, code: str | None) -> Payment:
+    problem = unpaids.code_problem(resources.unpaid_codes(), status, code)
+    if problem is not None:
+        raise ControlError(400, "invalid", problem)
+
     def unit(tx: Tx) -> Payment:
         found = repo.payment(tx, payment_id)
         if found is None:
             raise ControlError(404, "not_found", "no payment with this id")
         try:
-            return change_status(rt, tx, found[0], found[1], status, None)
+            return change_status(rt, tx, found[0], found[1], status, None, code)
         except InvalidTransition as exc:
             raise ControlError(409, "invalid_state", exc.detail) from exc
 

@@ -263,6 +263,9 @@ def _money_step(noun: str, read: Read) -> Describer:
         if target:
             detail = f"{target}: {reason}" if reason else target
             outcome = f"{_OUTCOMES.get(target, 'changes')} ({detail})"
+        retry = _int(job.payload, "retry")
+        if retry is not None:  # a tracked DebiCheck collection presented again
+            outcome = f"is presented again (re-try {retry}) and {outcome}"
         found = read(tx, object_id) if object_id else None
         status = found[1].status if found else None
         acts = status is not None and (not target or _can_reach(MONEY_TRANSITIONS, status, target))

@@ -31,6 +31,7 @@ async def get(rt: Runtime, merchant_id: str, account: str, statement_id: str) ->
                 "amountCents": c.amountCents,
                 "actionDate": c.actionDate,
                 "status": c.status,
+                "reasonCode": c.reasonCode,
             }
             for c in found
         ]

@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from emulator import resources
 from emulator.domain import bulk
 from emulator.domain.bank import (
     MANDATE_TRANSITIONS,
@@ -59,21 +60,25 @@ def test_transition_tables(table, current, target, allowed):
     ("account", "steps"),
     [
         ("110000001", [Step("COMPLETED", 100 + TEST_DELAY_US)]),
-        ("110000002", [Step("UNPAID", 100 + TEST_DELAY_US, "insufficient funds")]),
+        ("110000002", [Step("UNPAID", 100 + TEST_DELAY_US, code="02")]),
         (
             "210000001",
             [
                 Step("COMPLETED", 100 + TEST_DELAY_US),
-                Step("DISPUTED", 100 + 2 * TEST_DELAY_US, "disputed by the debtor"),
+                Step("DISPUTED", 100 + 2 * TEST_DELAY_US, code="30"),
             ],
         ),
         ("910000001", [Step("REJECTED", 100, "instruction rejected by the bank")]),
         ("910000002", [Step("REJECTED", 999, "rejected in the batch")]),
         ("1234567", [Step("COMPLETED", 999)]),
+        ("120000012", [Step("UNPAID", 100 + TEST_DELAY_US, code="12")]),
+        ("120000056", [Step("UNPAID", 100 + TEST_DELAY_US, code="56")]),
+        ("120000001", [Step("COMPLETED", 999)]),  # 01 is not a code of the schedule
+        ("1200000123", [Step("COMPLETED", 999)]),
     ],
 )
 def test_outcome_plans_of_the_test_accounts(account, steps):
-    assert plan(account, 100, 999) == steps
+    assert plan(resources.unpaid_codes(), account, 100, 999) == steps
 
 
 def test_south_african_holidays_are_not_business_days():
@@ -180,6 +185,8 @@ def test_instants_are_checked_in_utc(text, utc):
         ("OOFF", None, 0, "OOFF"),
         ("OOFF", None, 1, "debitSequence: a once-off (OOFF) mandate allows one collection"),
         ("RPRE", "RCUR", 1, "debitSequence must be FRST or the mandate's sequence (RPRE)"),
+        ("RCUR", "RPRE", 1, "RPRE"),  # a re-presentment: checked against the unpaid one
+        ("OOFF", "RPRE", 1, "RPRE"),
     ],
 )
 def test_debit_sequences(mandate, given, count, expected):

@@ -114,6 +114,8 @@ async def test_every_eft_collection_status_change_routes_to_every_url(
         "amountCents": 12_345,
         "collectionDate": None,
         "statementId": completed["statementId"],
+        "reasonCode": None,
+        "reason": None,
         "timestamp": "2026-01-05T09:00:40Z",
     }
 
@@ -148,6 +150,8 @@ async def test_debicheck_mandate_and_collection_bodies(runtime, http, v2, client
         "status": "PENDING",
         "mandateId": mandate["id"],
         "amountCents": 700,
+        "reasonCode": None,
+        "reason": None,
         "timestamp": "2026-01-05T09:00:00Z",
     }
 

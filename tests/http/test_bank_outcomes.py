@@ -31,16 +31,24 @@ async def status_of(http, v2, collection):
 
 
 @pytest.mark.parametrize(
-    ("account", "at_39s", "at_41s", "at_81s", "reason"),
+    ("account", "at_39s", "at_41s", "at_81s", "code", "reason"),
     [
-        pytest.param("110000001", "PENDING", "COMPLETED", "COMPLETED", None, id="completed"),
-        pytest.param("110000002", "PENDING", "UNPAID", "UNPAID", "insufficient funds", id="unpaid"),
+        pytest.param("110000001", "PENDING", "COMPLETED", "COMPLETED", None, None, id="completed"),
         pytest.param(
-            "210000001", "PENDING", "COMPLETED", "DISPUTED", "disputed by the debtor", id="disputed"
+            "110000002", "PENDING", "UNPAID", "UNPAID", "02", "not provided for", id="unpaid"
+        ),
+        pytest.param(
+            "210000001",
+            "PENDING",
+            "COMPLETED",
+            "DISPUTED",
+            "30",
+            "no authority to debit",
+            id="disputed",
         ),
     ],
 )
-async def test_fast_test_accounts(http, v2, profile, account, at_39s, at_41s, at_81s, reason):
+async def test_fast_test_accounts(http, v2, profile, account, at_39s, at_41s, at_81s, code, reason):
     """The 40-second test accounts move as DESIGN.md says when the clock advances."""
     created = await create(http, v2, profile, account)
     await advance(http, 39)
@@ -50,7 +58,7 @@ async def test_fast_test_accounts(http, v2, profile, account, at_39s, at_41s, at
     await advance(http, 40)
     final = await status_of(http, v2, created)
     assert final["status"] == at_81s
-    assert final["reason"] == reason
+    assert (final["reasonCode"], final["reason"]) == (code, reason)
 
 
 async def test_whole_instruction_rejected_at_once(http, v2, profile):

@@ -19,6 +19,13 @@ from tests.http.bank_helpers import (
 from tests.http.scenario_helpers import activate, new_merchant
 
 STATUSES = ["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
+# An UNPAID or DISPUTED outcome names its code (the reason is its text); the others free text.
+SAID = {
+    "COMPLETED": ({"reason": "said the scenario"}, None, "said the scenario"),
+    "REJECTED": ({"reason": "said the scenario"}, None, "said the scenario"),
+    "UNPAID": ({"reasonCode": "26"}, "26", "no such account"),
+    "DISPUTED": ({"reasonCode": "32"}, "32", "debit in contravention of the payer's authority"),
+}
 AVS_KEYS = (
     "AccountExists",
     "AccountIsOpen",
@@ -62,7 +69,8 @@ async def collection_now(http, v2, collection, kind="eft"):
 
 @pytest.mark.parametrize("status", STATUSES)
 async def test_collection_outcome_after_seconds(http, v2, merchant, status):
-    then = {"status": status, "reason": "said the scenario", "after_seconds": 100}
+    said, code, reason = SAID[status]
+    then = {"status": status, **said, "after_seconds": 100}
     await activate(http, merchant, "collection.outcome", then)
     created = await collect(http, v2, merchant)
     assert created["status"] == "PENDING"
@@ -70,7 +78,7 @@ async def test_collection_outcome_after_seconds(http, v2, merchant, status):
     assert (await collection_now(http, v2, created))["status"] == "PENDING"
     await advance(http, 1)
     final = await collection_now(http, v2, created)
-    assert (final["status"], final["reason"]) == (status, "said the scenario")
+    assert (final["status"], final["reasonCode"], final["reason"]) == (status, code, reason)
     if status in ("COMPLETED", "DISPUTED"):
         assert final["statementId"] is not None  # it completed first
 
@@ -84,13 +92,17 @@ async def test_collection_outcome_now_is_the_answer(http, v2, merchant):
 async def test_collection_outcome_without_after_seconds_on_the_action_date(http, v2, merchant):
     """110000001 would complete in 40 s; the scenario's UNPAID comes when the action date is
     processed (18:00 SAST)."""
-    await activate(http, merchant, "collection.outcome", {"status": "UNPAID", "reason": "r"})
+    await activate(http, merchant, "collection.outcome", {"status": "UNPAID", "reasonCode": "12"})
     created = await collect(http, v2, merchant, "110000001")
     await advance(http, 41)
     assert (await collection_now(http, v2, created))["status"] == "PENDING"
     await advance_to(http, "2026-01-06T16:00:00Z")
     final = await collection_now(http, await fresh_headers(http, merchant), created)
-    assert (final["status"], final["reason"]) == ("UNPAID", "r")
+    assert (final["status"], final["reasonCode"], final["reason"]) == (
+        "UNPAID",
+        "12",
+        "account closed",
+    )
 
 
 @pytest.mark.parametrize(
@@ -123,7 +135,7 @@ async def test_collection_outcome_match(http, v2, merchant, match, hit, miss):
 
 
 async def test_collection_outcome_match_on_a_debicheck_collection(http, v2, merchant):
-    then = {"status": "UNPAID", "reason": "debicheck", "after_seconds": 10}
+    then = {"status": "UNPAID", "reasonCode": "04", "after_seconds": 10}
     await activate(http, merchant, "collection.outcome", then, {"collectionType": "DEBICHECK"})
     mandate = await new_mandate(http, v2, merchant)
     assert (await http.post(f"/_emulator/mandates/{mandate['id']}/authorise")).status_code == 200
@@ -193,14 +205,15 @@ async def payment_now(http, v2, payment):
 
 @pytest.mark.parametrize("status", STATUSES)
 async def test_payment_outcome_after_seconds(http, v2, merchant, status):
-    then = {"status": status, "reason": "said the scenario", "after_seconds": 100}
+    said, code, reason = SAID[status]
+    then = {"status": status, **said, "after_seconds": 100}
     await activate(http, merchant, "payment.outcome", then)
     created = await pay_out(http, v2, merchant)
     await advance(http, 99)
     assert (await payment_now(http, v2, created))["status"] == "PENDING"
     await advance(http, 1)
     final = await payment_now(http, v2, created)
-    assert (final["status"], final["reason"]) == (status, "said the scenario")
+    assert (final["status"], final["reasonCode"], final["reason"]) == (status, code, reason)
 
 
 @pytest.mark.parametrize("status", STATUSES)

@@ -4,15 +4,11 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as seen
@@ -21,32 +17,11 @@ from selenium.webdriver.support.ui import WebDriverWait
 from emulator import resources
 from emulator.testing import EmulatorServer
 
-DRIVER = "/usr/bin/chromedriver"
-BROWSERS = ("/usr/bin/chromium", "/usr/lib/chromium/chromium")
-
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[EmulatorServer]:
     with EmulatorServer(clock="frozen", start="2026-03-02T08:00:00Z") as live:
         yield live
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[WebDriver]:
-    binary = next((path for path in BROWSERS if shutil.which(path)), None)
-    assert binary is not None and shutil.which(DRIVER), (
-        "headless Chromium is missing: `make test` installs Debian's chromium and chromium-driver"
-    )
-    options = Options()
-    options.binary_location = binary
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    driver.set_page_load_timeout(20)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def purchase(server: EmulatorServer) -> dict[str, Any]:

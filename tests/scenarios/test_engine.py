@@ -14,7 +14,7 @@ name: unpaid-above-500
 rules:
   - when: collection.outcome
     match: {amountCents: {gt: 50000}}
-    then: {status: UNPAID, reason: insufficient funds}
+    then: {status: UNPAID, reasonCode: "12"}
 """
 DISPUTED_ONCE = """
 name: disputed-once
@@ -47,7 +47,7 @@ async def test_a_global_rule_applies_to_every_merchant_when_it_matches(runtime):
     await scenarios.define(runtime, UNPAID_ABOVE_500)
     await scenarios.activate(runtime, "unpaid-above-500", None)
     a, b = await new_merchant(runtime), await new_merchant(runtime)
-    expected = BankOutcome(status="UNPAID", reason="insufficient funds")
+    expected = BankOutcome(status="UNPAID", reasonCode="12")
     assert await decide(runtime, a, 50_001) == expected
     assert await decide(runtime, b, 50_001) == expected
     assert await decide(runtime, a, 50_000) is None

@@ -21,7 +21,7 @@ description: EFT collections above R500 come back UNPAID; each callback is deliv
 rules:
   - when: collection.outcome
     match: {amountCents: {gt: 50000}}
-    then: {status: UNPAID, reason: insufficient funds}
+    then: {status: UNPAID, reasonCode: "12"}
   - when: callback.delivery
     match: {callbackType: EFT_COLLECTION}
     then: {copies: 2}
@@ -44,7 +44,7 @@ def test_the_design_example_loads_into_typed_outcomes():
         "callback.delivery",
         "http.request",
     ]
-    assert scenario.rules[0].outcome == BankOutcome(status="UNPAID", reason="insufficient funds")
+    assert scenario.rules[0].outcome == BankOutcome(status="UNPAID", reasonCode="12")
     assert scenario.rules[2].outcome == HttpRequest(status=503)
     assert [r.times for r in scenario.rules] == [None, None, 1]
     assert scenario.rules[0].matcher({"amountCents": 50001})
@@ -56,6 +56,20 @@ def test_the_design_example_loads_into_typed_outcomes():
     [
         (one_rule("when: collection.outcome\nthen: {status: PAID}"),
          "rules[0].then.status: Invalid enum value 'PAID'; expected one of COMPLETED, DISPUTED, REJECTED, UNPAID"),
+        (one_rule("when: collection.outcome\nthen: {status: UNPAID, reasonCode: '01'}"),
+         "rules[0].then: reasonCode '01' is not one of the schedule: 02, 03, 04, 06, 08, 10, 12, 14, 16, 18, 22, 26, 28, 30, 32, 34, 36, 56"),
+        (one_rule("when: collection.outcome\nthen: {status: DISPUTED, reasonCode: '02'}"),
+         "rules[0].then: a dispute's reasonCode is one of authority: 30, 32, 34, 36"),
+        (one_rule("when: payment.outcome\nthen: {status: REJECTED, reasonCode: '02'}"),
+         "rules[0].then: reasonCode goes with UNPAID or DISPUTED, not REJECTED"),
+        (one_rule("when: collection.outcome\nthen: {status: UNPAID, reason: broke}"),
+         "rules[0].then: UNPAID says reasonCode (its text is the reason); reason is for REJECTED"),
+        (one_rule("when: collection.outcome\nthen: {status: UNPAID, dispute_after_days: 3}"),
+         "rules[0].then: dispute_after_days goes with status: DISPUTED"),
+        (one_rule("when: collection.outcome\nthen: {status: DISPUTED, dispute_after_days: 41}"),
+         "rules[0].then.dispute_after_days: Expected `int` <= 40"),
+        (one_rule("when: collection.outcome\nthen: {status: UNPAID, reasonCode: '22', funds_on_day: 2}"),
+         "rules[0].then: funds_on_day goes with status: UNPAID and reasonCode 02"),
         (one_rule("when: purchase.payment\nthen: {result: declined, reason: broke}"),
          "rules[0].then.reason: Invalid enum value 'broke'; expected one of do_not_honour, expired_card, insufficient_funds, invalid_card, lost_stolen, suspected_fraud"),
         (one_rule("when: payout.sent\nthen: {}"),
@@ -213,8 +227,12 @@ DESIGN_OUTCOMES = {
     "payout.execution": [{"result": "success"}, {"result": "pending"},
                          {"result": "error", "code": "card_blocked"}],
     "payout.settlement": [{"result": "success", "after_seconds": 10}, {"result": "failed"}],
-    "collection.outcome": [{"status": s, "reason": "r", "after_seconds": 40}
-                           for s in ("COMPLETED", "UNPAID", "REJECTED", "DISPUTED")],
+    "collection.outcome": [
+        *({"status": s, "reason": "r", "after_seconds": 40} for s in ("COMPLETED", "REJECTED")),
+        {"status": "UNPAID", "reasonCode": "22"},
+        {"status": "UNPAID", "reasonCode": "02", "funds_on_day": 2},
+        {"status": "DISPUTED", "reasonCode": "34", "dispute_after_days": 40},
+    ],
     "payment.outcome": [{"status": "REJECTED", "after_seconds": 0}],
     "mandate.authorisation": [{"status": s, "after_seconds": 5}
                               for s in ("AUTHENTICATED", "REJECTED", "EXPIRED")],

@@ -114,7 +114,7 @@ async def test_a_later_step_the_first_leads_to_is_not_idle(http, v2, merchant, r
     lines = [d["description"] for d in await schedule(runtime, merchant, created["id"])]
     assert lines == [
         f"collection {short(created['id'])} completes (COMPLETED)",
-        f"collection {short(created['id'])} is disputed (DISPUTED: disputed by the debtor)",
+        f"collection {short(created['id'])} is disputed (DISPUTED: no authority to debit)",
     ]
 
 

@@ -6,17 +6,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from emulator.http.common import JSON, on_clock_of, parse_json, read_body, runtime
-from emulator.services import collections, mandates, payments
+from emulator.services import collection_outcomes, mandates, payments
 from emulator.services.control import ControlError
 
 STATUSES = ("COMPLETED", "UNPAID", "REJECTED", "DISPUTED")
 
 
-async def _status(request: Request) -> str:
-    """The optional ``{"status": ...}`` body; COMPLETED by default."""
+async def _status(request: Request) -> tuple[str, str | None]:
+    """The optional ``{"status": ..., "reasonCode": ...}`` body; COMPLETED by default."""
     raw = await read_body(request)
     if not raw.strip():
-        return "COMPLETED"
+        return "COMPLETED", None
     try:
         body = parse_json(raw)
     except Exception as exc:
@@ -26,7 +26,10 @@ async def _status(request: Request) -> str:
     status = body.get("status", "COMPLETED")
     if status not in STATUSES:
         raise ControlError(400, "invalid", f"'status' must be one of {', '.join(STATUSES)}")
-    return str(status)
+    code = body.get("reasonCode")
+    if code is not None and not isinstance(code, str):
+        raise ControlError(400, "invalid", "'reasonCode' must be a string of two digits")
+    return str(status), code
 
 
 async def authorise(request: Request) -> Response:
@@ -42,12 +45,16 @@ async def reject(request: Request) -> Response:
 
 
 async def settle_collection(request: Request) -> Response:
-    status = await _status(request)
+    status, code = await _status(request)
     await on_clock_of(request, "bank_collections")
-    return JSON(await collections.settle(runtime(request), request.path_params["id"], status))
+    found = await collection_outcomes.settle(
+        runtime(request), request.path_params["id"], status, code
+    )
+    return JSON(found)
 
 
 async def settle_payment(request: Request) -> Response:
-    status = await _status(request)
+    status, code = await _status(request)
     await on_clock_of(request, "bank_payments")
-    return JSON(await payments.settle(runtime(request), request.path_params["id"], status))
+    found = await payments.settle(runtime(request), request.path_params["id"], status, code)
+    return JSON(found)

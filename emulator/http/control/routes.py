@@ -16,7 +16,10 @@ from emulator.domain.validation import is_uuid
 from emulator.http.common import JSON, on_clock_of, parse_int, read_body, runtime
 from emulator.http.control import bank
 from emulator.http.control.body import json_body
+from emulator.http.control.console import ROUTES as CONSOLE_ROUTES
+from emulator.http.control.debicheck import ROUTES as DEBICHECK_ROUTES
 from emulator.http.control.docs import ROUTES as DOC_ROUTES
+from emulator.http.control.objects import ROUTES as OBJECT_ROUTES
 from emulator.http.control.paging import page_query
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
 from emulator.kernel.clock import (
@@ -372,6 +375,7 @@ ROUTES = [
     Route("/sink/{name}", sink_delete, methods=["DELETE"]),
     Route("/test-values", test_values, methods=["GET"]),
     *SCENARIO_ROUTES,
+    *DEBICHECK_ROUTES,
     Route("/purchases/{id}/pay", pay_purchase, methods=["POST"]),
     Route("/mandates/{id}/authorise", bank.authorise, methods=["POST"]),
     Route("/mandates/{id}/reject", bank.reject, methods=["POST"]),
@@ -380,4 +384,6 @@ ROUTES = [
     Route("/deliveries", deliveries_list, methods=["GET"]),
     Route("/payouts/{id}/settle", settle_payout, methods=["POST"]),
     *DOC_ROUTES,
+    *OBJECT_ROUTES,
+    *CONSOLE_ROUTES,
 ]

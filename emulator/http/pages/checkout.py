@@ -52,6 +52,16 @@ def _card_form(fields: dict[str, str]) -> CardForm:
     )
 
 
+def _cards(request: Request) -> list[tuple[str, str]]:
+    """The test cards and their purchase outcomes, for the sandbox banner."""
+    cards = runtime(request).test_values.get("cards")
+    return [
+        (str(card.get("number", "")), str(card.get("purchase", "")))
+        for card in (cards if isinstance(cards, list) else [])
+        if isinstance(card, dict) and card.get("purchase")
+    ]
+
+
 def _html_error(error: ApiError) -> Response:
     return HTMLResponse(html.error_page(error.status, error.detail), status_code=error.status)
 
@@ -74,7 +84,7 @@ async def checkout(request: Request) -> Response:
         p = await payer.view(runtime(request), _purchase_id(request), looked_only=looked_only)
     except ApiError as exc:
         return _html_error(exc)
-    return HTMLResponse(html.checkout(p))
+    return HTMLResponse(html.checkout(p, cards=_cards(request)))
 
 
 async def checkout_post(request: Request) -> Response:
@@ -88,7 +98,7 @@ async def checkout_post(request: Request) -> Response:
         if exc.code != "invalid_card_data" and exc.code != "payment_method_not_available":
             return _html_error(exc)
         p = await payer.read(runtime(request), purchase_id)
-        page = html.checkout(p, f"{exc.detail}", fields)
+        page = html.checkout(p, f"{exc.detail}", fields, _cards(request))
         return HTMLResponse(page, status_code=exc.status)
     return _after(request, result)
 
@@ -170,7 +180,7 @@ async def result_page(request: Request) -> Response:
         p = await payer.read(runtime(request), _purchase_id(request))
     except ApiError as exc:
         return _html_error(exc)
-    return HTMLResponse(html.result(p))
+    return HTMLResponse(html.result(p, _cards(request)))
 
 
 ROUTES = [

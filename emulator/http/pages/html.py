@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 
-from emulator.domain.purchase_model import Purchase
+from emulator.domain.purchase_model import Product, Purchase
 from emulator.domain.purchases import PAYABLE
 
 _STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}"
     "label{display:block;margin:.6rem 0 .2rem}input[type=text]{width:100%;padding:.4rem}"
     "button{margin-top:1rem;padding:.5rem 1.2rem}.error{color:#b00020}table{width:100%}"
-    "td.amount{text-align:right}"
+    "td.amount{text-align:right}.sandbox{background:#fff4cf;border:1px solid #e0b84a;"
+    "padding:.4rem .8rem;font-size:.9rem}.sandbox td{padding:0 .4rem 0 0}"
 )
 
 
@@ -28,12 +30,28 @@ def money(amount: int, currency: str) -> str:
     return f"{amount / 100:,.2f} {escape(currency)}"
 
 
-def _summary(p: Purchase) -> str:
-    rows = "".join(
-        f'<tr><td>{escape(item.name)}</td><td class="amount">'
-        f"{money(item.price, p.purchase.currency)}</td></tr>"
-        for item in p.purchase.products
+def _quantity(raw: str) -> float:
+    try:
+        return float(raw)
+    except ValueError:
+        return 1.0
+
+
+def _line(item: Product, currency: str) -> str:
+    """A product's line: its price times its quantity, less its discount (as the total)."""
+    quantity = _quantity(item.quantity)
+    amount = round(item.price * quantity) - item.discount
+    shown = f"{quantity:.4f}".rstrip("0").rstrip(".")
+    each = money(item.price, currency)
+    times = "" if quantity == 1 else f" <small>{escape(shown)} &times; {each}</small>"
+    return (
+        f"<tr><td>{escape(item.name)}{times}</td>"
+        f'<td class="amount">{money(amount, currency)}</td></tr>'
     )
+
+
+def _summary(p: Purchase) -> str:
+    rows = "".join(_line(item, p.purchase.currency) for item in p.purchase.products)
     issuer = escape(p.issuer_details.brand_name or "Merchant")
     return (
         f"<h1>{issuer}</h1><p>Purchase <code>{escape(p.reference or p.reference_generated)}</code>"
@@ -42,10 +60,28 @@ def _summary(p: Purchase) -> str:
     )
 
 
-def checkout(p: Purchase, error: str = "", values: dict[str, str] | None = None) -> str:
+Cards = Sequence[tuple[str, str]]  # test card number, its purchase outcome
+
+
+def sandbox_banner(cards: Cards) -> str:
+    """This is a sandbox: which test cards to use, and what each does."""
+    rows = "".join(
+        f"<tr><td><code>{escape(number)}</code></td><td>{escape(outcome)}</td></tr>"
+        for number, outcome in cards
+    )
+    return (
+        '<aside class="sandbox" id="sandbox"><strong>Sandbox</strong>: no real money moves. '
+        "Pay with a test card (any name, expiry this month or later, CVC 123):"
+        f"<table>{rows}</table></aside>"
+    )
+
+
+def checkout(
+    p: Purchase, error: str = "", values: dict[str, str] | None = None, cards: Cards = ()
+) -> str:
     """The checkout page: the purchase and a card form posting back to the same URL."""
     if p.status not in PAYABLE:
-        return result(p)
+        return result(p, cards)
     values = values or {}
     field = {k: escape(values.get(k, ""), quote=True) for k in ("cardholder_name", "expires")}
     problem = f'<p class="error" id="error">{escape(error)}</p>' if error else ""
@@ -74,10 +110,10 @@ def checkout(p: Purchase, error: str = "", values: dict[str, str] | None = None)
         f'<button type="submit">Pay {money(p.purchase.total, p.purchase.currency)}</button>'
         "</form>"
     )
-    return _page("Checkout", _summary(p) + problem + form)
+    return _page("Checkout", sandbox_banner(cards) + _summary(p) + problem + form)
 
 
-def result(p: Purchase) -> str:
+def result(p: Purchase, cards: Cards = ()) -> str:
     """Where a payment ends when the purchase has no redirect URL for it."""
     messages = {
         "paid": "Payment successful.",
@@ -88,7 +124,16 @@ def result(p: Purchase) -> str:
         "expired": "This purchase has expired.",
     }
     text = messages.get(p.status, f"Purchase status: {p.status}.")
-    return _page(text, _summary(p) + f'<p id="status" data-status="{escape(p.status)}">{text}</p>')
+    why = ""
+    last = p.transaction_data.attempts[0].error if p.transaction_data.attempts else None
+    if p.status == "error" and last is not None:
+        why = f'<p class="error" id="reason">{escape(last.message)} ({escape(last.code)})</p>'
+    again = ""
+    if p.status in PAYABLE:
+        again = f'<p><a id="retry" href="/p/{escape(p.id)}/">Try again with another card</a></p>'
+        why = sandbox_banner(cards) + why
+    status = f'<p id="status" data-status="{escape(p.status)}">{text}</p>'
+    return _page(text, _summary(p) + status + why + again)
 
 
 def challenge(p: Purchase, action: str, masked: str) -> str:

@@ -1,0 +1,201 @@
+"""The QA console (``/_emulator/``): one server-rendered page whose script drives the
+documented control plane and the API, nothing else. Its stylesheet and script ship in the
+package and are inlined: no CDN, it works offline. ``GET /`` redirects here."""
+
+from __future__ import annotations
+
+from html import escape
+from importlib.resources import files
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from emulator import __version__
+from emulator.http.common import runtime
+
+KINDS = (
+    ("purchases", "Purchases"),
+    ("clients", "Clients"),
+    ("payouts", "Payouts"),
+    ("billing_templates", "Billing templates"),
+    ("billing_subscribers", "Billing subscribers"),
+    ("mandates", "Mandates"),
+    ("collections", "Collections"),
+    ("payments", "Payments"),
+)
+SECTIONS = (
+    ("merchants", "Merchants"),
+    ("clock", "Clock"),
+    ("schedule", "Next"),
+    ("objects", "Objects"),
+    ("deliveries", "Deliveries"),
+    ("journal", "Journal"),
+    ("sink", "Sink"),
+    ("scenarios", "Scenarios"),
+    ("snapshots", "Snapshots"),
+    ("test-values", "Test values"),
+)
+
+
+def asset(name: str) -> str:
+    return files("emulator.http.control").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def _cards(values: dict[str, Any]) -> str:
+    cards = values.get("cards")
+    rows = []
+    for card in cards if isinstance(cards, list) else []:
+        if isinstance(card, dict):
+            number = escape(str(card.get("number", "")))
+            rows.append(
+                f"<tr><td><code>{number}</code></td>"
+                f"<td>{escape(str(card.get('purchase', '')))}</td>"
+                f"<td>{escape(str(card.get('payout', '')))}</td></tr>"
+            )
+    return (
+        "<table><thead><tr><th>Card</th><th>Purchase</th><th>Payout</th></tr></thead>"
+        f'<tbody id="test-cards">{"".join(rows)}</tbody></table>'
+        "<p>Any cardholder name; expiry this month or later; CVC 123.</p>"
+    )
+
+
+def _card_options(values: dict[str, Any]) -> str:
+    cards = values.get("cards")
+    options = []
+    for card in cards if isinstance(cards, list) else []:
+        if isinstance(card, dict):
+            number = escape(str(card.get("number", "")), quote=True)
+            outcome = escape(str(card.get("purchase", "")))
+            options.append(f'<option value="{number}">{number}: {outcome}</option>')
+    return "".join(options)
+
+
+def page(values: dict[str, Any]) -> str:
+    nav = "".join(f'<a href="#{key}">{escape(title)}</a>' for key, title in SECTIONS)
+    kinds = "".join(f'<option value="{key}">{escape(title)}</option>' for key, title in KINDS)
+    body = TEMPLATE.format(
+        version=escape(__version__),
+        nav=nav,
+        kinds=kinds,
+        cards=_cards(values),
+        card_options=_card_options(values),
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<title>QA console: payments emulator (sandbox)</title>"
+        f"<style>{asset('console.css')}</style></head><body>{body}"
+        f"<script>{asset('console.js')}</script></body></html>\n"
+    )
+
+
+async def console(request: Request) -> Response:
+    return HTMLResponse(page(runtime(request).test_values))
+
+
+async def to_console(request: Request) -> Response:
+    return RedirectResponse("/_emulator/", status_code=307)
+
+
+ROUTES = [Route("/", console, methods=["GET"])]
+ROOT = [Route("/", to_console, methods=["GET"])]
+
+TEMPLATE = """
+<header><div class="brand"><strong>Payments emulator</strong> QA console
+<span class="sandbox">SANDBOX: test data only, no money moves</span>
+<small>v{version}</small></div>
+<div class="bar"><label>Merchant <select id="merchant"><option value="">(server clock,
+no merchant)</option></select></label>
+<span class="clockline">Clock <code id="clock-now">-</code> <span id="clock-mode"></span>
+<span id="clock-own"></span></span>
+<span class="buttons" aria-label="Advance the clock"><button data-advance="hours:1">+1 hour</button>
+<button data-advance="days:1">+1 day</button><button data-advance="days:3">+3 days</button>
+<button data-advance="month">+1 month</button>
+<button data-advance="next" id="advance-next">Next job</button></span>
+<form id="find-form" class="find"><label>Find by id <input id="find" size="38"
+placeholder="purchase, payout, mandate... id"></label> <button>Open</button></form></div>
+<nav>{nav}</nav></header>
+<div id="token-box" class="hidden" role="dialog" aria-labelledby="token-title">
+<form id="token-form"><h2 id="token-title">Admin token</h2>
+<p>This emulator wants its admin token. It is kept in a cookie for this site.</p>
+<input id="token" type="password" autocomplete="off" required> <button>Use it</button></form>
+</div>
+<p id="notice" role="status" aria-live="polite"></p>
+<main>
+<section id="merchants"><h2>Merchants</h2>
+<form id="merchant-form"><label>Name <input id="merchant-name" maxlength="128"
+placeholder="QA merchant"></label> <label><input type="checkbox" id="merchant-own">
+its own clock</label> <button id="create-merchant">Create merchant</button></form>
+<table><thead><tr><th>Name</th><th>company_id</th><th>Clock</th></tr></thead>
+<tbody id="merchant-list"></tbody></table>
+<div id="credentials"></div></section>
+
+<section id="clock"><h2>Clock <small id="clock-of"></small></h2>
+<p>Now <code id="clock-now-2">-</code> <span id="clock-mode-2"></span></p>
+<div class="buttons"><button id="freeze">Freeze</button>
+<button id="resume">Resume</button></div>
+<form id="advance-to"><label>To <input id="advance-date" type="datetime-local" step="1">
+UTC</label> <button>Advance</button></form><p id="advanced"></p></section>
+
+<section id="schedule"><h2>What happens next</h2>
+<table><thead><tr><th>Due</th><th>Kind</th><th>Object</th><th>Description</th></tr></thead>
+<tbody id="schedule-list"></tbody></table></section>
+
+<section id="objects"><h2>Objects</h2>
+<form id="object-filter"><select id="kind" aria-label="Kind">{kinds}</select>
+<input id="status-filter" placeholder="status" size="14" aria-label="Status">
+<input id="id-filter" placeholder="id contains" size="30" aria-label="Id contains">
+<button>Filter</button></form>
+<table><thead><tr><th>Id</th><th>Status</th><th>Summary</th></tr></thead>
+<tbody id="object-list"></tbody></table>
+<article id="detail" class="hidden"><h3><span id="detail-kind"></span>
+<code id="detail-id"></code> <span id="detail-status" class="status"></span></h3>
+<div id="actions"></div><p id="action-result" role="status"></p>
+<div class="cols"><div><h4>Status history</h4><ol id="detail-history" class="timeline"></ol>
+<h4>Scheduled jobs</h4><ul id="detail-jobs"></ul>
+<h4>Events</h4><ul id="detail-events"></ul></div>
+<div><h4>JSON <button id="copy-json" type="button">Copy</button></h4>
+<pre id="detail-json"></pre></div></div>
+<h4>Deliveries</h4><table><thead><tr><th>#</th><th>At</th><th>Event</th><th>URL</th>
+<th>Result</th></tr></thead><tbody id="detail-deliveries"></tbody></table></article>
+<template id="card-options">{card_options}</template></section>
+
+<section id="deliveries"><h2>Deliveries and callbacks <small class="live">live</small></h2>
+<form id="delivery-filter"><input id="dfilter-object" placeholder="object id" size="30"
+aria-label="Object id"> <input id="dfilter-event" placeholder="event" aria-label="Event">
+<select id="dfilter-outcome" aria-label="Outcome"><option value="">any outcome</option>
+<option value="ok">succeeded</option><option value="failed">failed</option></select></form>
+<table><thead><tr><th>#</th><th>At</th><th>Event</th><th>Object</th><th>URL</th>
+<th>Result</th><th></th></tr></thead><tbody id="delivery-list"></tbody></table></section>
+
+<section id="journal"><h2>Request journal <small class="live">live</small></h2>
+<form id="journal-filter"><input id="jfilter-path" placeholder="path contains" size="30"
+aria-label="Path"> <input id="jfilter-status" placeholder="status" size="6"
+aria-label="Status"> <label><input type="checkbox" id="jfilter-console"> show the console's
+own calls</label></form>
+<table><thead><tr><th>#</th><th>Time</th><th>Request</th><th>Status</th><th>ms</th>
+</tr></thead><tbody id="journal-list"></tbody></table></section>
+
+<section id="sink"><h2>Sink</h2><form id="sink-form"><label>Receiver
+<input id="sink-name" value="qa" size="20"></label> <button>Show</button>
+<code id="sink-url"></code></form><ul id="sink-list"></ul></section>
+
+<section id="scenarios"><h2>Scenarios</h2>
+<table><thead><tr><th>Name</th><th>Description</th><th>Active</th><th></th></tr></thead>
+<tbody id="scenario-list"></tbody></table>
+<form id="scenario-form"><label for="scenario-yaml">Load a scenario (YAML)</label>
+<textarea id="scenario-yaml" rows="8" spellcheck="false"></textarea>
+<input type="file" id="scenario-file" accept=".yaml,.yml,text/yaml" aria-label="YAML file">
+<button id="load-scenario">Load</button></form>
+<div id="scenario-error" class="hidden"><p class="error" id="scenario-message"></p>
+<pre id="scenario-lines"></pre></div></section>
+
+<section id="snapshots"><h2>Snapshots</h2><form id="snapshot-form"><label>Name
+<input id="snapshot-name" value="qa" size="20"></label> <button>Save</button></form>
+<ul id="snapshot-list"></ul></section>
+
+<section id="test-values"><h2>Test values</h2>{cards}</section>
+</main>
+"""

@@ -1,0 +1,60 @@
+"""A merchant's objects as the QA console reads them: a kind's list (filter by status and
+id), one object with its status history, events, deliveries and jobs; re-send a delivery."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from emulator.http.common import JSON, parse_int, runtime
+from emulator.services import objects
+from emulator.services.control import ControlError
+
+MAX_FILTER = 128  # characters of a status or id filter
+
+
+def _filter(request: Request, name: str) -> str | None:
+    value = request.query_params.get(name)
+    if value is None or value == "":
+        return None
+    if len(value) > MAX_FILTER:
+        raise ControlError(400, "invalid", f"'{name}' must be at most {MAX_FILTER} characters")
+    return value
+
+
+async def listed(request: Request) -> Response:
+    limit = parse_int(request.query_params.get("limit", "100"))
+    if limit is None or not 1 <= limit <= 1000:
+        raise ControlError(400, "invalid", "'limit' must be an integer from 1 to 1000")
+    kind = request.path_params["kind"]
+    found = await objects.listed(
+        runtime(request),
+        request.path_params["company_id"],
+        kind,
+        _filter(request, "status"),
+        _filter(request, "id"),
+        limit,
+    )
+    return JSON({"kind": kind, "objects": found})
+
+
+async def detail(request: Request) -> Response:
+    object_id = request.path_params["id"]
+    if not 0 < len(object_id) <= MAX_FILTER:
+        raise ControlError(404, "not_found", "no object with this id")
+    return JSON(await objects.detail(runtime(request), request.path_params["kind"], object_id))
+
+
+async def resend(request: Request) -> Response:
+    attempt_id = parse_int(request.path_params["id"])
+    if attempt_id is None or not 0 < attempt_id < 2**63:
+        raise ControlError(404, "not_found", "no delivery attempt with this id")
+    return JSON(await objects.resend(runtime(request), attempt_id), status_code=201)
+
+
+ROUTES = [
+    Route("/merchants/{company_id}/objects/{kind}", listed, methods=["GET"]),
+    Route("/objects/{kind}/{id}", detail, methods=["GET"]),
+    Route("/deliveries/{id}/resend", resend, methods=["POST"]),
+]

@@ -1,0 +1,117 @@
+"""A merchant's objects of one kind, read as stored (the QA console's lists and details)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from emulator.kernel.clock import from_us, iso
+from emulator.kernel.outbox import COLUMNS, stored_event
+from emulator.kernel.storage import Tx
+
+# kind -> its table, and whether its objects have a status
+KINDS: dict[str, tuple[str, bool]] = {
+    "purchases": ("purchases", True),
+    "clients": ("clients", False),
+    "payouts": ("payouts", True),
+    "billing_templates": ("billing_templates", False),
+    "billing_subscribers": ("billing_subscribers", True),
+    "mandates": ("bank_mandates", True),
+    "collections": ("bank_collections", True),
+    "payments": ("bank_payments", True),
+}
+
+_decode = msgspec.json.Decoder()
+
+
+def listed(
+    tx: Tx, merchant_id: str, kind: str, status: str | None, id_part: str | None, limit: int
+) -> list[dict[str, Any]]:
+    """Newest first; ``status`` exact, ``id_part`` anywhere in the id (case-insensitive)."""
+    table, has_status = KINDS[kind]
+    where, params = ["merchant_id = ?"], [merchant_id]
+    if status is not None:
+        if not has_status:
+            return []
+        where.append("json_extract(CAST(data AS TEXT), '$.status') = ?")
+        params.append(status)
+    if id_part is not None:
+        where.append("instr(lower(id), ?) > 0")
+        params.append(id_part.lower())
+    rows = tx.all(
+        f'SELECT data FROM "{table}" WHERE {" AND ".join(where)} ORDER BY seq DESC LIMIT ?',
+        (*params, limit),
+    )
+    return [_decode.decode(row[0]) for row in rows]
+
+
+def one(tx: Tx, kind: str, object_id: str) -> tuple[str, dict[str, Any]] | None:
+    """The owning merchant and the object, None when there is no such object."""
+    table, _ = KINDS[kind]
+    row = tx.one(f'SELECT merchant_id, data FROM "{table}" WHERE id = ?', (object_id,))
+    if row is None:
+        return None
+    return str(row[0]), _decode.decode(row[1])
+
+
+def events(tx: Tx, merchant_id: str, object_id: str, limit: int) -> list[dict[str, Any]]:
+    """The events naming the object, oldest first."""
+    rows = tx.all(
+        f"SELECT {COLUMNS} FROM outbox WHERE object_id = ? AND merchant_id = ?"
+        " ORDER BY seq LIMIT ?",
+        (object_id, merchant_id, limit),
+    )
+    out = []
+    for row in rows:
+        event = stored_event(row)
+        status = event.payload.get("status")
+        out.append(
+            {
+                "id": event.id,
+                "event_type": event.event_type,
+                "at": iso(from_us(event.created_us)),
+                "status": status if isinstance(status, str) else None,
+                "payload": event.payload,
+            }
+        )
+    return out
+
+
+def copy_message(tx: Tx, attempt_id: int, at_us: int) -> tuple[int, str | None] | None:
+    """A fresh copy of the message an attempt sent (same event, URL, headers and body),
+    queued at ``at_us`` and holding nothing back: (its id, its merchant), None when there is
+    no such attempt."""
+    row = tx.one("SELECT message_id FROM delivery_attempts WHERE id = ?", (attempt_id,))
+    if row is None:
+        return None
+    columns = (
+        "merchant_id, event_id, event_seq, event_type, object_type, object_id, kind,"
+        " target_id, url, headers, body"
+    )
+    cursor = tx.execute(
+        f"INSERT INTO delivery_messages ({columns}, state, fail_attempts, reorder,"
+        f" not_before_us, created_us) SELECT {columns}, 'queued', 0, 1, ?, ?"
+        " FROM delivery_messages WHERE id = ?",
+        (at_us, at_us, row[0]),
+    )
+    assert cursor.lastrowid is not None
+    merchant = tx.one("SELECT merchant_id FROM delivery_messages WHERE id = ?", (cursor.lastrowid,))
+    return cursor.lastrowid, None if merchant is None else merchant[0]
+
+
+def attempt_merchant(tx: Tx, attempt_id: int) -> str | None:
+    """The merchant of a delivery attempt ("" for none), None when there is no such attempt."""
+    row = tx.one("SELECT merchant_id FROM delivery_attempts WHERE id = ?", (attempt_id,))
+    return None if row is None else (row[0] or "")
+
+
+def attempts_of_message(tx: Tx, message_id: int) -> list[dict[str, Any]]:
+    rows = tx.all(
+        "SELECT a.id, a.attempt, a.at_us, a.status, a.error, a.success, m.id AS message_id,"
+        " m.merchant_id, m.event_id, m.event_type, m.object_type, m.object_id, m.kind,"
+        " m.target_id, m.url, m.headers, m.body FROM delivery_attempts a"
+        " JOIN delivery_messages m ON m.id = a.message_id WHERE m.id = ? ORDER BY a.id",
+        (message_id,),
+    )
+    return [dict(r) for r in rows]
