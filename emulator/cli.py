@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from emulator import __version__
+from emulator import __version__, cli_listen, cli_trigger, cli_verbs
+from emulator.cli_client import run as run_client
 from emulator.kernel.clock import CLOCK_RANGE, MODES, in_clock_range, parse_iso, to_us
 from emulator.kernel.dbfile import DatabaseInUse, FileLock
 from emulator.kernel.ids import Ids
@@ -84,6 +85,10 @@ def _parser() -> argparse.ArgumentParser:
     validate = actions.add_parser("validate", help="check scenario files (exit 1 if any is bad)")
     validate.add_argument("files", nargs="+", type=Path, metavar="FILE")
     actions.add_parser("list", help="list the shipped scenarios")
+    cli_verbs.add_scenario_actions(actions)
+    cli_verbs.add_commands(commands)
+    cli_trigger.add_command(commands)
+    cli_listen.add_command(commands)
     return parser
 
 
@@ -235,6 +240,8 @@ def scenario_command(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if getattr(args, "handler", None) is not None:  # a verb for a running emulator
+        return run_client(args.handler, args)
     if args.command == "scenario":
         return scenario_command(args)
     if args.command == "serve":
