@@ -1,4 +1,5 @@
-"""``python -m bench [--quick] [--seconds S] [--repeat N] [--json PATH]``: every figure, printed.
+"""``python -m bench [--quick] [--seconds S] [--repeat N] [--json PATH] [--state]``: every
+figure, printed (``--state``: the large-state ones too).
 
 Exit status: 0 when every response was the expected one, 1 when some were not (the figures
 are then suspect; the report lists them), 2 when the harness could not run, 130 on Ctrl-C.
@@ -23,7 +24,7 @@ from importlib import metadata
 from pathlib import Path
 from types import FrameType
 
-from bench import bank, billing, clocks, deliveries, figures, purchases
+from bench import bank, billing, clocks, deliveries, figures, large, purchases, tails
 from bench.client import BenchError
 from bench.figures import progress
 from bench.plan import FULL, QUICK, Plan
@@ -45,6 +46,11 @@ def _parser() -> argparse.ArgumentParser:
         help="run each throughput measurement N times (interleaved) and keep the median",
     )
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    parser.add_argument(
+        "--state",
+        action="store_true",
+        help="also the large-state figures (a reset with 200,000 clients stored: minutes)",
+    )
     return parser
 
 
@@ -71,9 +77,10 @@ def _environment(plan: Plan) -> dict[str, str]:
         "packages": versions,
         "servers": f"one process each; {SERVER}; 127.0.0.1",
         "emulator": "bench/serve_emulator.py: create_app(Runtime(Settings(...))) on a fresh "
-        "SQLite file, real clock, request journal on",
+        "SQLite file, real clock, request journal on, serve's logging at its default level "
+        "(info: the compact access log, deliveries, advances)",
         "baseline": "bench/bare.py: Starlette + aiosqlite, one connection, execute + commit per "
-        "request, stdlib json",
+        "request, stdlib json, uvicorn logging at warning",
         "load generator": "own process, uvloop protocols, HTTP/1.1 keep-alive, closed loop",
         "per measurement": f"{plan.warmup} warm-up requests, then at most {plan.seconds:g} s "
         f"or {plan.max_requests:,} requests",
@@ -100,8 +107,9 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     emulator = start("emulator", "bench.serve_emulator", "/_emulator/health")
     bare = start("bare", "bench.bare", "/health")
     report.loads = figures.throughput(plan, emulator, bare)
-    report.ratios = figures.ratios(plan, report.loads)
     report.loads += purchases.throughput(plan, emulator)
+    report.ratios = figures.ratios(plan, report.loads)
+    report.timings += tails.tails(plan, report.loads)
     report.loads += bank.eft_collection_creates(plan, emulator)
     report.timings.append(figures.fresh_merchants(plan, emulator))
     report.timings.append(clocks.fresh_merchants_with_clock(plan, emulator))
@@ -121,6 +129,11 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.timings.append(billing.year_of_monthly_billing(plan, subscriptions))
     isolation = start("emulator-isolation", "bench.serve_emulator", "/_emulator/health")
     report.timings += clocks.latency_isolation(plan, isolation)
+
+    if plan.state:
+        big = start("emulator-large", "bench.serve_emulator", "/_emulator/health")
+        report.timings.append(large.reset_with_objects(plan, big))
+        big.stop()
 
     report.environment["sqlite"] = (
         f"{sqlite3.sqlite_version}; journal_mode read back from the files: {modes}; "
@@ -164,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.repeat < 1:
         print("bench: --repeat must be at least 1", file=sys.stderr)
         return 2
-    plan = dataclasses.replace(plan, repeat=args.repeat)
+    plan = dataclasses.replace(plan, repeat=args.repeat, state=args.state)
     signal.signal(signal.SIGTERM, _terminate)
     try:
         with (

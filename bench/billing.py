@@ -9,7 +9,7 @@ from bench.figures import JSON, SETUP_SECONDS, bearer, create_objects, new_merch
 from bench.load import Spec
 from bench.plan import Plan
 from bench.procs import Server
-from bench.report import Timing
+from bench.report import Target, Timing
 
 YEAR_OF_BILLING = "year of monthly billing"
 START = "2026-01-05T09:00:00Z"  # the subscriptions' anchor: bills fall on the 5th at 00:00 UTC
@@ -110,6 +110,8 @@ def billed(
         errors=len(short) + abs(count - len(passed)),
         label="total",
         value_ms=advance.ms,
+        target=Target("<=", 2_500, "ms"),
+        judged_as="",
         detail=f"{bills:,} bills charged and paid = {rate:,.0f} bills/s; {jobs:,} jobs run",
         extra={"bills": bills, "bills_per_second": rate, "jobs_run": jobs},
         error_samples=[f"{bills} of {expected} bills paid; {len(short)} subscribers short"]

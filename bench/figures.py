@@ -21,6 +21,7 @@ from bench.report import Load, Ratio, Target, Timing
 
 CREATE_CLIENT = "emulator create-client"
 GET_CLIENT = "emulator get-client"
+CREATE_PURCHASE = "emulator create-purchase"
 BARE_INSERT = "bare insert"
 BARE_READ = "bare read"
 FRESH_MERCHANT = "fresh isolated merchant"
@@ -202,9 +203,15 @@ def ratios(plan: Plan, loads: list[Load]) -> list[Ratio]:
 
     return [
         Ratio(
-            "create-client / bare-insert", c, ratio(CREATE_CLIENT, BARE_INSERT), Target(">=", 0.5)
+            "create-client / bare-insert", c, ratio(CREATE_CLIENT, BARE_INSERT), Target(">=", 0.6)
         ),
-        Ratio("get-client / bare-read", c, ratio(GET_CLIENT, BARE_READ), Target(">=", 0.6)),
+        Ratio("get-client / bare-read", c, ratio(GET_CLIENT, BARE_READ), Target(">=", 0.8)),
+        Ratio(
+            "create-purchase / bare-insert",
+            c,
+            ratio(CREATE_PURCHASE, BARE_INSERT),
+            Target(">=", 0.5),
+        ),
     ]
 
 

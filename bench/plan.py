@@ -23,6 +23,8 @@ class Plan:
     deliveries: int = 1_000  # payouts executed, each delivering one signed webhook
     subscribers: int = 1_000  # monthly subscribers billed for a year in one clock advance
     isolation_requests: int = 200_000  # ceiling of B's requests during A's advance (isolation)
+    state: bool = False  # --state: the large-state figures too
+    reset_objects: int = 200_000  # clients stored when the reset figure resets
 
     @property
     def ratio_concurrency(self) -> int:
@@ -45,4 +47,5 @@ QUICK = Plan(
     deliveries=30,
     subscribers=20,
     isolation_requests=20_000,
+    reset_objects=200,
 )

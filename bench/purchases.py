@@ -8,13 +8,12 @@ measurement records at most as many requests as the create measurement before it
 from __future__ import annotations
 
 from bench import load
-from bench.figures import JSON, bearer, measure_load, new_merchant, progress
+from bench.figures import CREATE_PURCHASE, JSON, bearer, measure_load, new_merchant, progress
 from bench.load import Spec
 from bench.plan import Plan
 from bench.procs import Server
 from bench.report import Load
 
-CREATE_PURCHASE = "emulator create-purchase"
 PAY_PURCHASE = "emulator pay-purchase"
 
 

@@ -9,11 +9,12 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from starlette.types import ASGIApp
 
 HOST = "127.0.0.1"
-SERVER = "uvicorn, loop=uvloop, http=httptools, log_level=warning"  # as the report names it
+SERVER = "uvicorn, loop=uvloop, http=httptools"  # as the report names it
 
 
 def parse_args(prog: str, argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -40,8 +41,9 @@ def watch_parent(interval: float = 0.5) -> None:
     threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
-def serve(app: ASGIApp, port: int) -> None:
-    """Serve ``app`` on 127.0.0.1 with uvloop and httptools until SIGTERM or SIGINT."""
+def serve(app: ASGIApp, port: int, **options: Any) -> None:
+    """Serve ``app`` on 127.0.0.1 with uvloop and httptools until SIGTERM or SIGINT;
+    ``options``: uvicorn's, e.g. its logging (the baseline logs warnings only)."""
     import uvicorn
 
     watch_parent()
@@ -51,6 +53,6 @@ def serve(app: ASGIApp, port: int) -> None:
         port=port,
         loop="uvloop",
         http="httptools",
-        log_level="warning",
         lifespan="on",
+        **({"log_level": "warning"} | options),
     )

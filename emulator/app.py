@@ -16,6 +16,7 @@ from starlette.types import Receive, Scope, Send
 
 from emulator.domain.errors import ApiError
 from emulator.http import oauth
+from emulator.http.accesslog import AccessLog, AccessLogMiddleware
 from emulator.http.bank import errors as bank_errors
 from emulator.http.bank.routes import ROUTES as BANK
 from emulator.http.common import JSON
@@ -110,6 +111,8 @@ def create_app(runtime: Runtime) -> Starlette:
     """The emulator's ASGI app. Its lifespan starts and stops ``runtime`` if nobody else did
     (``httpx.ASGITransport`` runs no lifespan: tests start the runtime themselves)."""
 
+    access_log = AccessLog()
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         owned = not runtime.started
@@ -122,11 +125,13 @@ def create_app(runtime: Runtime) -> Starlette:
             runtime.served = False
             if owned:
                 await runtime.stop()
+            access_log.flush()
 
     settings = runtime.settings
     middleware = [Middleware(EmulatorMiddleware, runtime=runtime, dialects=DIALECTS)]
     if settings.admin_token is not None:  # given on loopback too, it is enforced
         middleware.insert(0, Middleware(AdminGuard, token=settings.admin_token))
+    middleware.insert(0, Middleware(AccessLogMiddleware, log=access_log))  # every request
     app = EmulatorApp(
         routes=route_table(),
         middleware=middleware,

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from emulator import __version__, serve_options
+from emulator import __version__, cli_listen, cli_trigger, cli_verbs, serve_options
+from emulator.cli_client import run as run_client
 from emulator.kernel.clock import CLOCK_RANGE, MODES, in_clock_range, parse_iso, to_us
 from emulator.kernel.dbfile import DatabaseInUse, FileLock
 from emulator.kernel.ids import Ids
@@ -85,6 +86,10 @@ def _parser() -> argparse.ArgumentParser:
     validate = actions.add_parser("validate", help="check scenario files (exit 1 if any is bad)")
     validate.add_argument("files", nargs="+", type=Path, metavar="FILE")
     actions.add_parser("list", help="list the shipped scenarios")
+    cli_verbs.add_scenario_actions(actions)
+    cli_verbs.add_commands(commands)
+    cli_trigger.add_command(commands)
+    cli_listen.add_command(commands)
     return parser
 
 
@@ -186,6 +191,7 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
     import uvicorn
 
     from emulator.app import create_app
+    from emulator.logs import server_options
     from emulator.runtime import Runtime
 
     sock = sock or bind(settings)
@@ -200,7 +206,6 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
         app,
         host=settings.host,
         port=settings.port,
-        log_level=log_level,
         loop="auto",
         http="auto",
         lifespan="on",
@@ -209,6 +214,7 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
         ssl_certfile=settings.tls_cert,
         ssl_keyfile=settings.tls_key,
+        **server_options(log_level),
     )
     server = uvicorn.Server(config)
     try:
@@ -240,6 +246,8 @@ def scenario_command(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if getattr(args, "handler", None) is not None:  # a verb for a running emulator
+        return run_client(args.handler, args)
     if args.command == "scenario":
         return scenario_command(args)
     if args.command == "serve":

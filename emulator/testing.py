@@ -29,6 +29,7 @@ import msgspec
 
 from emulator.kernel.clock import Mode, iso, parse_iso
 from emulator.live_server import EmulatorStartError
+from emulator.testing_actors import Actors, BankOutcome, Delivery, DeliveryKind
 from emulator.testing_records import (
     ClientCredentials,
     ClockInfo,
@@ -41,9 +42,9 @@ from emulator.testing_records import (
 from emulator.testing_servers import Emulator, EmulatorServer, ExternalEmulator
 
 __all__ = [
-    "ClientCredentials", "ClockInfo", "Emulator", "EmulatorClient", "EmulatorClock",
-    "EmulatorError", "EmulatorServer", "EmulatorStartError", "ExternalEmulator", "Merchant",
-    "Profile", "ScheduledJob", "Sink", "SinkMessage", "unique_name",
+    "BankOutcome", "ClientCredentials", "ClockInfo", "Delivery", "DeliveryKind", "Emulator",
+    "EmulatorClient", "EmulatorClock", "EmulatorError", "EmulatorServer", "EmulatorStartError",
+    "ExternalEmulator", "Merchant", "Profile", "ScheduledJob", "Sink", "SinkMessage", "unique_name",
 ]  # fmt: skip
 
 Instant = datetime | str  # an ISO-8601 string or a datetime (naive means UTC)
@@ -108,8 +109,9 @@ def _scope(merchant: MerchantRef | None) -> dict[str, Any]:
     return {} if merchant is None else {"merchant": _company_id(merchant)}
 
 
-class EmulatorClient:
-    """The control plane (``/_emulator/``) of one emulator, over ``httpx``.
+class EmulatorClient(Actors):
+    """The control plane (``/_emulator/``) of one emulator, over ``httpx``; acting for the payer,
+    provider, debtor and bank, and reading deliveries: see ``emulator.testing_actors``.
 
     Every method raises ``EmulatorError`` on a non-2xx answer. ``changed_clock`` turns True once
     this client moved the server clock or replaced the whole state (reset, restore); moving a

@@ -31,13 +31,17 @@ FIGURES = (
     "B create-client c8, A idle",
     "B create-client c8, A advancing",
     "A's year of billing, own clock",
+    "create-purchase / bare-insert",
+    "emulator get-client p99, concurrency 1",
+    "emulator create-purchase p99, concurrency 64",
+    "reset with objects stored (200 clients)",
 )
 
 
 def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
     saved = tmp_path / "bench.json"
     done = subprocess.run(
-        [sys.executable, "-m", "bench", "--quick", "--json", str(saved)],
+        [sys.executable, "-m", "bench", "--quick", "--state", "--json", str(saved)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -57,7 +61,7 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     }
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 2 and len(figures["timings"]) == 12
+    assert len(figures["ratios"]) == 3 and len(figures["timings"]) == 15
     timings = {x["name"]: x for x in figures["timings"]}
     for name in ("clock advance", "clock advance, merchant's own clock"):
         assert timings[name]["errors"] == 0 and timings[name]["extra"]["jobs_run"] >= 50

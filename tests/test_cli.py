@@ -254,3 +254,34 @@ def test_a_second_emulator_on_the_same_file_is_refused_before_it_starts(tmp_path
     assert second.returncode == 2
     assert "is in use by another emulator process" in second.stderr
     assert "Traceback" not in second.stderr and "default merchant" not in second.stdout
+
+
+def test_the_log_at_info_shows_requests_deliveries_and_advances(tmp_path: Path):
+    """At the default level the server prints one compact line per request (uvicorn's access
+    log is off), each delivery with its answer, and each clock advance with its jobs; at
+    warning, none of them."""
+    db = str(tmp_path / "e.sqlite3")
+    start = ("--clock", "frozen", "--start", "2026-01-05T09:00:00Z")
+    with serving("--db", db, *start, "--log-level", "info") as (url, output):
+        hook = {"title": "t", "events": ["purchase.created"], "callback": f"{url}/_emulator/sink/a"}
+        assert httpx.post(f"{url}/api/v1/webhooks/", json=hook, headers=DEFAULT).status_code == 201
+        purchase = {
+            "brand_id": "4b0d6e2a-1c3f-4a5b-8d7e-9f0a1b2c3d4e",
+            "client": {"email": "a@example.com"},
+            "purchase": {"products": [{"name": "x", "price": 100}]},
+        }
+        created = httpx.post(f"{url}/api/v1/purchases/", json=purchase, headers=DEFAULT)
+        assert created.status_code == 201, created.text
+        assert httpx.post(f"{url}/_emulator/clock/advance", json={"seconds": 60}).is_success
+        assert httpx.get(f"{url}/_emulator/sink/a").json()["messages"]
+    log = output[0]
+    assert "POST /api/v1/purchases/ 201 " in log
+    assert "POST /_emulator/clock/advance 200 " in log
+    assert '"POST /api/v1/purchases/ HTTP/1.1"' not in log  # uvicorn's own access line
+    assert f"webhook purchase.created of purchase {created.json()['id']}" in log
+    assert f"{url}/_emulator/sink/a: 200 (attempt 1)" in log
+    assert "server clock advanced to 2026-01-05T09:01:00Z" in log
+
+    with serving("--db", db, "--log-level", "warning") as (url, output):
+        assert httpx.get(f"{url}/api/v1/clients/", headers=DEFAULT).status_code == 200
+    assert "GET /api/v1/clients/" not in output[0]

@@ -114,6 +114,11 @@ def test_plain_class_example_in_the_readme_runs():
     exec(compile(python_blocks("Pytest plugin")[1], "README.md", "exec"), {})
 
 
+def test_actor_example_in_the_readme_runs():
+    """The README's example of the payer and the delivery log runs as written."""
+    exec(compile(python_blocks("Pytest plugin")[2], "README.md", "exec"), {})
+
+
 def backticked(cell: str) -> list[str]:
     return re.findall(r"`([^`]+)`", cell)
 

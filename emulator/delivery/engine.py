@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -134,6 +134,8 @@ class DeliveryEngine:
             async with self._dispatching:
                 while await self._rt.db.write(self._dispatch):
                     pass
+            if wait:
+                await scheduler.kicked()  # it may be starting a send that a delivery released
             started = await scheduler.run_due_everywhere()  # sends start in the background...
             if not wait:
                 return
@@ -250,21 +252,30 @@ class DeliveryEngine:
 
     # -- sending -----------------------------------------------------------------------------
 
-    async def _send(self, job: Job) -> None:
+    async def _send(self, job: Job) -> Callable[[Tx], None] | None:
+        """One attempt; its record is the unit the scheduler commits with the job's removal."""
         rt = self._rt
         message_id = int(job.payload["message"])
         message = await rt.db.read(lambda tx: repo.message(tx, message_id))
         if message is None or message.state != "queued":
-            return  # delivered meanwhile, or gone with a reset or restore
+            return None  # delivered meanwhile, or gone with a reset or restore
         attempt = message.attempts + 1
         if job.payload.get("attempt", attempt) != attempt:
-            return  # a stale copy of a job whose attempt is already recorded
+            return None  # a stale copy of a job whose attempt is already recorded
         at_us = rt.clock.now_us()  # the scheduler serves the job on its merchant's clock
         status, error = await self._post(message, attempt, at_us)
         success = status is not None and 200 <= status < 300
-        await rt.db.write(
-            lambda tx: self._record(tx, message, attempt, at_us, status, error, success)
+        log.info(
+            "%s %s of %s %s to %s: %s (attempt %d)",
+            message.kind,
+            message.event_type,
+            message.object_type,
+            message.object_id,
+            message.url,
+            status if status is not None else error,
+            attempt,
         )
+        return lambda tx: self._record(tx, message, attempt, at_us, status, error, success)
 
     async def _post(
         self, message: repo.Message, attempt: int, at_us: int

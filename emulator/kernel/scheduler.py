@@ -29,14 +29,14 @@ import asyncio
 import contextlib
 import functools
 import logging
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import msgspec
 
-from emulator.kernel.clock import CLOCK_RANGE, Clocks, in_clock_range
+from emulator.kernel.clock import CLOCK_RANGE, Clocks, from_us, in_clock_range, iso
 from emulator.kernel.jobs import Job, earliest_due, mark_failed, next_job
+from emulator.kernel.steps import AtomicHandler, Batch, SaveClock, Steps
 from emulator.kernel.storage import Database, Tx
 from emulator.kernel.timeline import (
     SERVER,
@@ -51,20 +51,8 @@ from emulator.kernel.underway import UnderWay
 
 log = logging.getLogger(__name__)
 
-AtomicHandler = Callable[[Tx, Job], None]
-AsyncHandler = Callable[[Job], Awaitable[None]]
-
-BATCH = 256  # atomic jobs per unit of work: bounds how long other writes wait behind one
-BATCH_SECONDS = 0.008  # ...and so does this: a batch of slow jobs (billing) ends sooner
-
-
-class _Batch(msgspec.Struct):
-    ran: int = 0
-    more: bool = False  # stopped when full; more atomic jobs may be due
-    next_async: Job | None = None  # stopped before a job that needs the event loop
-
-
-SaveClock = Callable[[Tx, Timeline], None]
+# An async handler may return a unit of work: it commits with the job's removal.
+AsyncHandler = Callable[[Job], Awaitable[Callable[[Tx], object] | None]]
 
 
 class Scheduler:
@@ -227,6 +215,8 @@ class Scheduler:
             finally:
                 timeline.advancing = False
                 clock.release()
+        whose = f"merchant {timeline.key}'s clock" if timeline.key != SERVER else "server clock"
+        log.info("%s advanced to %s: %d jobs ran", whose, iso(from_us(target_us)), count)
         self._after_hold(timeline)
         return count, upcoming
 
@@ -282,9 +272,13 @@ class Scheduler:
                     # background slots all taken: atomic jobs go on, async ones wait for a
                     # slot (an advance runs its own, not in the background)
                     skip=tuple(self._async) if not move_clock and self.under_way.full() else (),
+                    slots=self.under_way.free(),
                 )
             )
             count += batch.ran
+            for started in batch.to_start:
+                self._start(started, timeline)
+            count += len(batch.to_start)
             job = batch.next_async
             if job is not None:
                 if move_clock:
@@ -326,6 +320,13 @@ class Scheduler:
         if self.any_due() and (self._kicking is None or self._kicking.done()):
             self._kicking = asyncio.get_running_loop().create_task(self._run_kick())
 
+    async def kicked(self) -> None:
+        """Wait for a kick under way: what it is starting is then under way (a read of
+        deliveries waits for those sends too)."""
+        kicking = self._kicking
+        if kicking is not None and kicking is not asyncio.current_task():
+            await asyncio.gather(kicking, return_exceptions=True)
+
     async def _run_kick(self) -> None:
         try:
             await self.run_due_everywhere()
@@ -340,46 +341,10 @@ class Scheduler:
         move_clock: bool,
         exclude: tuple[int, ...] = (),
         skip: tuple[str, ...] = (),
-    ) -> _Batch:
-        """On the writer: run due atomic jobs in order until none is left, the next one is
-        async, or a batch is full. Jobs a handler schedules are seen at once (same connection).
-        ``exclude``: async jobs already under way in the background."""
-        batch = _Batch()
-        clock = timeline.clock
-        started = time.perf_counter()
-        with self._clocks.using(clock):
-            while True:
-                job = next_job(tx, timeline.key, target_us, exclude, skip)
-                # before time moves on, what this instant emitted gets its deliveries, due now
-                moves = job is None or job.due_us > clock.now_us()
-                if moves and self.before_step is not None and self.before_step(tx):
-                    job = next_job(tx, timeline.key, target_us, exclude, skip)
-                if job is None:
-                    break
-                handler = self._atomic.get(job.kind)
-                if handler is None:
-                    batch.next_async = job
-                    break
-                if move_clock and job.due_us > clock.now_us():
-                    clock.set_us(job.due_us)
-                tx.execute("SAVEPOINT job")
-                hooks = len(tx.hooks)
-                try:
-                    handler(tx, job)
-                    tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
-                except Exception as exc:
-                    tx.execute("ROLLBACK TO job")
-                    del tx.hooks[hooks:]  # what the rolled-back job meant to do after commit
-                    log.exception("job %s (%s) failed", job.id, job.kind)
-                    mark_failed(tx, job, exc)
-                tx.execute("RELEASE job")
-                batch.ran += 1
-                if batch.ran == BATCH or time.perf_counter() - started > BATCH_SECONDS:
-                    batch.more = True
-                    break
-            if batch.ran and move_clock and self._save_clock is not None:
-                self._save_clock(tx, timeline)
-        return batch
+        slots: int = 1,
+    ) -> Batch:
+        steps = Steps(self._atomic, self._clocks, self.before_step, self._save_clock)
+        return steps.run(tx, timeline, target_us, move_clock, exclude, skip, slots)
 
     async def _run_async(self, job: Job, timeline: Timeline) -> None:
         with self._clocks.using(timeline.clock):
@@ -387,14 +352,18 @@ class Scheduler:
                 handler = self._async.get(job.kind)
                 if handler is None:
                     raise LookupError(f"no handler for job kind {job.kind!r}")
-                await handler(job)
-                await self._db.write(lambda tx: self._finish(tx, job, timeline))
+                then = await handler(job)
+                await self._db.write(lambda tx: self._finish(tx, job, timeline, then))
             except Exception as exc:
                 log.exception("job %s (%s) failed", job.id, job.kind)
                 error = exc
                 await self._db.write(lambda tx: mark_failed(tx, job, error))
 
-    def _finish(self, tx: Tx, job: Job, timeline: Timeline) -> None:
+    def _finish(
+        self, tx: Tx, job: Job, timeline: Timeline, then: Callable[[Tx], object] | None = None
+    ) -> None:
+        if then is not None:
+            then(tx)
         tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
         if self._save_clock is not None:
             self._save_clock(tx, timeline)

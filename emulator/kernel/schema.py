@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from collections.abc import Callable
 from importlib import resources
+from pathlib import Path
 
 
 def migration_files() -> list[tuple[int, str, str]]:
@@ -38,3 +41,24 @@ def apply_migrations(conn: sqlite3.Connection) -> list[int]:
             raise
         applied.append(version)
     return applied
+
+
+def build_database(path: Path, fill: Callable[[sqlite3.Connection], None]) -> None:
+    """A new database file at ``path`` (replacing any): every migration, then ``fill``'s rows
+    in one transaction, flushed to disk. Nobody else has it open: no journal is kept while it
+    is built (a failure leaves a file that is never used)."""
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA synchronous=OFF")
+        conn.execute("PRAGMA foreign_keys=ON")
+        apply_migrations(conn)
+        conn.execute("BEGIN IMMEDIATE")
+        fill(conn)
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    with open(path, "rb+") as file:
+        os.fsync(file.fileno())

@@ -25,6 +25,10 @@ class UnderWay:
         """Every background slot is taken."""
         return len(self._tasks) >= ASYNC_AT_ONCE
 
+    def free(self) -> int:
+        """Background slots not taken."""
+        return max(0, ASYNC_AT_ONCE - len(self._tasks))
+
     def add(self, job: Job, timeline_key: str, task: asyncio.Task[None]) -> None:
         self._tasks[job.id] = (task, timeline_key, job)
 

@@ -17,7 +17,7 @@ from emulator.domain.bank import MANDATE_TRANSITIONS, MONEY_TRANSITIONS, Invalid
 from emulator.domain.collections import Attempt, Collection, Step
 from emulator.domain.errors import BankBadRequest
 from emulator.kernel.jobs import Job
-from emulator.kernel.scheduler import AtomicHandler
+from emulator.kernel.steps import AtomicHandler
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.services import mandates

@@ -21,7 +21,7 @@ from emulator.domain.mandates import (
 )
 from emulator.domain.merchants import MerchantProfile
 from emulator.kernel.jobs import Job
-from emulator.kernel.scheduler import AtomicHandler
+from emulator.kernel.steps import AtomicHandler
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.scenarios import points

@@ -15,7 +15,7 @@ from emulator.domain.collections import outcome_steps
 from emulator.domain.errors import BankBadRequest, NotFound
 from emulator.domain.payments import REAL_TIME_US, REQUIRED, REQUIRED_TEXT, EftPaymentInput, Payment
 from emulator.kernel.jobs import Job
-from emulator.kernel.scheduler import AtomicHandler
+from emulator.kernel.steps import AtomicHandler
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.scenarios import points

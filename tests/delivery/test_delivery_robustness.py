@@ -16,10 +16,17 @@ from tests.http.purchase_helpers import create, pay
 async def test_a_receiver_that_hangs_holds_up_no_request(http, gw, merchant):
     """Deliveries run in the background from the request path: five payouts whose webhooks
     go to a receiver that never answers are answered at once, and so is the next read."""
-    connections: list[asyncio.StreamWriter] = []
+    done = asyncio.Event()
+    handlers: list[asyncio.Task[None]] = []
 
     async def never_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        connections.append(writer)
+        # Each connection closes itself when the test is done, including one accepted so late
+        # that its handler had not started yet (left open, it was a ResourceWarning later on).
+        handlers.append(asyncio.current_task())  # type: ignore[arg-type]
+        try:
+            await done.wait()
+        finally:
+            writer.close()
 
     server = await asyncio.start_server(never_answer, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
@@ -32,9 +39,12 @@ async def test_a_receiver_that_hangs_holds_up_no_request(http, gw, merchant):
         assert listed.status_code == 200
         assert time.perf_counter() - started < 2.5  # one hung send alone takes 5 s
     finally:
+        done.set()
         server.close()
-        for writer in connections:
-            writer.close()
+        await server.wait_closed()
+        for _ in range(3):  # let handlers of connections accepted last start and close
+            await asyncio.sleep(0)
+        await asyncio.gather(*handlers)
 
 
 async def test_a_reordered_message_does_not_release_the_ones_behind_an_earlier_one(

@@ -206,6 +206,24 @@ async def test_reset_wipes_state_and_reseeds(http, merchant, gw):
     assert [m["company_id"] for m in merchants] == ["9f1c3a52-7d4e-4b8a-9c61-2e5f0a7b3d10"]
 
 
+async def test_a_reset_never_reuses_a_scenario_activation_id(http, runtime):
+    """A reset starts a new database file, but AUTOINCREMENT ids (scenario activations, which
+    key rate-limit windows in memory) go on from where they were, as they did when a reset
+    deleted the rows, and the rows themselves are gone."""
+
+    def activations(tx):
+        return [tuple(r) for r in tx.all("SELECT id, name FROM scenario_activations")]
+
+    for name in ("delayed-callbacks", "duplicate-callbacks"):
+        assert (await http.post(f"/_emulator/scenarios/{name}/activate")).status_code == 200
+    before = await runtime.db.read(activations)
+    assert (await http.post("/_emulator/reset")).status_code == 200
+    assert await runtime.db.read(activations) == []
+    await http.post("/_emulator/scenarios/3ds-failures/activate")
+    [(after, _)] = await runtime.db.read(activations)
+    assert after > max(id for id, _ in before)
+
+
 async def test_snapshot_save_and_restore(http):
     """A restored snapshot brings back objects and the clock exactly as saved."""
     kept = (

@@ -11,7 +11,7 @@ import pytest
 from emulator.app import create_app
 from emulator.kernel.clock import from_us, to_us
 from emulator.kernel.jobs import Job, pending_jobs
-from emulator.kernel.scheduler import BATCH
+from emulator.kernel.steps import BATCH
 from emulator.kernel.storage import Tx
 from emulator.runtime import Runtime
 from emulator.services.control import load_clock

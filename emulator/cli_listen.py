@@ -1,0 +1,118 @@
+"""``payments-emulator listen``: tail the delivery log of a running emulator (every webhook,
+success callback and bank callback attempt as it is made), and with ``--forward-to URL``
+re-post each message, same body and headers (the signature intact), to a local receiver."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+import httpx
+
+from emulator.cli_client import Context, UsageError, client_parent, merchant_option
+from emulator.testing import Delivery
+
+POLL = 0.25  # seconds between reads of the delivery log
+DROP = {"host", "content-length", "connection", "transfer-encoding", "accept-encoding"}
+
+
+def add_command(commands: Any) -> None:
+    listen = commands.add_parser(
+        "listen",
+        parents=[client_parent()],
+        help="print each delivery and callback as it is made; --forward-to re-posts them",
+    )
+    merchant_option(listen, "only that merchant's deliveries")
+    listen.add_argument(
+        "--forward-to", metavar="URL", help="re-post each message (body and headers) to this URL"
+    )
+    listen.add_argument(
+        "--after",
+        type=int,
+        metavar="ID",
+        help="start after this delivery attempt id (default: the newest now; 0: from the start)",
+    )
+    listen.add_argument(
+        "--count", type=int, metavar="N", help="stop after N attempts (default: until Ctrl-C)"
+    )
+    listen.set_defaults(handler=listen_command)
+
+
+def listen_command(context: Context, args: argparse.Namespace) -> int:
+    forward = args.forward_to
+    if forward is not None and not forward.startswith(("http://", "https://")):
+        raise UsageError(f"--forward-to must be an http:// or https:// URL, not {forward!r}")
+    if args.count is not None and args.count < 1:
+        raise UsageError("--count must be 1 or more")
+    after = args.after
+    if after is None:
+        newest = context.client.deliveries(context.merchant, limit=1)
+        after = newest[0].id if newest else 0
+    if not context.json:
+        scope = f" of merchant {context.merchant}" if context.merchant else ""
+        target = f", forwarding to {forward}" if forward else ""
+        print(f"listening to deliveries{scope} on {context.url}{target} (Ctrl-C stops)")
+        sys.stdout.flush()
+    seen = 0
+    with httpx.Client(timeout=10.0) as receiver:
+        while args.count is None or seen < args.count:
+            batch = context.client.deliveries(context.merchant, after=after, limit=100)
+            for delivery in batch:
+                after = delivery.id
+                forwarded = _forward(receiver, forward, delivery) if forward else None
+                _show(context, delivery, forwarded)
+                seen += 1
+                if args.count is not None and seen >= args.count:
+                    break
+            if not batch:
+                time.sleep(POLL)
+    return 0
+
+
+def _forward(receiver: httpx.Client, url: str, delivery: Delivery) -> dict[str, Any]:
+    """Re-post the message as the emulator sent it; what the receiver answered."""
+    headers = {k: v for k, v in delivery.headers.items() if k.lower() not in DROP}
+    try:
+        response = receiver.post(url, content=delivery.body.encode("utf-8"), headers=headers)
+    except httpx.TransportError as exc:
+        return {"url": url, "status": None, "error": f"{type(exc).__name__}: {exc}"}
+    return {"url": url, "status": response.status_code, "error": None}
+
+
+def _show(context: Context, delivery: Delivery, forwarded: dict[str, Any] | None) -> None:
+    if context.json:
+        record: dict[str, Any] = {
+            "id": delivery.id,
+            "at": delivery.at.isoformat().replace("+00:00", "Z"),
+            "kind": delivery.kind,
+            "event_type": delivery.event_type,
+            "event_id": delivery.event_id,
+            "object_type": delivery.object_type,
+            "object_id": delivery.object_id,
+            "merchant": delivery.merchant,
+            "url": delivery.url,
+            "attempt": delivery.attempt,
+            "status": delivery.status,
+            "error": delivery.error,
+            "headers": delivery.headers,
+            "body": delivery.body,
+        }
+        if forwarded is not None:
+            record["forwarded"] = forwarded
+        context.emit(record, [])
+    else:
+        answer = str(delivery.status) if delivery.status is not None else delivery.error
+        line = (
+            f"{delivery.at:%Y-%m-%d %H:%M:%S} {delivery.event_type} "
+            f"{delivery.object_type} {delivery.object_id} -> {delivery.url} [{answer}]"
+        )
+        if delivery.attempt > 1:
+            line += f" (attempt {delivery.attempt})"
+        if forwarded is not None:
+            line += (
+                f"; forwarded -> {forwarded['url']} [{forwarded['status'] or forwarded['error']}]"
+            )
+        print(line)
+    sys.stdout.flush()

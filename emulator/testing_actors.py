@@ -1,0 +1,159 @@
+"""Typed helpers of ``EmulatorClient`` that act for the other side of a flow (the payer, the
+provider, the debtor, the bank) through the control plane, and read what the emulator sent.
+
+    purchase = gateway.post("purchases/", json=body).json()
+    control.pay(purchase["id"])                          # the payer pays with the default card
+    control.settle_payout(payout_id, "failed")           # the provider gives up on a payout
+    control.authorise_mandate(mandate_id)                # the debtor accepts a DebiCheck mandate
+    control.settle_collection(collection_id, "UNPAID")   # the bank's outcome, now
+    for attempt in control.deliveries(merchant, object_id=purchase["id"]):
+        print(attempt.event_type, attempt.status, attempt.json())
+
+Each acts at once, on the clock of the object's merchant, and returns the object as the
+interface shows it (a dict); ``EmulatorError`` when the emulator refuses.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Any, Literal
+
+import msgspec
+
+DeliveryKind = Literal["webhook", "success_callback", "callback"]
+BankOutcome = Literal["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
+POLL = 0.02  # seconds between reads of the delivery log while waiting
+
+
+class Delivery(msgspec.Struct, frozen=True):
+    """One delivery attempt (webhook, success callback or bank callback) as
+    ``GET /_emulator/deliveries`` shows it: what was sent where, and what came back
+    (``status`` None when no HTTP answer came; ``error`` says why)."""
+
+    id: int
+    message_id: int
+    merchant: str | None
+    kind: DeliveryKind
+    target_id: str
+    event_id: str
+    event_type: str
+    object_type: str
+    object_id: str
+    url: str
+    headers: dict[str, str]
+    body: str
+    attempt: int
+    at: datetime
+    status: int | None
+    error: str | None
+    success: bool
+
+    def json(self) -> Any:
+        """The body, parsed (every delivery is JSON)."""
+        return msgspec.json.decode(self.body)
+
+
+msgspec.json.Decoder(Delivery)  # resolve annotations now, outside any freezegun (testing_records)
+
+
+class Actors:
+    """Mixed into ``EmulatorClient``: ``call`` is its one control-plane request."""
+
+    def call(
+        self, method: str, path: str, *, json: Any = None, params: Any = None
+    ) -> dict[str, Any]:
+        raise NotImplementedError  # pragma: no cover (EmulatorClient.call)
+
+    def pay(
+        self,
+        purchase_id: str,
+        card_number: str | None = None,
+        *,
+        expires: str | None = None,
+        cvc: str | None = None,
+        cardholder_name: str | None = None,
+        remember_card: bool = False,
+    ) -> dict[str, Any]:
+        """Pay a purchase as its payer would on the checkout page: the default test card
+        (paid) or ``card_number`` (see the test values: declines, 3-D Secure, slow captures);
+        3-D Secure completes at once with the card's result. Returns the purchase."""
+        card = {
+            "card_number": card_number,
+            "expires": expires,
+            "cvc": cvc,
+            "cardholder_name": cardholder_name,
+        }
+        body: dict[str, Any] = {k: v for k, v in card.items() if v is not None}
+        if remember_card:
+            body["remember_card"] = True
+        return self.call("POST", f"purchases/{purchase_id}/pay", json=body)
+
+    def settle_payout(
+        self, payout_id: str, status: Literal["success", "failed"] | None = None
+    ) -> dict[str, Any]:
+        """Settle a pending payout now: as its card planned, or as ``status`` says."""
+        body = {"status": status} if status is not None else {}
+        return self.call("POST", f"payouts/{payout_id}/settle", json=body)
+
+    def authorise_mandate(self, mandate_id: str | int) -> dict[str, Any]:
+        """The debtor authorises a PENDING_AUTHENTICATION DebiCheck mandate."""
+        return self.call("POST", f"mandates/{mandate_id}/authorise")
+
+    def reject_mandate(self, mandate_id: str | int) -> dict[str, Any]:
+        """The debtor rejects a PENDING_AUTHENTICATION DebiCheck mandate."""
+        return self.call("POST", f"mandates/{mandate_id}/reject")
+
+    def settle_collection(
+        self, collection_id: str | int, status: BankOutcome = "COMPLETED"
+    ) -> dict[str, Any]:
+        """The bank's outcome for a collection (EFT or DebiCheck), now."""
+        return self.call("POST", f"collections/{collection_id}/settle", json={"status": status})
+
+    def settle_payment(
+        self, payment_id: str | int, status: BankOutcome = "COMPLETED"
+    ) -> dict[str, Any]:
+        """The bank's outcome for an EFT payment, now."""
+        return self.call("POST", f"payments/{payment_id}/settle", json={"status": status})
+
+    def deliveries(
+        self,
+        merchant: Any = None,
+        *,
+        object_id: str | int | None = None,
+        kind: DeliveryKind | None = None,
+        after: int | None = None,
+        limit: int = 100,
+    ) -> list[Delivery]:
+        """Delivery attempts, newest first; with ``after`` (an attempt id), those after it,
+        oldest first. ``merchant``: a Merchant or a company_id. What is due is sent first."""
+        params: dict[str, Any] = {"limit": limit}
+        if merchant is not None:
+            params["merchant"] = getattr(merchant, "company_id", merchant)
+        for name, value in (("object_id", object_id), ("kind", kind), ("after", after)):
+            if value is not None:
+                params[name] = value
+        found = self.call("GET", "deliveries", params=params)["deliveries"]
+        return msgspec.convert(found, list[Delivery])
+
+    def wait_for_delivery(
+        self,
+        event_type: str,
+        merchant: Any = None,
+        *,
+        object_id: str | int | None = None,
+        timeout: float = 5.0,
+    ) -> Delivery:
+        """Poll (in real time) until an attempt of ``event_type`` shows in the log; the
+        newest one. ``TimeoutError`` naming what was seen otherwise."""
+        seen: list[Delivery] = []
+        for attempt in range(max(1, round(timeout / POLL)) + 1):
+            if attempt:
+                time.sleep(POLL)
+            seen = self.deliveries(merchant, object_id=object_id)
+            for delivery in seen:
+                if delivery.event_type == event_type:
+                    return delivery
+        raise TimeoutError(
+            f"no {event_type} delivery in {timeout}s; seen: {[d.event_type for d in seen]}"
+        )
