@@ -159,7 +159,8 @@ UTC</label> <button>Advance</button></form><p id="advanced"></p></section>
 <div><h4>JSON <button id="copy-json" type="button">Copy</button></h4>
 <pre id="detail-json"></pre></div></div>
 <h4>Deliveries</h4><table><thead><tr><th>#</th><th>At</th><th>Event</th><th>URL</th>
-<th>Result</th></tr></thead><tbody id="detail-deliveries"></tbody></table></article>
+<th>Result</th><th title="response time">ms</th></tr></thead>
+<tbody id="detail-deliveries"></tbody></table></article>
 <template id="card-options">{card_options}</template></section>
 
 <section id="deliveries"><h2>Deliveries and callbacks <small class="live">live</small></h2>
@@ -168,7 +169,8 @@ aria-label="Object id"> <input id="dfilter-event" placeholder="event" aria-label
 <select id="dfilter-outcome" aria-label="Outcome"><option value="">any outcome</option>
 <option value="ok">succeeded</option><option value="failed">failed</option></select></form>
 <table><thead><tr><th>#</th><th>At</th><th>Event</th><th>Object</th><th>URL</th>
-<th>Result</th><th></th></tr></thead><tbody id="delivery-list"></tbody></table></section>
+<th>Result</th><th title="response time">ms</th><th></th></tr></thead>
+<tbody id="delivery-list"></tbody></table></section>
 
 <section id="journal"><h2>Request journal <small class="live">live</small></h2>
 <form id="journal-filter"><input id="jfilter-path" placeholder="path contains" size="30"

@@ -270,6 +270,8 @@ async function openDetail(kind, id) {
   $("detail").scrollIntoView();
 }
 
+function took(d) { return d.duration_ms === null ? "" : d.duration_ms.toFixed(1); }
+
 function result(d) {
   if (d.success) return `${d.status} ok`;
   return d.status ? `${d.status} failed` : `no answer: ${d.error}`;
@@ -290,7 +292,7 @@ async function loadDetail(fresh) {
   fill("detail-events", d.events.map((e) => h("li", {}, h("code", {}, e.at), ` ${e.event_type}`)));
   fill("detail-jobs", d.jobs.length ? d.jobs.map((j) => h("li", {}, h("code", {}, j.due), ` ${j.kind}: ${j.description}`)) : [h("li", {}, "None pending.")]);
   fill("detail-deliveries", d.deliveries.map((a) => h("tr", {}, h("td", {}, a.id), h("td", {}, h("code", {}, a.at)),
-    h("td", {}, a.event_type), h("td", {}, a.url), h("td", {}, result(a)))));
+    h("td", {}, a.event_type), h("td", {}, a.url), h("td", {}, result(a)), h("td", { class: "ms" }, took(a)))));
   if (fresh) actions(kind, d);
 }
 
@@ -400,7 +402,7 @@ function deliveryRow(d) {
   return h("tr", { dataset: { delivery: d.id, outcome: d.success ? "ok" : "failed" } },
     h("td", {}, d.id), h("td", {}, h("code", {}, d.at)), h("td", {}, d.event_type),
     h("td", {}, objectLink(d.object_type, d.object_id)), h("td", {}, d.url, more),
-    h("td", { class: d.success ? "ok" : "error" }, result(d)),
+    h("td", { class: d.success ? "ok" : "error" }, result(d)), h("td", { class: "ms" }, took(d)),
     h("td", {}, h("button", { type: "button", class: "resend", onclick: () => resend(d.id) }, "Re-send")));
 }
 
