@@ -150,7 +150,8 @@ UTC</label> <button>Advance</button></form><p id="advanced"></p></section>
 <button>Filter</button></form>
 <table><thead><tr><th>Id</th><th>Status</th><th>Summary</th></tr></thead>
 <tbody id="object-list"></tbody></table>
-<article id="detail" class="hidden"><h3><span id="detail-kind"></span>
+<article id="detail" class="hidden"><h3 id="detail-title" tabindex="-1">
+<span id="detail-kind"></span>
 <code id="detail-id"></code> <span id="detail-status" class="status"></span></h3>
 <div id="actions"></div><p id="action-result" role="status"></p>
 <div class="cols"><div><h4>Status history</h4><ol id="detail-history" class="timeline"></ol>
@@ -175,8 +176,7 @@ aria-label="Object id"> <input id="dfilter-event" placeholder="event" aria-label
 <section id="journal"><h2>Request journal <small class="live">live</small></h2>
 <form id="journal-filter"><input id="jfilter-path" placeholder="path contains" size="30"
 aria-label="Path"> <input id="jfilter-status" placeholder="status" size="6"
-aria-label="Status"> <label><input type="checkbox" id="jfilter-console"> show the console's
-own calls</label></form>
+aria-label="Status"></form>
 <table><thead><tr><th>#</th><th>Time</th><th>Request</th><th>Status</th><th>ms</th>
 </tr></thead><tbody id="journal-list"></tbody></table></section>
 

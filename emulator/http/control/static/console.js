@@ -62,11 +62,36 @@ function h(tag, attrs, ...children) {
 }
 
 // Replace a list's rows, unless they render the same (a poll keeps selections and open rows).
+// Keyboard focus inside the list stays on the same control of the same row (found by its data
+// attributes), so a live update does not throw a keyboard user back to the top of the page.
 function fill(id, rows) {
   const box = $(id);
   const probe = document.createElement(box.tagName);
   probe.append(...rows);
-  if (probe.innerHTML !== box.innerHTML) box.replaceChildren(...probe.childNodes);
+  if (probe.innerHTML === box.innerHTML) return;
+  const focus = focusPlace(box);
+  box.replaceChildren(...probe.childNodes);
+  if (focus) refocus(box, focus);
+}
+
+function rowKey(row) { return JSON.stringify(Object.entries(row.dataset || {})); }
+
+function focusPlace(box) {
+  const active = document.activeElement;
+  if (!active || active === box || !box.contains(active)) return null;
+  const path = [];
+  let node = active;
+  for (; node.parentElement !== box; node = node.parentElement) {
+    path.unshift([...node.parentElement.children].indexOf(node));
+  }
+  return { key: rowKey(node), index: [...box.children].indexOf(node), path };
+}
+
+function refocus(box, { key, index, path }) {
+  const rows = [...box.children];
+  let node = key !== "[]" ? rows.find((row) => rowKey(row) === key) : rows[index];
+  for (const i of path) node = node && node.children[i];
+  if (node && typeof node.focus === "function") node.focus({ preventScroll: true });
 }
 function notice(text, bad) {
   const box = $("notice");
@@ -268,6 +293,7 @@ async function openDetail(kind, id) {
   $("kind").value = kind;
   await loadDetail(true);
   $("detail").scrollIntoView();
+  $("detail-title").focus({ preventScroll: true });  // Tab goes on to its actions
 }
 
 function took(d) { return d.duration_ms === null ? "" : d.duration_ms.toFixed(1); }
@@ -431,6 +457,7 @@ async function resend(id) {
 }
 
 for (const id of ["dfilter-object", "dfilter-event", "dfilter-outcome"]) $(id).addEventListener("input", showDeliveries);
+$("dfilter-outcome").addEventListener("change", showDeliveries);  // some ways of choosing fire only this
 $("delivery-filter").addEventListener("submit", (e) => e.preventDefault());
 
 function requestShown(r) {
@@ -439,7 +466,7 @@ function requestShown(r) {
 }
 
 function showJournal() {
-  fill("journal-list", state.requests.filter(requestShown).map((r) => h("tr", {},
+  fill("journal-list", state.requests.filter(requestShown).map((r) => h("tr", { dataset: { request: r.id } },
     h("td", {}, r.id), h("td", {}, h("code", {}, r.time)),
     h("td", {}, `${r.method} ${r.path}${r.query ? "?" + r.query : ""}`,
       h("details", {}, h("summary", {}, "bodies"), h("pre", {}, prettyBody(r.request_body)), h("pre", {}, prettyBody(r.response_body)))),
@@ -470,7 +497,7 @@ async function loadSink() {
   const key = `${name} ${data.messages.length} ${last}`;
   if (state.sinkKey === key) return;
   state.sinkKey = key;
-  fill("sink-list", data.messages.slice().reverse().map((m) => h("li", {}, h("code", {}, m.received_at),
+  fill("sink-list", data.messages.slice().reverse().map((m) => h("li", { dataset: { message: m.id } }, h("code", {}, m.received_at),
     ` ${m.method} ${m.path}`, h("details", {}, h("summary", {}, "headers and body"),
       h("pre", {}, pretty(m.headers)), h("pre", {}, prettyBody(m.body))))));
 }
