@@ -105,8 +105,14 @@ function merchantQuery() { return state.merchant ? `merchant=${encodeURIComponen
 
 // -- admin token ---------------------------------------------------------------------------
 
+// The page behind the dialog is inert meanwhile: Tab stays in the dialog.
+function behindDialog(inert) {
+  for (const part of document.querySelectorAll("header, #notice, main")) part.inert = inert;
+}
+
 function askToken() {
   $("token-box").classList.remove("hidden");
+  behindDialog(true);
   $("token").focus();
 }
 
@@ -115,6 +121,7 @@ $("token-form").addEventListener("submit", (event) => {
   const token = encodeURIComponent($("token").value);
   document.cookie = `emulator_admin_token=${token}; path=/_emulator; SameSite=Strict`;
   $("token-box").classList.add("hidden");
+  behindDialog(false);
   start();
 });
 
