@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -263,7 +264,7 @@ class DeliveryEngine:
         if job.payload.get("attempt", attempt) != attempt:
             return None  # a stale copy of a job whose attempt is already recorded
         at_us = rt.clock.now_us()  # the scheduler serves the job on its merchant's clock
-        status, error = await self._post(message, attempt, at_us)
+        status, error, duration_us = await self._post(message, attempt, at_us)
         success = status is not None and 200 <= status < 300
         log.info(
             "%s %s of %s %s to %s: %s (attempt %d)",
@@ -275,28 +276,35 @@ class DeliveryEngine:
             status if status is not None else error,
             attempt,
         )
-        return lambda tx: self._record(tx, message, attempt, at_us, status, error, success)
+        outcome = (status, error, success, duration_us)
+        return lambda tx: self._record(tx, message, attempt, at_us, *outcome)
 
     async def _post(
         self, message: repo.Message, attempt: int, at_us: int
-    ) -> tuple[int | None, str | None]:
-        """(status, None) when an answer came, else (None, why not). The attempt carries its
-        instant on the merchant's clock (``X-Emulator-Time``; the sink records it)."""
+    ) -> tuple[int | None, str | None, int | None]:
+        """(status, None, µs) when an answer came, else (None, why not, µs or None when
+        nothing was sent). The attempt carries its instant on the merchant's clock
+        (``X-Emulator-Time``; the sink records it). The duration is the wall time of the HTTP
+        exchange (a measurement shown to testers, not emulator time)."""
         if attempt <= message.fail_attempts:
-            return None, DOWN
+            return None, DOWN, None
         http = self._rt.http
         if http is None:
-            return None, "the emulator is stopping"
+            return None, "the emulator is stopping", None
+        headers = {**message.headers, TIME_HEADER: iso(from_us(at_us))}
+        started = time.perf_counter_ns()
         try:
-            headers = {**message.headers, TIME_HEADER: iso(from_us(at_us))}
             response = await http.post(
                 message.url, content=message.body, headers=headers, timeout=TIMEOUT_SECONDS
             )
         except httpx.TimeoutException:
-            return None, f"timeout: no answer within {TIMEOUT_SECONDS:g} seconds"
+            took = (time.perf_counter_ns() - started) // 1000
+            return None, f"timeout: no answer within {TIMEOUT_SECONDS:g} seconds", took
         except Exception as exc:  # refused, reset, a bad URL...: recorded, retried, never lost
-            return None, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        return response.status_code, None
+            took = (time.perf_counter_ns() - started) // 1000
+            why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            return None, why, took
+        return response.status_code, None, (time.perf_counter_ns() - started) // 1000
 
     def _record(
         self,
@@ -307,11 +315,12 @@ class DeliveryEngine:
         status: int | None,
         error: str | None,
         success: bool,
+        duration_us: int | None,
     ) -> None:
         message = repo.message(tx, sent.id)
         if message is None or message.state != "queued" or message.attempts != sent.attempts:
             return  # a reset or restore replaced it while the request was out
-        repo.insert_attempt(tx, message, attempt, at_us, status, error, success)
+        repo.insert_attempt(tx, message, attempt, at_us, status, error, success, duration_us)
         first_us = message.first_us if message.first_us is not None else at_us
         due = None if success else retry_due_us(first_us, attempt)
         if due is not None:
@@ -350,4 +359,10 @@ def attempt_view(row: dict[str, Any]) -> dict[str, Any]:
         "status": row["status"],
         "error": row["error"],
         "success": bool(row["success"]),
+        "duration_ms": milliseconds(row["duration_us"]),
     }
+
+
+def milliseconds(duration_us: int | None) -> float | None:
+    """Microseconds as milliseconds (to the microsecond); None stays None (old rows)."""
+    return None if duration_us is None else duration_us / 1000

@@ -246,6 +246,12 @@ class PayoutSettleRequest(msgspec.Struct):
     status: Literal["success", "failed"] | UnsetType | None = UNSET
 
 
+DURATION = (
+    "Wall time of the HTTP exchange, in milliseconds; null when nothing was sent (a scenario's"
+    " fail_attempts) and for attempts recorded before it was measured"
+)
+
+
 class DeliveryAttempt(msgspec.Struct):
     id: int
     message_id: int
@@ -264,6 +270,7 @@ class DeliveryAttempt(msgspec.Struct):
     status: int | None
     error: str | None
     success: bool
+    duration_ms: Annotated[float, Meta(description=DURATION)] | None
 
 
 class Deliveries(msgspec.Struct):

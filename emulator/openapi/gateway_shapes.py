@@ -3,9 +3,10 @@ document only: nothing encodes or decodes them)."""
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import Annotated, Generic, TypeVar
 
 import msgspec
+from msgspec import Meta
 
 from emulator.domain.billing_model import Subscriber
 from emulator.domain.purchase_model import Purchase
@@ -43,6 +44,9 @@ class FeedItem(msgspec.Struct):
     created_on: int
 
 
+DURATION = "Wall time of the HTTP exchange, in milliseconds; null when nothing was sent"
+
+
 class WebhookDelivery(msgspec.Struct):
     """One delivery attempt of a webhook or success callback (the emulator's own shape)."""
 
@@ -57,6 +61,7 @@ class WebhookDelivery(msgspec.Struct):
     response_status: int | None
     error: str | None
     successful: bool
+    duration_ms: Annotated[float, Meta(description=DURATION)] | None
     created_on: int
 
 

@@ -131,10 +131,11 @@ def insert_attempt(
     status: int | None,
     error: str | None,
     success: bool,
+    duration_us: int | None = None,
 ) -> None:
     tx.execute(
         "INSERT INTO delivery_attempts (message_id, merchant_id, object_id, attempt, at_us,"
-        " status, error, success) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        " status, error, success, duration_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             message.id,
             message.merchant_id,
@@ -144,12 +145,14 @@ def insert_attempt(
             status,
             error,
             int(success),
+            duration_us,
         ),
     )
 
 
 _ATTEMPT_COLUMNS = (
-    "a.id, a.attempt, a.at_us, a.status, a.error, a.success, m.id AS message_id,"
+    "a.id, a.attempt, a.at_us, a.status, a.error, a.success, a.duration_us,"
+    " m.id AS message_id,"
     " m.merchant_id, m.event_id, m.event_type, m.object_type, m.object_id, m.kind,"
     " m.target_id, m.url, m.headers, m.body"
 )

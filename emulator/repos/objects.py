@@ -108,9 +108,9 @@ def attempt_merchant(tx: Tx, attempt_id: int) -> str | None:
 
 def attempts_of_message(tx: Tx, message_id: int) -> list[dict[str, Any]]:
     rows = tx.all(
-        "SELECT a.id, a.attempt, a.at_us, a.status, a.error, a.success, m.id AS message_id,"
-        " m.merchant_id, m.event_id, m.event_type, m.object_type, m.object_id, m.kind,"
-        " m.target_id, m.url, m.headers, m.body FROM delivery_attempts a"
+        "SELECT a.id, a.attempt, a.at_us, a.status, a.error, a.success, a.duration_us,"
+        " m.id AS message_id, m.merchant_id, m.event_id, m.event_type, m.object_type,"
+        " m.object_id, m.kind, m.target_id, m.url, m.headers, m.body FROM delivery_attempts a"
         " JOIN delivery_messages m ON m.id = a.message_id WHERE m.id = ? ORDER BY a.id",
         (message_id,),
     )

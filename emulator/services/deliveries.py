@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from emulator.delivery.engine import attempt_view
+from emulator.delivery.engine import attempt_view, milliseconds
 from emulator.domain.errors import SourceNotFound
 from emulator.domain.webhooks import SOURCE_TYPES
 from emulator.kernel.storage import Tx
@@ -32,6 +32,7 @@ def _gateway_view(row: dict[str, Any]) -> dict[str, Any]:
         "response_status": row["status"],
         "error": row["error"],
         "successful": bool(row["success"]),
+        "duration_ms": milliseconds(row["duration_us"]),
         "created_on": row["at_us"] // 1_000_000,
     }
 

@@ -108,6 +108,9 @@ async def test_signed_webhook_reaches_the_sink_in_process(http, gw, merchant):
         "status": 200,
         "error": None,
         "success": True,
+        "duration_ms": attempt[
+            "duration_ms"
+        ],  # measured: tests/delivery/test_delivery_durations.py
     }
 
 
@@ -148,6 +151,7 @@ async def test_gateway_deliveries_list_the_attempts_of_one_object(http, gw, merc
         "response_status": 200,
         "error": None,
         "successful": True,
+        "duration_ms": first["duration_ms"],
         "created_on": EPOCH_S,
     }
     second = (await http.get(page["next"], headers=gw)).json()

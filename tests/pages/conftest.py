@@ -15,8 +15,9 @@ DRIVER = "/usr/bin/chromedriver"
 BROWSERS = ("/usr/bin/chromium", "/usr/lib/chromium/chromium")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[WebDriver]:
+    """One Chromium for every page test (each module has its own live server)."""
     binary = next((path for path in BROWSERS if shutil.which(path)), None)
     assert binary is not None and shutil.which(DRIVER), (
         "headless Chromium is missing: `make test` installs Debian's chromium and chromium-driver"

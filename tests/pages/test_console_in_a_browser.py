@@ -15,6 +15,7 @@ import httpx
 import pytest
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -170,6 +171,12 @@ def test_the_console_asks_for_the_admin_token_once(browser):
         browser.get(f"{guarded.url}/_emulator/")
         box = until(browser, lambda b: b.find_element(By.ID, "token"))
         until(browser, lambda b: box.is_displayed())
+        box.send_keys(Keys.TAB)
+        assert browser.switch_to.active_element.text == "Use it"
+        browser.switch_to.active_element.send_keys(Keys.TAB)  # the page behind is inert
+        behind = "return !!document.activeElement.closest('header, main')"
+        assert browser.execute_script(behind) is False
+        box.click()
         box.send_keys("qa token\n")
         until(browser, lambda b: b.find_elements(By.CSS_SELECTOR, "#merchant-list tr"))
         browser.refresh()  # kept in a cookie: not asked again

@@ -150,7 +150,8 @@ UTC</label> <button>Advance</button></form><p id="advanced"></p></section>
 <button>Filter</button></form>
 <table><thead><tr><th>Id</th><th>Status</th><th>Summary</th></tr></thead>
 <tbody id="object-list"></tbody></table>
-<article id="detail" class="hidden"><h3><span id="detail-kind"></span>
+<article id="detail" class="hidden"><h3 id="detail-title" tabindex="-1">
+<span id="detail-kind"></span>
 <code id="detail-id"></code> <span id="detail-status" class="status"></span></h3>
 <div id="actions"></div><p id="action-result" role="status"></p>
 <div class="cols"><div><h4>Status history</h4><ol id="detail-history" class="timeline"></ol>
@@ -159,7 +160,8 @@ UTC</label> <button>Advance</button></form><p id="advanced"></p></section>
 <div><h4>JSON <button id="copy-json" type="button">Copy</button></h4>
 <pre id="detail-json"></pre></div></div>
 <h4>Deliveries</h4><table><thead><tr><th>#</th><th>At</th><th>Event</th><th>URL</th>
-<th>Result</th></tr></thead><tbody id="detail-deliveries"></tbody></table></article>
+<th>Result</th><th title="response time">ms</th></tr></thead>
+<tbody id="detail-deliveries"></tbody></table></article>
 <template id="card-options">{card_options}</template></section>
 
 <section id="deliveries"><h2>Deliveries and callbacks <small class="live">live</small></h2>
@@ -168,13 +170,13 @@ aria-label="Object id"> <input id="dfilter-event" placeholder="event" aria-label
 <select id="dfilter-outcome" aria-label="Outcome"><option value="">any outcome</option>
 <option value="ok">succeeded</option><option value="failed">failed</option></select></form>
 <table><thead><tr><th>#</th><th>At</th><th>Event</th><th>Object</th><th>URL</th>
-<th>Result</th><th></th></tr></thead><tbody id="delivery-list"></tbody></table></section>
+<th>Result</th><th title="response time">ms</th><th></th></tr></thead>
+<tbody id="delivery-list"></tbody></table></section>
 
 <section id="journal"><h2>Request journal <small class="live">live</small></h2>
 <form id="journal-filter"><input id="jfilter-path" placeholder="path contains" size="30"
 aria-label="Path"> <input id="jfilter-status" placeholder="status" size="6"
-aria-label="Status"> <label><input type="checkbox" id="jfilter-console"> show the console's
-own calls</label></form>
+aria-label="Status"></form>
 <table><thead><tr><th>#</th><th>Time</th><th>Request</th><th>Status</th><th>ms</th>
 </tr></thead><tbody id="journal-list"></tbody></table></section>
 

@@ -62,11 +62,36 @@ function h(tag, attrs, ...children) {
 }
 
 // Replace a list's rows, unless they render the same (a poll keeps selections and open rows).
+// Keyboard focus inside the list stays on the same control of the same row (found by its data
+// attributes), so a live update does not throw a keyboard user back to the top of the page.
 function fill(id, rows) {
   const box = $(id);
   const probe = document.createElement(box.tagName);
   probe.append(...rows);
-  if (probe.innerHTML !== box.innerHTML) box.replaceChildren(...probe.childNodes);
+  if (probe.innerHTML === box.innerHTML) return;
+  const focus = focusPlace(box);
+  box.replaceChildren(...probe.childNodes);
+  if (focus) refocus(box, focus);
+}
+
+function rowKey(row) { return JSON.stringify(Object.entries(row.dataset || {})); }
+
+function focusPlace(box) {
+  const active = document.activeElement;
+  if (!active || active === box || !box.contains(active)) return null;
+  const path = [];
+  let node = active;
+  for (; node.parentElement !== box; node = node.parentElement) {
+    path.unshift([...node.parentElement.children].indexOf(node));
+  }
+  return { key: rowKey(node), index: [...box.children].indexOf(node), path };
+}
+
+function refocus(box, { key, index, path }) {
+  const rows = [...box.children];
+  let node = key !== "[]" ? rows.find((row) => rowKey(row) === key) : rows[index];
+  for (const i of path) node = node && node.children[i];
+  if (node && typeof node.focus === "function") node.focus({ preventScroll: true });
 }
 function notice(text, bad) {
   const box = $("notice");
@@ -80,8 +105,14 @@ function merchantQuery() { return state.merchant ? `merchant=${encodeURIComponen
 
 // -- admin token ---------------------------------------------------------------------------
 
+// The page behind the dialog is inert meanwhile: Tab stays in the dialog.
+function behindDialog(inert) {
+  for (const part of document.querySelectorAll("header, #notice, main")) part.inert = inert;
+}
+
 function askToken() {
   $("token-box").classList.remove("hidden");
+  behindDialog(true);
   $("token").focus();
 }
 
@@ -90,6 +121,7 @@ $("token-form").addEventListener("submit", (event) => {
   const token = encodeURIComponent($("token").value);
   document.cookie = `emulator_admin_token=${token}; path=/_emulator; SameSite=Strict`;
   $("token-box").classList.add("hidden");
+  behindDialog(false);
   start();
 });
 
@@ -268,7 +300,10 @@ async function openDetail(kind, id) {
   $("kind").value = kind;
   await loadDetail(true);
   $("detail").scrollIntoView();
+  $("detail-title").focus({ preventScroll: true });  // Tab goes on to its actions
 }
+
+function took(d) { return d.duration_ms === null ? "" : d.duration_ms.toFixed(1); }
 
 function result(d) {
   if (d.success) return `${d.status} ok`;
@@ -290,7 +325,7 @@ async function loadDetail(fresh) {
   fill("detail-events", d.events.map((e) => h("li", {}, h("code", {}, e.at), ` ${e.event_type}`)));
   fill("detail-jobs", d.jobs.length ? d.jobs.map((j) => h("li", {}, h("code", {}, j.due), ` ${j.kind}: ${j.description}`)) : [h("li", {}, "None pending.")]);
   fill("detail-deliveries", d.deliveries.map((a) => h("tr", {}, h("td", {}, a.id), h("td", {}, h("code", {}, a.at)),
-    h("td", {}, a.event_type), h("td", {}, a.url), h("td", {}, result(a)))));
+    h("td", {}, a.event_type), h("td", {}, a.url), h("td", {}, result(a)), h("td", { class: "ms" }, took(a)))));
   if (fresh) actions(kind, d);
 }
 
@@ -400,7 +435,7 @@ function deliveryRow(d) {
   return h("tr", { dataset: { delivery: d.id, outcome: d.success ? "ok" : "failed" } },
     h("td", {}, d.id), h("td", {}, h("code", {}, d.at)), h("td", {}, d.event_type),
     h("td", {}, objectLink(d.object_type, d.object_id)), h("td", {}, d.url, more),
-    h("td", { class: d.success ? "ok" : "error" }, result(d)),
+    h("td", { class: d.success ? "ok" : "error" }, result(d)), h("td", { class: "ms" }, took(d)),
     h("td", {}, h("button", { type: "button", class: "resend", onclick: () => resend(d.id) }, "Re-send")));
 }
 
@@ -429,6 +464,7 @@ async function resend(id) {
 }
 
 for (const id of ["dfilter-object", "dfilter-event", "dfilter-outcome"]) $(id).addEventListener("input", showDeliveries);
+$("dfilter-outcome").addEventListener("change", showDeliveries);  // some ways of choosing fire only this
 $("delivery-filter").addEventListener("submit", (e) => e.preventDefault());
 
 function requestShown(r) {
@@ -437,7 +473,7 @@ function requestShown(r) {
 }
 
 function showJournal() {
-  fill("journal-list", state.requests.filter(requestShown).map((r) => h("tr", {},
+  fill("journal-list", state.requests.filter(requestShown).map((r) => h("tr", { dataset: { request: r.id } },
     h("td", {}, r.id), h("td", {}, h("code", {}, r.time)),
     h("td", {}, `${r.method} ${r.path}${r.query ? "?" + r.query : ""}`,
       h("details", {}, h("summary", {}, "bodies"), h("pre", {}, prettyBody(r.request_body)), h("pre", {}, prettyBody(r.response_body)))),
@@ -468,7 +504,7 @@ async function loadSink() {
   const key = `${name} ${data.messages.length} ${last}`;
   if (state.sinkKey === key) return;
   state.sinkKey = key;
-  fill("sink-list", data.messages.slice().reverse().map((m) => h("li", {}, h("code", {}, m.received_at),
+  fill("sink-list", data.messages.slice().reverse().map((m) => h("li", { dataset: { message: m.id } }, h("code", {}, m.received_at),
     ` ${m.method} ${m.path}`, h("details", {}, h("summary", {}, "headers and body"),
       h("pre", {}, pretty(m.headers)), h("pre", {}, prettyBody(m.body))))));
 }
