@@ -35,6 +35,10 @@ FIGURES = (
     "emulator get-client p99, concurrency 1",
     "emulator create-purchase p99, concurrency 64",
     "reset with objects stored (200 clients)",
+    "v2 page, 1,000 stored: mandates",
+    "v2 page, 1,000 stored: collections",
+    "v2 page, 1,000 stored: collection events",
+    "v2 page, 1,000 stored: unindexed filter",
 )
 
 
@@ -61,8 +65,10 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     }
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 3 and len(figures["timings"]) == 15
+    assert len(figures["ratios"]) == 3 and len(figures["timings"]) == 19
     timings = {x["name"]: x for x in figures["timings"]}
+    pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
+    assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)
     for name in ("clock advance", "clock advance, merchant's own clock"):
         assert timings[name]["errors"] == 0 and timings[name]["extra"]["jobs_run"] >= 50
     assert timings["clock advance, merchant's own clock"]["verdict"] in ("PASS", "MISS")
