@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import base64
 import collections
+import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +24,11 @@ from bench.bank import MONDAY
 from bench.billing import START, TEMPLATES, YEAR_SECONDS
 
 
+def _shape(sql: str) -> str:
+    """The statement without its values (the trace callback sees them bound)."""
+    return " ".join(re.sub(r"\b\d+\b", "?", re.sub(r"[xX]?'[^']*'", "?", sql)).split())
+
+
 class Counter:
     def __init__(self) -> None:
         self.kinds: collections.Counter[str] = collections.Counter()
@@ -31,7 +37,7 @@ class Counter:
         words = sql.split(None, 3)
         kind = words[0].upper() if words else "?"
         if kind in ("INSERT", "UPDATE", "DELETE", "SELECT", "REPLACE"):
-            self.kinds[" ".join(words[:3])[:60]] += 1
+            self.kinds[_shape(sql)[:90]] += 1
         else:
             self.kinds[kind] += 1
 

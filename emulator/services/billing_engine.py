@@ -11,6 +11,7 @@ purchase cancelled or expired ends a pending subscriber.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -225,7 +226,13 @@ def _bill(
         p, internal, events = _charge(rt, tx, merchant_id, s, p, plan.token)
     else:
         p = purchases_domain.send(p, now_s(rt))
-    store(rt, tx, merchant_id, p, internal, [created, *events])
+    # The payment's hook (on_paid) is handed what this job has just read and stored, instead
+    # of reading the link, the subscriber and the template again.
+    token = _billing.set({p.id: (s, plan, t)})
+    try:
+        store(rt, tx, merchant_id, p, internal, [created, *events])
+    finally:
+        _billing.reset(token)
 
 
 def cancel(
@@ -262,14 +269,25 @@ def bill_due(rt: Runtime, tx: Tx, job: Job) -> None:
         _bill(rt, tx, merchant_id, t, s, plan, period, job.due_us // 1_000_000)
 
 
+# The purchase a bill job is storing: its subscriber and schedule as stored, and its template.
+_billing: ContextVar[dict[str, tuple[Subscriber, Schedule, BillingTemplate]] | None] = ContextVar(
+    "billing", default=None
+)
+
+
 def _billed_by(
     tx: Tx, merchant_id: str, purchase: dict[str, Any]
-) -> tuple[Subscriber, Schedule] | None:
-    """The subscriber a purchase (an event's payload) bills, if it bills one."""
+) -> tuple[Subscriber, Schedule, BillingTemplate | None] | None:
+    """The subscriber a purchase (an event's payload) bills, if it bills one (and its
+    template, when the bill job storing it already has it)."""
     if purchase.get("product") != SUBSCRIPTIONS:
         return None
+    known = (_billing.get() or {}).pop(purchase["id"], None)  # once: the hook changes it
+    if known is not None:
+        return known
     subscriber_id = repo.subscriber_of_purchase(tx, purchase["id"])
-    return repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None
+    found = repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None
+    return (*found, None) if found is not None else None
 
 
 def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
@@ -278,8 +296,8 @@ def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> 
     found = _billed_by(tx, merchant_id, purchase)
     if found is None or not domain.is_live(found[0]):
         return
-    s, plan = found
-    t = repo.get_template(tx, merchant_id, s.billing_template_id, shown=False)
+    s, plan, t = found
+    t = t or repo.get_template(tx, merchant_id, s.billing_template_id, shown=False)
     assert t is not None
     now = now_s(rt)
     if purchase.get("is_recurring_token"):  # a card saved paying it: charged from now on
@@ -304,7 +322,7 @@ def on_unpaid_for_good(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str
     the subscription can never start, so it ends (and the client may be added again)."""
     found = _billed_by(tx, merchant_id, purchase)
     if found is not None and found[0].status == "pending":
-        s, plan = cancel(rt, tx, merchant_id, *found)
+        s, plan = cancel(rt, tx, merchant_id, found[0], found[1])
         repo.update_subscriber(tx, merchant_id, s, plan)
 
 
