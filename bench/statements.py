@@ -14,6 +14,7 @@ import base64
 import collections
 import re
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ def _shape(sql: str) -> str:
 class Counter:
     def __init__(self) -> None:
         self.kinds: collections.Counter[str] = collections.Counter()
+        self.ms = 0.0  # the advance, counting included
 
     def __call__(self, sql: str) -> None:
         words = sql.split(None, 3)
@@ -50,10 +52,12 @@ async def _advance(rt: Any, http: httpx.AsyncClient, seconds: int) -> tuple[int,
     counter = Counter()
     conn = rt.db._writer_conn._conn
     conn.set_trace_callback(counter)
+    started = time.perf_counter()
     try:
         reply = await http.post("/_emulator/clock/advance", json={"seconds": seconds})
     finally:
         conn.set_trace_callback(None)
+    counter.ms = (time.perf_counter() - started) * 1000
     assert reply.status_code == 200, reply.text
     return int(reply.json()["jobs_run"]), counter
 
@@ -118,7 +122,10 @@ async def monthly_billing(http: httpx.AsyncClient, rt: Any, count: int) -> None:
 
 
 def _print(name: str, jobs: int, counter: Counter) -> None:
-    print(f"{name}: {jobs} jobs, {counter.total} statements = {counter.total / jobs:.2f} per job")
+    print(
+        f"{name}: {jobs} jobs, {counter.total} statements = {counter.total / jobs:.2f} per job"
+        f" ({counter.ms:,.0f} ms with the counting)"
+    )
     for kind, n in counter.kinds.most_common(25):
         print(f"  {n / jobs:7.2f}  {kind}")
 

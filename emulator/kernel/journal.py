@@ -1,7 +1,8 @@
 """The request journal: every interface request with its status and bodies.
 
-Entries are buffered in memory and written in one statement every ``FLUSH_SECONDS`` (or when
-someone reads the journal, takes a snapshot or stops the emulator), so journaling costs a
+Entries are buffered in memory and written in one statement every ``FLUSH_SECONDS`` (or once
+``FLUSH_ENTRIES`` wait, or when someone reads the journal, takes a snapshot or stops the
+emulator), so journaling costs a
 request neither a commit nor a thread hop. A reader flushes first, so it always sees every
 request answered before it asked. A crash can lose the last fraction of a second of entries:
 the journal is a record of traffic, not state that anything depends on.
@@ -25,7 +26,11 @@ KEEP = 50_000  # entries kept; older ones are pruned
 # goes a little at every flush, and no prune holds the one writer for long (deleting 1,000
 # rows at once took 2.6 ms median, 21 ms worst, stalling every request queued behind it).
 PRUNE_STEP = 64
-FLUSH_SECONDS = 0.05
+# Every write of entries costs a lone request in flight a stall of the writer: few writes
+# keep a client's p99 down (one request at a time, get client's p99 went from 0.9-1.6 ms
+# every 0.05 s to 0.56 ms every 0.25 s). A reader flushes first, so it never sees less.
+FLUSH_SECONDS = 0.25
+FLUSH_ENTRIES = 2_000  # ...or as soon as this many are waiting (memory stays bounded)
 
 
 class Entry(msgspec.Struct, frozen=True):
@@ -57,7 +62,11 @@ class Journal:
 
     def record(self, entry: Entry) -> None:
         self._buffer.append(entry)
-        if self._timer is None:
+        if len(self._buffer) >= FLUSH_ENTRIES:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._write()
+        elif self._timer is None:
             loop = self._db.loop
             assert loop is not None, "the database is not open"
             self._timer = loop.call_later(FLUSH_SECONDS, self._write)

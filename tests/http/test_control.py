@@ -328,6 +328,25 @@ async def test_the_journal_prunes_a_backlog_a_step_at_a_time(http, monkeypatch):
     assert [e["query"] for e in entries] == [f"n={n}" for n in range(26, 22, -1)]
 
 
+async def test_the_journal_writes_once_enough_entries_wait(http, runtime, monkeypatch):
+    """Entries are written every FLUSH_SECONDS, or as soon as FLUSH_ENTRIES are waiting."""
+    monkeypatch.setattr("emulator.kernel.journal.FLUSH_SECONDS", 3600)
+    monkeypatch.setattr("emulator.kernel.journal.FLUSH_ENTRIES", 3)
+
+    async def stored() -> int:
+        await runtime.db.barrier()  # what was queued has committed; the journal not flushed
+        row = await runtime.db.read(lambda tx: tx.one("SELECT count(*) FROM requests"))
+        assert row is not None
+        return int(row[0])
+
+    before = await stored()
+    for _ in range(2):
+        await http.get("/api/v1/clients/", headers=DEFAULT)
+    assert await stored() == before
+    await http.get("/api/v1/clients/", headers=DEFAULT)
+    assert await stored() == before + 3
+
+
 async def test_a_new_process_prunes_what_earlier_runs_left(tmp_path: Path, monkeypatch):
     """Many short runs: every run's flushes prune what earlier runs left."""
     monkeypatch.setattr("emulator.kernel.journal.KEEP", 3)
