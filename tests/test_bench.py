@@ -92,3 +92,19 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
     a_year = timings["A's year of billing, own clock"]
     assert a_year["errors"] == 0 and a_year["extra"]["bills"] == 20 * 12
     assert a_year["value_ms"] == during["extra"]["advance_ms"]
+
+
+def test_statements_per_job_are_counted(capsys) -> None:
+    """``python -m bench.statements`` runs both advances in process and counts what the one
+    writer ran per job (each collection job at least reads, updates and deletes its job)."""
+    from bench import statements
+
+    statements.main(["--collections", "3", "--subscribers", "2"])
+    lines = [x for x in capsys.readouterr().out.splitlines() if "per job" in x]
+    assert [x.split(":")[0] for x in lines] == [
+        "a day over 3 pending EFT collections",
+        "a year of monthly billing, 2 subscribers",
+    ]
+    assert "4 jobs" in lines[0] and "26 jobs" in lines[1]
+    per_job = [float(x.split(" = ")[1].split()[0]) for x in lines]
+    assert all(3 <= n <= 40 for n in per_job), per_job
