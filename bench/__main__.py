@@ -24,7 +24,7 @@ from importlib import metadata
 from pathlib import Path
 from types import FrameType
 
-from bench import bank, billing, clocks, deliveries, figures, large, purchases, tails
+from bench import bank, bank_pages, billing, clocks, deliveries, figures, large, purchases, tails
 from bench.client import BenchError
 from bench.figures import progress
 from bench.plan import FULL, QUICK, Plan
@@ -134,6 +134,9 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
         big = start("emulator-large", "bench.serve_emulator", "/_emulator/health")
         report.timings.append(large.reset_with_objects(plan, big))
         big.stop()
+        pages = start("emulator-pages", "bench.serve_emulator", "/_emulator/health")
+        report.timings += bank_pages.list_pages(plan, pages)
+        pages.stop()
 
     report.environment["sqlite"] = (
         f"{sqlite3.sqlite_version}; journal_mode read back from the files: {modes}; "

@@ -25,6 +25,7 @@ class Plan:
     isolation_requests: int = 200_000  # ceiling of B's requests during A's advance (isolation)
     state: bool = False  # --state: the large-state figures too
     reset_objects: int = 200_000  # clients stored when the reset figure resets
+    page_objects: int = 100_000  # mandates, collections, events stored for the v2 page figures
 
     @property
     def ratio_concurrency(self) -> int:
@@ -48,4 +49,5 @@ QUICK = Plan(
     subscribers=20,
     isolation_requests=20_000,
     reset_objects=200,
+    page_objects=1_000,
 )

@@ -35,6 +35,10 @@ FIGURES = (
     "emulator get-client p99, concurrency 1",
     "emulator create-purchase p99, concurrency 64",
     "reset with objects stored (200 clients)",
+    "v2 page, 1,000 stored: mandates",
+    "v2 page, 1,000 stored: collections",
+    "v2 page, 1,000 stored: collection events",
+    "v2 page, 1,000 stored: unindexed filter",
 )
 
 
@@ -61,8 +65,10 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     }
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 3 and len(figures["timings"]) == 15
+    assert len(figures["ratios"]) == 3 and len(figures["timings"]) == 19
     timings = {x["name"]: x for x in figures["timings"]}
+    pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
+    assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)
     for name in ("clock advance", "clock advance, merchant's own clock"):
         assert timings[name]["errors"] == 0 and timings[name]["extra"]["jobs_run"] >= 50
     assert timings["clock advance, merchant's own clock"]["verdict"] in ("PASS", "MISS")
@@ -86,3 +92,19 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
     a_year = timings["A's year of billing, own clock"]
     assert a_year["errors"] == 0 and a_year["extra"]["bills"] == 20 * 12
     assert a_year["value_ms"] == during["extra"]["advance_ms"]
+
+
+def test_statements_per_job_are_counted(capsys) -> None:
+    """``python -m bench.statements`` runs both advances in process and counts what the one
+    writer ran per job (each collection job at least reads, updates and deletes its job)."""
+    from bench import statements
+
+    statements.main(["--collections", "3", "--subscribers", "2"])
+    lines = [x for x in capsys.readouterr().out.splitlines() if "per job" in x]
+    assert [x.split(":")[0] for x in lines] == [
+        "a day over 3 pending EFT collections",
+        "a year of monthly billing, 2 subscribers",
+    ]
+    assert "4 jobs" in lines[0] and "26 jobs" in lines[1]
+    per_job = [float(x.split(" = ")[1].split()[0]) for x in lines]
+    assert all(3 <= n <= 40 for n in per_job), per_job

@@ -39,6 +39,7 @@ import msgspec
 
 from emulator.delivery.outgoing import TIMEOUT_SECONDS, Outgoing, Router, retry_due_us
 from emulator.domain.events import Event
+from emulator.kernel import memo
 from emulator.kernel.clock import TIME_HEADER, from_us, iso
 from emulator.kernel.jobs import Job
 from emulator.kernel.outbox import StoredEvent, stored_event
@@ -178,11 +179,14 @@ class DeliveryEngine:
             f"SELECT * FROM outbox WHERE seq > ? AND object_type IN ({marks}) ORDER BY seq LIMIT ?",
             (cursor, *types, DISPATCH_BATCH),
         )
-        for found in rows:
-            event = stored_event(found)
-            for object_types, router in self._routers:
-                if event.object_type in object_types:
-                    self._route(tx, event, router)
+        routes = [
+            (event, router)
+            for event in map(stored_event, rows)
+            for object_types, router in self._routers
+            if event.object_type in object_types
+        ]
+        with memo.scope():  # the batch's events share their lookups (webhooks, registrations)
+            self._route_all(tx, routes)
         more = len(rows) == DISPATCH_BATCH
         if more:
             cursor = rows[-1]["seq"]
@@ -195,6 +199,24 @@ class DeliveryEngine:
             (CURSOR_KEY, str(cursor)),
         )
         return more
+
+    def _route_all(self, tx: Tx, routes: list[tuple[StoredEvent, Router]]) -> None:
+        """Every route in one savepoint (two statements for the batch, not two per event);
+        when one fails, the batch is undone and routed again one savepoint each."""
+        tx.execute("SAVEPOINT routes")
+        hooks = len(tx.hooks)
+        try:
+            for event, router in routes:
+                for outgoing in router(tx, event):
+                    self._enqueue(tx, event, outgoing)
+        except Exception:
+            tx.execute("ROLLBACK TO routes")
+            del tx.hooks[hooks:]
+            tx.execute("RELEASE routes")
+            for event, router in routes:
+                self._route(tx, event, router)
+            return
+        tx.execute("RELEASE routes")
 
     def _route(self, tx: Tx, event: StoredEvent, router: Router) -> None:
         """One router on one event, in its own savepoint: a router that fails (a bug) loses

@@ -19,6 +19,7 @@ import msgspec
 from emulator.delivery import signing
 from emulator.delivery.outgoing import Outgoing, Router
 from emulator.domain.webhooks import EVENT_SET
+from emulator.kernel import memo
 from emulator.kernel.outbox import StoredEvent
 from emulator.kernel.storage import Tx
 from emulator.repos import webhooks as repo
@@ -31,14 +32,18 @@ _encode = msgspec.json.Encoder()
 
 
 def company_key(tx: Tx, merchant_id: str) -> tuple[str, str]:
-    """The merchant's company key pair, made on first use."""
-    found = repo.company_key(tx, merchant_id)
-    if found is None:
-        private, public = signing.generate()
-        repo.insert_company_key(tx, merchant_id, private, public)
+    """The merchant's company key pair, made on first use; read once per memo scope."""
+
+    def read() -> tuple[str, str]:
         found = repo.company_key(tx, merchant_id)
-        assert found is not None
-    return found
+        if found is None:
+            private, public = signing.generate()
+            repo.insert_company_key(tx, merchant_id, private, public)
+            found = repo.company_key(tx, merchant_id)
+            assert found is not None
+        return found
+
+    return memo.memoized(("company_key", merchant_id), read)
 
 
 def body_of(event: StoredEvent) -> bytes:

@@ -45,15 +45,11 @@ _NOT_RUNNING = " AND id NOT IN (SELECT value FROM json_each(?))"
 _COLUMNS = "SELECT id, kind, due_us, merchant_id, payload FROM jobs"
 
 
-def next_job(
-    tx: Tx,
-    key: str,
-    target_us: int | None,
-    exclude: tuple[int, ...] = (),
-    skip: tuple[str, ...] = (),
-) -> Job | None:
-    """The timeline's next job due by ``target_us`` (any, with None), leaving out those under
-    way (``exclude``) and kinds that must wait (``skip``)."""
+def _pending(
+    key: str, exclude: tuple[int, ...], skip: tuple[str, ...], target_us: int | None
+) -> tuple[str, list[Any]]:
+    """The query of a timeline's pending jobs due by ``target_us`` (any, with None), leaving
+    out those under way (``exclude``) and kinds that must wait (``skip``), soonest first."""
     sql = _COLUMNS + " WHERE state = 'pending' AND timeline = ?"
     params: list[Any] = [key]
     if exclude:
@@ -65,8 +61,30 @@ def next_job(
     if target_us is not None:
         sql += " AND due_us <= ?"
         params.append(target_us)
-    row = tx.one(sql + " ORDER BY due_us, id LIMIT 1", params)
+    return sql + " ORDER BY due_us, id LIMIT ?", params
+
+
+def next_job(
+    tx: Tx,
+    key: str,
+    target_us: int | None,
+    exclude: tuple[int, ...] = (),
+    skip: tuple[str, ...] = (),
+) -> Job | None:
+    """The timeline's next job due by ``target_us`` (any, with None), leaving out those under
+    way (``exclude``) and kinds that must wait (``skip``)."""
+    sql, params = _pending(key, exclude, skip, target_us)
+    row = tx.one(sql, [*params, 1])
     return _row_to_job(row) if row is not None else None
+
+
+def next_jobs(
+    tx: Tx, key: str, target_us: int, exclude: tuple[int, ...], skip: tuple[str, ...], limit: int
+) -> list[Job]:
+    """The timeline's next ``limit`` jobs due by ``target_us``, soonest first (as ``next_job``
+    would return them one by one, if nothing were scheduled meanwhile)."""
+    sql, params = _pending(key, exclude, skip, target_us)
+    return [_row_to_job(row) for row in tx.all(sql, [*params, limit])]
 
 
 def earliest_due(tx: Tx, key: str, exclude: tuple[int, ...] = ()) -> int | None:

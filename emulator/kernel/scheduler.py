@@ -74,6 +74,12 @@ class Scheduler:
         # Called on the writer before each step of a run (the delivery engine dispatches the
         # events of the step before: their first attempts are due at their instant).
         self.before_step: Callable[[Tx], bool] | None = None
+        self._inserted_low: int | None = None  # earliest due scheduled since the last look
+
+    def _inserted_since(self) -> int | None:
+        """On the writer: the earliest due time of the jobs scheduled since the last call."""
+        low, self._inserted_low = self._inserted_low, None
+        return low
 
     def handle(self, kind: str, handler: AtomicHandler) -> None:
         self._atomic[kind] = handler
@@ -101,6 +107,8 @@ class Scheduler:
             (merchant_id, kind, due_us, msgspec.json.encode(payload), key),
         )
         tx.after_commit(lambda: self._note_due(key, due_us))
+        low = self._inserted_low  # a run's jobs read ahead are still first unless earlier
+        self._inserted_low = due_us if low is None else min(low, due_us)
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
@@ -343,7 +351,10 @@ class Scheduler:
         skip: tuple[str, ...] = (),
         slots: int = 1,
     ) -> Batch:
-        steps = Steps(self._atomic, self._clocks, self.before_step, self._save_clock)
+        self._inserted_low = None
+        steps = Steps(
+            self._atomic, self._clocks, self.before_step, self._save_clock, self._inserted_since
+        )
         return steps.run(tx, timeline, target_us, move_clock, exclude, skip, slots)
 
     async def _run_async(self, job: Job, timeline: Timeline) -> None:

@@ -57,13 +57,14 @@ def profile_by_id(tx: Tx, merchant_id: str, profile_id: int) -> MerchantProfile 
 def insert_mandate(tx: Tx, merchant_id: str, mandate: Mandate) -> None:
     try:
         tx.execute(
-            "INSERT INTO bank_mandates (id, merchant_id, kind, external_reference, data)"
-            " VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO bank_mandates (id, merchant_id, kind, external_reference, status, data)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
             (
                 mandate.id,
                 merchant_id,
                 mandate.type,
                 mandate.externalReference,
+                mandate.status,
                 _encode.encode(mandate),
             ),
         )
@@ -74,7 +75,8 @@ def insert_mandate(tx: Tx, merchant_id: str, mandate: Mandate) -> None:
 
 def update_mandate(tx: Tx, mandate: Mandate) -> None:
     tx.execute(
-        "UPDATE bank_mandates SET data = ? WHERE id = ?", (_encode.encode(mandate), mandate.id)
+        "UPDATE bank_mandates SET data = ?, status = ? WHERE id = ?",
+        (_encode.encode(mandate), mandate.status, mandate.id),
     )
 
 
@@ -86,14 +88,6 @@ def mandate(tx: Tx, mandate_id: str, merchant_id: str | None = None) -> tuple[st
     return row[0], _mandate.decode(row[1])
 
 
-def mandates(tx: Tx, merchant_id: str, kind: str) -> list[Mandate]:
-    rows = tx.all(
-        "SELECT data FROM bank_mandates WHERE merchant_id = ? AND kind = ? ORDER BY seq",
-        (merchant_id, kind),
-    )
-    return [_mandate.decode(r[0]) for r in rows]
-
-
 # -- collections ---------------------------------------------------------------------------
 
 
@@ -101,13 +95,14 @@ def insert_collection(tx: Tx, merchant_id: str, collection: Collection) -> None:
     try:
         tx.execute(
             "INSERT INTO bank_collections (id, merchant_id, kind, mandate_id, external_reference,"
-            " data) VALUES (?, ?, ?, ?, ?, ?)",
+            " status, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 collection.id,
                 merchant_id,
                 collection.type,
                 collection.mandateId,
                 collection.externalReference,
+                collection.status,
                 _encode.encode(collection),
             ),
         )
@@ -118,8 +113,8 @@ def insert_collection(tx: Tx, merchant_id: str, collection: Collection) -> None:
 
 def update_collection(tx: Tx, collection: Collection) -> None:
     tx.execute(
-        "UPDATE bank_collections SET data = ?, statement_id = ? WHERE id = ?",
-        (_encode.encode(collection), collection.statementId, collection.id),
+        "UPDATE bank_collections SET data = ?, statement_id = ?, status = ? WHERE id = ?",
+        (_encode.encode(collection), collection.statementId, collection.status, collection.id),
     )
 
 
@@ -130,14 +125,6 @@ def collection(
     if row is None or (merchant_id is not None and row[0] != merchant_id):
         return None
     return row[0], _collection.decode(row[1])
-
-
-def collections(tx: Tx, merchant_id: str, kind: str) -> list[Collection]:
-    rows = tx.all(
-        "SELECT data FROM bank_collections WHERE merchant_id = ? AND kind = ? ORDER BY seq",
-        (merchant_id, kind),
-    )
-    return [_collection.decode(r[0]) for r in rows]
 
 
 def collections_of_mandate(tx: Tx, mandate_id: str) -> int:
@@ -183,19 +170,21 @@ def payment(tx: Tx, payment_id: str, merchant_id: str | None = None) -> tuple[st
 
 
 def statement_id(tx: Tx, merchant_id: str, account: str, day: str, new_id: str) -> str:
-    """The statement of ``account`` for ``day``, made with ``new_id`` if there is none yet."""
-    tx.execute(
-        "INSERT OR IGNORE INTO bank_statements (id, merchant_id, account_number, statement_date)"
-        " VALUES (?, ?, ?, ?)",
-        (new_id, merchant_id, account, day),
-    )
+    """The statement of ``account`` for ``day``, made with ``new_id`` if there is none yet
+    (one statement when it exists: the common case, a day's collections share it)."""
     row = tx.one(
         "SELECT id FROM bank_statements WHERE merchant_id = ? AND account_number = ?"
         " AND statement_date = ?",
         (merchant_id, account, day),
     )
-    assert row is not None
-    return str(row[0])
+    if row is not None:
+        return str(row[0])
+    tx.execute(  # the one writer: nothing made it since the read
+        "INSERT INTO bank_statements (id, merchant_id, account_number, statement_date)"
+        " VALUES (?, ?, ?, ?)",
+        (new_id, merchant_id, account, day),
+    )
+    return new_id
 
 
 def statement(tx: Tx, merchant_id: str, account: str, sid: str) -> dict[str, Any] | None:

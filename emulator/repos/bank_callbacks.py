@@ -6,6 +6,7 @@ import msgspec
 
 from emulator.domain.callbacks import Registration
 from emulator.domain.errors import InvalidToken
+from emulator.kernel import memo
 from emulator.kernel.storage import Tx
 
 _encode = msgspec.json.Encoder()
@@ -22,12 +23,17 @@ def client_numbers(tx: Tx, merchant_id: str) -> set[int]:
 
 
 def client_of_profile(tx: Tx, merchant_id: str, profile_code: str) -> int | None:
-    row = tx.one(
-        "SELECT created_by_client FROM merchant_profiles"
-        " WHERE profile_code = ? AND merchant_id = ?",
-        (profile_code, merchant_id),
-    )
-    return int(row[0]) if row is not None else None
+    """Once per memo scope (a dispatch batch) for each profile."""
+
+    def read() -> int | None:
+        row = tx.one(
+            "SELECT created_by_client FROM merchant_profiles"
+            " WHERE profile_code = ? AND merchant_id = ?",
+            (profile_code, merchant_id),
+        )
+        return int(row[0]) if row is not None else None
+
+    return memo.memoized(("client_of_profile", merchant_id, profile_code), read)
 
 
 def insert(tx: Tx, merchant_id: str, registration: Registration) -> None:
@@ -52,10 +58,15 @@ def insert(tx: Tx, merchant_id: str, registration: Registration) -> None:
 def registrations(
     tx: Tx, merchant_id: str, callback_type: str, client_number: int
 ) -> list[Registration]:
-    """Oldest first."""
-    rows = tx.all(
-        "SELECT data FROM bank_callback_urls WHERE merchant_id = ? AND callback_type = ?"
-        " AND client_number = ? ORDER BY id",
-        (merchant_id, callback_type, client_number),
-    )
-    return [_decode.decode(r[0]) for r in rows]
+    """Oldest first; once per memo scope (a dispatch batch) for each type and client."""
+
+    def read() -> list[Registration]:
+        rows = tx.all(
+            "SELECT data FROM bank_callback_urls WHERE merchant_id = ? AND callback_type = ?"
+            " AND client_number = ? ORDER BY id",
+            (merchant_id, callback_type, client_number),
+        )
+        return [_decode.decode(r[0]) for r in rows]
+
+    key = ("registrations", merchant_id, callback_type, client_number)
+    return memo.memoized(key, read)

@@ -19,24 +19,26 @@ def events(
         raise ValueError(f"no v2 event feed of {object_type!r}")
     # The type as a literal (one of FEEDS): SQLite uses a partial index only for a term it
     # can see in the query, not a bound parameter.
-    sql = [f"SELECT {COLUMNS} FROM outbox WHERE merchant_id = ? AND object_type = '{object_type}'"]
+    sql = [f"SELECT seq FROM outbox WHERE merchant_id = ? AND object_type = '{object_type}'"]
     params: list[Any] = [merchant_id]
     for key, clause in (
         ("eventId", "seq = ?"),
         ("fromEventId", "seq >= ?"),
         ("toEventId", "seq <= ?"),
-        ("objectId", "object_id = ?"),
+        # The second term lets SQLite use outbox_object (partial: object_type <> 'client').
+        ("objectId", "object_id = ? AND object_type <> 'client'"),
         ("fromUs", "created_us >= ?"),
         ("toUs", "created_us <= ?"),
+        # The payload is the object as the event left it; its status is the event's state.
+        ("state", "json_extract(CAST(payload AS TEXT), '$.status') = ?"),
     ):
         if key in filters:
+            if key == "state" and "objectId" in filters:
+                clause = f"+{clause}"  # an object's few events: its index, not the state's
             sql.append(f"AND {clause}")
             params.append(filters[key])
-    sql.append("ORDER BY seq")
-    state = filters.get("state")
-    if state is None:
-        sql.append("LIMIT ? OFFSET ?")
-        params += [take, skip]
-        return [stored_event(r) for r in tx.all(" ".join(sql), params)]
-    found = [stored_event(r) for r in tx.all(" ".join(sql), params)]
-    return [e for e in found if e.payload.get("status") == state][skip : skip + take]
+    sql.append("ORDER BY seq LIMIT ? OFFSET ?")
+    params += [take, skip]
+    # The seqs first, then their rows: a deep OFFSET walks the index, not the payloads.
+    page = f"SELECT {COLUMNS} FROM outbox WHERE seq IN ({' '.join(sql)}) ORDER BY seq"
+    return [stored_event(r) for r in tx.all(page, params)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from emulator.domain.webhooks import Webhook
+from emulator.kernel import memo
 from emulator.kernel.storage import Tx
 
 _decode = msgspec.json.Decoder(Webhook)
@@ -49,12 +50,17 @@ def page_raw(tx: Tx, merchant_id: str, limit: int, offset: int) -> list[bytes]:
 
 
 def with_keys(tx: Tx, merchant_id: str) -> list[tuple[Webhook, str]]:
-    """Every webhook of the merchant with its private key, oldest first."""
-    rows = tx.all(
-        "SELECT data, private_key FROM webhooks WHERE merchant_id = ? ORDER BY seq",
-        (merchant_id,),
-    )
-    return [(_decode.decode(r[0]), r[1]) for r in rows]
+    """Every webhook of the merchant with its private key, oldest first; once per memo scope
+    (a dispatch batch)."""
+
+    def read() -> list[tuple[Webhook, str]]:
+        rows = tx.all(
+            "SELECT data, private_key FROM webhooks WHERE merchant_id = ? ORDER BY seq",
+            (merchant_id,),
+        )
+        return [(_decode.decode(r[0]), r[1]) for r in rows]
+
+    return memo.memoized(("webhooks", merchant_id), read)
 
 
 def company_key(tx: Tx, merchant_id: str) -> tuple[str, str] | None:

@@ -11,6 +11,7 @@ purchase cancelled or expired ends a pending subscriber.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -225,7 +226,17 @@ def _bill(
         p, internal, events = _charge(rt, tx, merchant_id, s, p, plan.token)
     else:
         p = purchases_domain.send(p, now_s(rt))
-    store(rt, tx, merchant_id, p, internal, [created, *events])
+    # The payment's hook (on_paid) is handed the subscriber as this job holds it, instead of
+    # reading the link, the subscriber and the template again; the subscriber is written once,
+    # by the hook when it changes it, else here.
+    held = _Billing(purchase_id=p.id, s=s, plan=plan, t=t)
+    token = _billing.set(held)
+    try:
+        store(rt, tx, merchant_id, p, internal, [created, *events])
+    finally:
+        _billing.reset(token)
+    if not held.stored:
+        repo.update_subscriber(tx, merchant_id, held.s, held.plan)
 
 
 def cancel(
@@ -257,19 +268,46 @@ def bill_due(rt: Runtime, tx: Tx, job: Job) -> None:
         return
     billing = s.status == "active"
     s, plan = schedule_from(rt, tx, merchant_id, t, s, plan, period + 1)
-    repo.update_subscriber(tx, merchant_id, s, plan)
-    if billing:
+    if billing:  # _bill stores the subscriber (once, with what the payment changes)
         _bill(rt, tx, merchant_id, t, s, plan, period, job.due_us // 1_000_000)
+    else:
+        repo.update_subscriber(tx, merchant_id, s, plan)
+
+
+class _Billing(msgspec.Struct):
+    """The purchase a bill job is storing, with its subscriber and schedule as the job holds
+    them (``stored``: written to the database since) and its template."""
+
+    purchase_id: str
+    s: Subscriber
+    plan: Schedule
+    t: BillingTemplate
+    stored: bool = False
+
+
+_billing: ContextVar[_Billing | None] = ContextVar("billing", default=None)
+
+
+def _save(tx: Tx, merchant_id: str, s: Subscriber, plan: Schedule) -> None:
+    repo.update_subscriber(tx, merchant_id, s, plan)
+    held = _billing.get()
+    if held is not None and held.s.id == s.id:
+        held.s, held.plan, held.stored = s, plan, True
 
 
 def _billed_by(
     tx: Tx, merchant_id: str, purchase: dict[str, Any]
-) -> tuple[Subscriber, Schedule] | None:
-    """The subscriber a purchase (an event's payload) bills, if it bills one."""
+) -> tuple[Subscriber, Schedule, BillingTemplate | None] | None:
+    """The subscriber a purchase (an event's payload) bills, if it bills one (and its
+    template, when the bill job storing it already has it)."""
     if purchase.get("product") != SUBSCRIPTIONS:
         return None
+    held = _billing.get()
+    if held is not None and held.purchase_id == purchase["id"]:
+        return held.s, held.plan, held.t
     subscriber_id = repo.subscriber_of_purchase(tx, purchase["id"])
-    return repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None
+    found = repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None
+    return (*found, None) if found is not None else None
 
 
 def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
@@ -278,8 +316,8 @@ def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> 
     found = _billed_by(tx, merchant_id, purchase)
     if found is None or not domain.is_live(found[0]):
         return
-    s, plan = found
-    t = repo.get_template(tx, merchant_id, s.billing_template_id, shown=False)
+    s, plan, t = found
+    t = t or repo.get_template(tx, merchant_id, s.billing_template_id, shown=False)
     assert t is not None
     now = now_s(rt)
     if purchase.get("is_recurring_token"):  # a card saved paying it: charged from now on
@@ -296,7 +334,7 @@ def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> 
         s = msgspec.structs.replace(s, status="subscription_paused" if paused else "active")
         plan = msgspec.structs.replace(plan, paused_by_template=paused)
         s, plan = start(rt, tx, merchant_id, t, s, plan, paid_first=True)
-    repo.update_subscriber(tx, merchant_id, s, plan)
+    _save(tx, merchant_id, s, plan)
 
 
 def on_unpaid_for_good(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
@@ -304,8 +342,8 @@ def on_unpaid_for_good(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str
     the subscription can never start, so it ends (and the client may be added again)."""
     found = _billed_by(tx, merchant_id, purchase)
     if found is not None and found[0].status == "pending":
-        s, plan = cancel(rt, tx, merchant_id, *found)
-        repo.update_subscriber(tx, merchant_id, s, plan)
+        s, plan = cancel(rt, tx, merchant_id, found[0], found[1])
+        _save(tx, merchant_id, s, plan)
 
 
 def on_purchase_event(rt: Runtime, tx: Tx, merchant_id: str, event: Event) -> None:

@@ -11,7 +11,6 @@ import msgspec
 from emulator import resources
 from emulator.domain import bank as rules
 from emulator.domain import bank_calendar as cal
-from emulator.domain.collection_filters import matches
 from emulator.domain.collections import (
     Collection,
     DebiCheckCollectionInput,
@@ -27,6 +26,7 @@ from emulator.domain.mandates import EftMandateInput, Mandate, check_collectable
 from emulator.domain.merchants import MerchantProfile
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
+from emulator.repos import bank_lists
 from emulator.scenarios import points
 from emulator.services import collection_outcomes as outcomes
 from emulator.services import verification
@@ -308,8 +308,9 @@ async def get(rt: Runtime, merchant_id: str, kind: str, collection_id: str) -> C
 async def list_debicheck(
     rt: Runtime, merchant_id: str, filters: dict[str, Any], skip: int, take: int
 ) -> list[Collection]:
-    found = await rt.db.read(lambda tx: repo.collections(tx, merchant_id, "DEBICHECK"))
-    return [c for c in found if matches(c, filters)][skip : skip + take]
+    return await rt.db.read(
+        lambda tx: bank_lists.collections(tx, merchant_id, "DEBICHECK", filters, skip, take)
+    )
 
 
 def register(rt: Runtime) -> None:

@@ -24,6 +24,7 @@ from emulator.kernel.jobs import Job
 from emulator.kernel.steps import AtomicHandler
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
+from emulator.repos import bank_lists
 from emulator.scenarios import points
 from emulator.services.bank_support import emit, instant, now_iso, profile
 from emulator.services.control import ControlError
@@ -282,18 +283,6 @@ async def get(rt: Runtime, merchant_id: str, kind: str, mandate_id: str) -> Mand
 async def list_eft(
     rt: Runtime, merchant_id: str, filters: dict[str, Any], skip: int, take: int
 ) -> list[Mandate]:
-    found = await rt.db.read(lambda tx: repo.mandates(tx, merchant_id, "EFT"))
-    return [m for m in found if _matches(m, filters)][skip : skip + take]
-
-
-def _matches(m: Mandate, filters: dict[str, Any]) -> bool:
-    for name, wanted in filters.items():
-        if name == "bank":
-            value: Any = m.debtor.bank
-        elif name == "state":
-            value = m.status
-        else:
-            value = getattr(m, name)
-        if value != wanted:
-            return False
-    return True
+    return await rt.db.read(
+        lambda tx: bank_lists.mandates(tx, merchant_id, "EFT", filters, skip, take)
+    )

@@ -71,3 +71,34 @@ async def test_a_failing_router_does_not_stall_the_others(http, runtime, merchan
     messages = (await http.get("/_emulator/sink/bank")).json()["messages"]
     assert [m["json"] for m in messages] == [{"id": "c-1", "status": "COMPLETED"}]
     assert "a bug in a router" in caplog.text
+
+
+def picky_router(tx: Tx, event: StoredEvent) -> list[Outgoing]:
+    """callback_router, except for one event it cannot route (a bug that data triggers)."""
+    if event.payload.get("status") == "BROKEN":
+        raise RuntimeError("a bug on one event")
+    return callback_router(tx, event)
+
+
+async def test_a_router_failing_on_one_event_of_a_batch_loses_that_event_only(
+    http, runtime, merchant, caplog
+):
+    """Events dispatched together: the failing one's messages are lost (logged); the others
+    go out once each, in event order (the batch is routed again one event at a time)."""
+    runtime.deliveries.register(picky_router, ["collection"])
+
+    def emit_three(tx: Tx) -> None:
+        for n, status in enumerate(("PENDING", "BROKEN", "COMPLETED")):
+            event = Event(
+                f"collection.{status.lower()}", "collection", f"c-{n}", {"status": status}
+            )
+            runtime.outbox.emit(tx, merchant["company_id"], event, runtime.clock.now_us())
+
+    await runtime.db.write(emit_three)
+    messages = (await http.get("/_emulator/sink/bank")).json()["messages"]
+    assert [m["json"] for m in messages] == [
+        {"id": "c-0", "status": "PENDING"},
+        {"id": "c-2", "status": "COMPLETED"},
+    ]
+    failures = [r for r in caplog.records if "failed on event" in r.getMessage()]
+    assert len(failures) == 1

@@ -82,3 +82,37 @@ async def test_collection_events_and_isolation(http, v2, profile):
     )
     headers = {"Authorization": f"Bearer {token.json()['access_token']}"}
     assert (await http.get("/v2/event/collection", headers=headers)).json() == []
+
+
+async def test_feed_paging_edges_with_filters(http, v2, profile):
+    """skip/take apply after the filters (state, object), in event id order, to the end."""
+    made = []
+    for n in range(5):
+        body = debicheck_body(profile, f"DC-P{n}")
+        made.append((await http.post("/v2/mandate/debicheck", json=body, headers=v2)).json())
+    for m in made[1::2]:
+        await http.post(f"/_emulator/mandates/{m['id']}/reject")
+    await http.post(f"/_emulator/mandates/{made[0]['id']}/authorise")
+    events = (await http.get("/v2/event/mandate?take=1000", headers=v2)).json()
+    assert len(events) == 8
+
+    async def query(q):
+        response = await http.get(f"/v2/event/mandate?{q}", headers=v2)
+        assert response.status_code == 200, response.text
+        return [e["eventId"] for e in response.json()]
+
+    rejected = [e["eventId"] for e in events if e["state"] == "REJECTED"]
+    assert len(rejected) == 2
+    assert await query("state=REJECTED") == rejected
+    assert await query("state=REJECTED&take=1") == rejected[:1]
+    assert await query("state=REJECTED&skip=1&take=1") == rejected[1:]
+    assert await query("state=REJECTED&skip=2") == []
+    assert await query(f"state=REJECTED&fromEventId={rejected[1]}") == rejected[1:]
+    first = [e["eventId"] for e in events if e["mandateId"] == made[0]["id"]]
+    assert len(first) == 2
+    assert await query(f"mandateId={made[0]['id']}&skip=1") == first[1:]
+    assert await query(f"mandateId={made[0]['id']}&state=AUTHENTICATED") == first[1:]
+    assert await query(f"mandateId={made[1]['id']}&state=AUTHENTICATED") == []
+    everything = [e["eventId"] for e in events]
+    assert await query("skip=7&take=5") == everything[7:]
+    assert await query("skip=8") == []

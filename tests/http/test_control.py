@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -292,20 +293,62 @@ async def test_request_journal_paging_and_limits(http):
 
 
 async def test_request_journal_keeps_the_newest_entries_only(http, monkeypatch):
-    """Pruning keeps the newest entries every PRUNE_EVERY entries, however short the run."""
+    """Each flush prunes, down to the newest KEEP entries, however short the run."""
     monkeypatch.setattr("emulator.kernel.journal.KEEP", 5)
-    monkeypatch.setattr("emulator.kernel.journal.PRUNE_EVERY", 1)
-    for _ in range(4):
-        await http.get("/api/v1/clients/", headers=DEFAULT)
+    seen = []
+    for n in range(4):
+        await http.get(f"/api/v1/clients/?n={n}", headers=DEFAULT)
         await http.get("/_emulator/requests")  # a read flushes: many small flushes
-    for _ in range(8):
-        await http.get("/api/v1/clients/", headers=DEFAULT)
+    for n in range(4, 12):
+        await http.get(f"/api/v1/clients/?n={n}", headers=DEFAULT)
     entries = (await http.get("/_emulator/requests?limit=100")).json()["requests"]
-    assert len(entries) == 5
+    seen = [e["query"] for e in entries]
+    assert seen == [f"n={n}" for n in range(11, 6, -1)]  # the newest five, newest first
+
+
+async def test_the_journal_prunes_a_backlog_a_step_at_a_time(http, monkeypatch):
+    """A flush deletes at most as many old entries as it wrote plus PRUNE_STEP, oldest first,
+    so a backlog over KEEP (here, KEEP lowered) goes over several flushes."""
+    for n in range(20):
+        await http.get(f"/api/v1/clients/?n={n}", headers=DEFAULT)
+    await http.get("/_emulator/requests")
+    monkeypatch.setattr("emulator.kernel.journal.KEEP", 4)
+    monkeypatch.setattr("emulator.kernel.journal.PRUNE_STEP", 3)
+
+    async def one_flush(n: int) -> list[dict[str, Any]]:
+        await http.get(f"/api/v1/clients/?n={n}", headers=DEFAULT)
+        return (await http.get("/_emulator/requests?limit=100")).json()["requests"]  # flushes
+
+    counts = [len(await one_flush(n)) for n in range(20, 25)]
+    # 20 stored; each flush writes one and deletes up to 1 + 3 of the oldest: 17, 14, ...
+    assert counts == [17, 14, 11, 8, 5]
+    entries = await one_flush(25)
+    assert [e["query"] for e in entries] == [f"n={n}" for n in range(25, 21, -1)]
+    entries = await one_flush(26)
+    assert [e["query"] for e in entries] == [f"n={n}" for n in range(26, 22, -1)]
+
+
+async def test_the_journal_writes_once_enough_entries_wait(http, runtime, monkeypatch):
+    """Entries are written every FLUSH_SECONDS, or as soon as FLUSH_ENTRIES are waiting."""
+    monkeypatch.setattr("emulator.kernel.journal.FLUSH_SECONDS", 3600)
+    monkeypatch.setattr("emulator.kernel.journal.FLUSH_ENTRIES", 3)
+
+    async def stored() -> int:
+        await runtime.db.barrier()  # what was queued has committed; the journal not flushed
+        row = await runtime.db.read(lambda tx: tx.one("SELECT count(*) FROM requests"))
+        assert row is not None
+        return int(row[0])
+
+    before = await stored()
+    for _ in range(2):
+        await http.get("/api/v1/clients/", headers=DEFAULT)
+    assert await stored() == before
+    await http.get("/api/v1/clients/", headers=DEFAULT)
+    assert await stored() == before + 3
 
 
 async def test_a_new_process_prunes_what_earlier_runs_left(tmp_path: Path, monkeypatch):
-    """Many short runs never reach PRUNE_EVERY each; the first flush of every run prunes."""
+    """Many short runs: every run's flushes prune what earlier runs left."""
     monkeypatch.setattr("emulator.kernel.journal.KEEP", 3)
     settings = settings_for(tmp_path)
     for _ in range(3):

@@ -379,3 +379,41 @@ async def test_a_failed_restore_leaves_cancelled_jobs_due_again(runtime: Runtime
     await runtime.scheduler.run_due()
     await runtime.scheduler.settle()
     assert len(calls) == 2 and await runtime.db.read(pending_jobs) == []
+
+
+async def test_jobs_read_ahead_give_way_to_sooner_ones_their_handlers_schedule(runtime: Runtime):
+    """Due jobs are read several at a time; a job a handler schedules sooner than the last one
+    read still runs in its place in due order, and one scheduled later after them."""
+    seen: list[tuple[str, int]] = []
+    recorder(runtime, seen)
+
+    def spawner(tx: Tx, job: Job) -> None:
+        seen.append((str(job.payload["name"]), runtime.clock.now_us()))
+        for name, due in job.payload["spawn"]:
+            runtime.scheduler.schedule(tx, "test.record", due, {"name": name})
+
+    runtime.scheduler.handle("test.spawn", spawner)
+    many = [(f"j{n:03d}", T0 + (10 + n) * SECOND) for n in range(150)]
+    await schedule(runtime, *many)
+
+    def first(tx: Tx) -> None:
+        spawn = [
+            ["sooner", T0 + 20 * SECOND + 1],
+            ["tie", T0 + 12 * SECOND],
+            ["last", T0 + 900 * SECOND],
+        ]
+        runtime.scheduler.schedule(
+            tx, "test.spawn", T0 + 11 * SECOND, {"name": "spawn", "spawn": spawn}
+        )
+
+    await runtime.db.write(first)
+    assert await runtime.scheduler.advance(T0 + 1000 * SECOND) == 154
+    expected = [*many, ("sooner", T0 + 20 * SECOND + 1), ("tie", T0 + 12 * SECOND)]
+    expected += [("spawn", T0 + 11 * SECOND), ("last", T0 + 900 * SECOND)]
+    # (due time, then the order they were scheduled in)
+    order = {
+        name: n
+        for n, (name, _) in enumerate([*many, ("spawn", 0), ("sooner", 0), ("tie", 0), ("last", 0)])
+    }
+    expected.sort(key=lambda x: (x[1], order[x[0]]))
+    assert seen == expected
