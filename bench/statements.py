@@ -140,7 +140,8 @@ async def run(collections_count: int, subscribers: int) -> None:
         (monthly_billing, subscribers),
     ):
         with tempfile.TemporaryDirectory() as folder:
-            settings = Settings(db_path=Path(folder) / "statements.sqlite3")
+            # retention off: its daily prune job is not the domain's work per job
+            settings = Settings(db_path=Path(folder) / "statements.sqlite3", retain_seconds=None)
             async with Runtime(settings) as rt:
                 transport = httpx.ASGITransport(app=create_app(rt))
                 async with httpx.AsyncClient(transport=transport, base_url="http://e") as http:
