@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from emulator import __version__, cli_listen, cli_trigger, cli_verbs, serve_options
+from emulator.cli_client import client_parent
 from emulator.cli_client import run as run_client
 from emulator.kernel.clock import CLOCK_RANGE, MODES, in_clock_range, parse_iso, to_us
 from emulator.kernel.dbfile import DatabaseInUse, FileLock
@@ -44,6 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="payments-emulator",
         description="Sandbox emulator of a payments gateway (/api/v1) and bank collections (/v2).",
+        # --url, --admin-token and --json before the verb too (`payments-emulator --json clock`)
+        parents=[client_parent()],
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -64,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--seed", type=int, help="seed for ids and tokens (env EMULATOR_SEED)")
     serve.add_argument(
         "--admin-token",
+        default=argparse.SUPPRESS,  # given before `serve` too; absent means none given
         help="control-plane token, required wherever it is given; generated when not bound to"
         " loopback (env EMULATOR_ADMIN_TOKEN)",
     )
@@ -105,7 +109,7 @@ def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -
         values["clock"] = args.clock
     if args.start is not None:
         values["start"] = parse_iso(args.start)
-    if args.admin_token is not None:
+    if getattr(args, "admin_token", None) is not None:
         values["admin_token"] = args.admin_token
     if args.rate_limit is not None:
         try:

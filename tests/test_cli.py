@@ -137,6 +137,21 @@ def test_flags_win_over_environment():
     assert (settings.port, settings.clock, settings.clock_explicit) == (9001, "real", True)
 
 
+def test_client_options_go_before_or_after_the_verb():
+    """--url, --admin-token and --json are taken before the verb as well as after it, and an
+    --admin-token before `serve` is the server's token, not dropped."""
+    for argv in (
+        ["--json", "--url", "http://h:1", "--admin-token", "t", "clock"],
+        ["clock", "--json", "--url", "http://h:1", "--admin-token", "t"],
+    ):
+        args = _parser().parse_args(argv)
+        assert (args.json, args.url, args.admin_token) == (True, "http://h:1", "t")
+    before = settings_from(_parser().parse_args(["--admin-token", "s3cret", "serve"]), {})
+    after = settings_from(_parser().parse_args(["serve", "--admin-token", "s3cret"]), {})
+    assert before.admin_token == after.admin_token == "s3cret"
+    assert settings_from(_parser().parse_args(["serve"]), {}).admin_token is None
+
+
 def test_non_loopback_binding_gets_an_admin_token():
     """Bound off loopback with no admin token, one is generated."""
     settings = settings_from(_parser().parse_args(["serve", "--host", "0.0.0.0"]), {})
