@@ -26,6 +26,7 @@ class Plan:
     state: bool = False  # --state: the large-state figures too
     reset_objects: int = 200_000  # clients stored when the reset figure resets
     page_objects: int = 100_000  # mandates, collections, events stored for the v2 page figures
+    growth_objects: int = 100_000  # clients and purchases stored for the state-growth ratios
 
     @property
     def ratio_concurrency(self) -> int:
@@ -50,4 +51,5 @@ QUICK = Plan(
     isolation_requests=20_000,
     reset_objects=200,
     page_objects=1_000,
+    growth_objects=200,
 )

@@ -65,7 +65,7 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     }
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 3 and len(figures["timings"]) == 19
+    assert len(figures["ratios"]) == 5 and len(figures["timings"]) == 19
     timings = {x["name"]: x for x in figures["timings"]}
     pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
     assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)
