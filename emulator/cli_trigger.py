@@ -20,7 +20,6 @@ from emulator.testing import EmulatorError, Merchant
 DECLINED = "4000000000000002"  # card_declined, do_not_honour
 PENDING_PAYOUT = "5555555555554444"  # payout pending, success after 3 days
 FAILING_PAYOUT = "4000000000009995"  # payout pending, failed after 5 days
-PAID_LATER = "110000001"  # debtor: COMPLETED 40 seconds after submission
 UNPAID_LATER = "110000002"  # debtor: UNPAID 40 seconds after submission
 ANY_ACCOUNT = ("62000000001", "250655")  # no test outcome: the bank's, or an actor's
 

@@ -21,7 +21,6 @@ from emulator.domain.errors import CompanyStatementInvalidStatus, FieldError, Va
 #   success     generated: ``download_url`` serves the file, ``finished_on`` is set (final)
 #   cancelled   stopped before it was generated (final)
 STATUSES = ("pending", "processing", "success", "cancelled")
-FINAL = frozenset({"success", "cancelled"})
 
 # (status, trigger) -> next status
 TRANSITIONS: dict[tuple[str, str], str] = {
