@@ -133,8 +133,8 @@ class DeliveryEngine:
         merchant's hanging receiver holds up nobody else's reads)."""
         scheduler = self._rt.scheduler
         for _ in range(FLUSH_ROUNDS):
-            async with self._dispatching:
-                while await self._rt.db.write(self._dispatch):
+            async with self._dispatching:  # in the background unless someone waits for it
+                while await self._rt.db.write(self._dispatch, background=not wait):
                     pass
             if wait:
                 await scheduler.kicked()  # it may be starting a send that a delivery released

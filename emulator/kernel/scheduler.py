@@ -12,8 +12,9 @@ instant emitted is dispatched (``before_step``: the delivery engine makes its me
 the event's instant), so deliveries go out at the instant their event happened and retries
 count from there. While an async job (a delivery) is out, requests are served at that instant, and
 jobs they schedule before the target run in order too. Consecutive atomic jobs share one unit
-of work (a savepoint each), up to ``BATCH`` jobs or ``BATCH_SECONDS``, so a long advance costs
-one commit per batch and other merchants' writes wait one batch at most.
+of work (a savepoint each), up to ``BATCH`` jobs or ``BATCH_SECONDS`` while other writes wait
+(longer batches when none do), so a long advance costs one commit per batch and other
+merchants' writes wait one short batch at most.
 
 ``run_due`` does the same up to "now" without moving the clock (``kernel.ticker`` calls it for
 real-mode timelines, every request for its merchant's); nothing while its timeline is held.
@@ -281,7 +282,8 @@ class Scheduler:
                     # slot (an advance runs its own, not in the background)
                     skip=tuple(self._async) if not move_clock and self.under_way.full() else (),
                     slots=self.under_way.free(),
-                )
+                ),
+                alone=True,  # its savepoint per job is then not nested in a unit's
             )
             count += batch.ran
             for started in batch.to_start:
@@ -353,7 +355,12 @@ class Scheduler:
     ) -> Batch:
         self._inserted_low = None
         steps = Steps(
-            self._atomic, self._clocks, self.before_step, self._save_clock, self._inserted_since
+            self._atomic,
+            self._clocks,
+            self.before_step,
+            self._save_clock,
+            self._inserted_since,
+            self._db.others_waiting,
         )
         return steps.run(tx, timeline, target_us, move_clock, exclude, skip, slots)
 

@@ -6,9 +6,9 @@ of one per statement. Units never await and never do network I/O.
 
 Writes are *group-committed*: the writer takes every unit waiting in its queue, opens one
 ``BEGIN IMMEDIATE`` transaction, runs each unit inside its own ``SAVEPOINT`` (so a failing unit
-rolls back alone and its caller gets the exception) and commits once. With one unit waiting,
-that is exactly one ``BEGIN IMMEDIATE`` per unit of work; under load, many units share one
-commit. A caller's future resolves only after its commit, so a 201 is always durable.
+rolls back alone and its caller gets the exception) and commits once (``kernel.units``). With one
+unit waiting, that is exactly one ``BEGIN IMMEDIATE`` per unit of work; under load, many units
+share one commit. A caller's future resolves only after its commit, so a 201 is always durable.
 
 Checkpoints (copying the WAL back into the database file) run on a third connection with its
 own thread, poked after every commit, so no write waits for one. A restore swaps a copy of the
@@ -24,8 +24,7 @@ import functools
 import logging
 import os
 import sqlite3
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -34,48 +33,11 @@ import aiosqlite
 from emulator.kernel.checkpoint import Checkpointer
 from emulator.kernel.dbfile import FileLock, check_database_file, copy_over
 from emulator.kernel.schema import apply_migrations
+from emulator.kernel.units import Pending, Tx, run, take_batch
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-Hook = Callable[[], None]
-
-
-@dataclass
-class Tx:
-    """The connection a unit of work runs on, plus what to do once it has committed."""
-
-    conn: sqlite3.Connection
-    hooks: list[Hook] = field(default_factory=list)
-
-    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
-        return self.conn.execute(sql, params)
-
-    def one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
-        row: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
-        return row
-
-    def all(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
-        return self.conn.execute(sql, params).fetchall()
-
-    def after_commit(self, hook: Hook) -> None:
-        """Run ``hook`` on the event loop once this unit's transaction has committed."""
-        self.hooks.append(hook)
-
-
-Unit = Callable[[Tx], T]
-
-
-@dataclass
-class _Pending:
-    unit: Callable[[Tx], Any]
-    future: asyncio.Future[Any]
-    exclusive: bool  # runs alone, outside any transaction (backup)
-    swap: Path | None = None  # not a unit: the write loop swaps this file in (restore)
-    # The caller's context: a unit reads the caller's context variables (whose clock it is
-    # served on) on the writer's thread too.
-    context: contextvars.Context | None = None
 
 
 async def _on_thread(conn: aiosqlite.Connection, fn: Callable[[], T]) -> T:
@@ -94,6 +56,12 @@ def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA busy_timeout=5000")
+    conn.execute("PRAGMA cache_size=-65536")  # 64 MiB, not 2: random-id indexes stay in memory
+    conn.execute("PRAGMA mmap_size=1073741824")  # pages read from the map, not a read() each
+    # Savepoints copy the pages they change into a sub-journal: in memory, not a temp file's
+    # write() per page (kernel.units keeps savepoints from nesting deeply, which memory's
+    # journal does badly).
+    conn.execute("PRAGMA temp_store=MEMORY")
     if readonly:
         conn.execute("PRAGMA query_only=ON")
 
@@ -105,7 +73,7 @@ class Database:
         self.path = path
         self._writer_conn: aiosqlite.Connection | None = None
         self._reader_conn: aiosqlite.Connection | None = None
-        self._queue: list[_Pending] = []
+        self._queue: list[Pending] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
@@ -135,13 +103,13 @@ class Database:
 
     async def _connect(self) -> None:
         self._writer_conn = await aiosqlite.connect(
-            self.path, isolation_level=None, check_same_thread=False
+            self.path, isolation_level=None, check_same_thread=False, cached_statements=1024
         )
         writer = self._writer_conn
         await _on_thread(writer, lambda: _configure(writer._conn, readonly=False))
         await _on_thread(writer, lambda: apply_migrations(writer._conn))
         self._reader_conn = await aiosqlite.connect(
-            self.path, isolation_level=None, check_same_thread=False
+            self.path, isolation_level=None, check_same_thread=False, cached_statements=1024
         )
         reader = self._reader_conn
         await _on_thread(reader, lambda: _configure(reader._conn, readonly=True))
@@ -189,19 +157,25 @@ class Database:
 
     # -- units of work ---------------------------------------------------------------------
 
-    async def write(self, unit: Callable[[Tx], T]) -> T:
-        """Run ``unit`` in a write transaction; returns once it has committed."""
-        return await self._submit(unit, exclusive=False)
+    async def write(
+        self, unit: Callable[[Tx], T], *, background: bool = False, alone: bool = False
+    ) -> T:
+        """Run ``unit`` in a write transaction; returns once it has committed. A
+        ``background`` unit (no request waits for it) does not cut a run of jobs short; an
+        ``alone`` one (a run of jobs) gets a transaction of its own (``kernel.units``)."""
+        result: T = await self._enqueue(unit, exclusive=False, background=background, alone=alone)
+        return result
 
     def write_later(self, unit: Callable[[Tx], Any]) -> asyncio.Future[Any]:
         """Queue ``unit`` without waiting for it (the request journal uses this)."""
-        future = self._enqueue(unit, exclusive=False)
+        future = self._enqueue(unit, exclusive=False, background=True)
         future.add_done_callback(_consume_exception)
         return future
 
     async def exclusive(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` on the write connection alone, outside any transaction."""
-        return await self._submit(lambda tx: fn(tx.conn), exclusive=True)
+        result: T = await self._enqueue(lambda tx: fn(tx.conn), exclusive=True)
+        return result
 
     async def read(self, unit: Callable[[Tx], T]) -> T:
         """Run ``unit`` against one consistent snapshot on the read connection."""
@@ -229,23 +203,30 @@ class Database:
             if self._reads_in_flight == 0:
                 self._reads_idle.set()
 
+    def others_waiting(self) -> bool:
+        """On the writer, inside a unit: whether units that someone waits for are queued."""
+        return any(not pending.background for pending in self._queue)
+
     async def barrier(self) -> None:
         """Wait until every write queued so far has committed."""
-        await self._submit(lambda tx: None, exclusive=False)
+        await self._enqueue(lambda tx: None, exclusive=False)
 
     # -- the writer ------------------------------------------------------------------------
 
-    async def _submit(self, unit: Callable[[Tx], T], *, exclusive: bool) -> T:
-        result: T = await self._enqueue(unit, exclusive=exclusive)
-        return result
-
     def _enqueue(
-        self, unit: Callable[[Tx], Any], *, exclusive: bool, swap: Path | None = None
+        self,
+        unit: Callable[[Tx], Any],
+        *,
+        exclusive: bool,
+        swap: Path | None = None,
+        background: bool = False,
+        alone: bool = False,
     ) -> asyncio.Future[Any]:
         if self._task is None or self._closing or self.loop is None:
             raise RuntimeError("database is not open")
         future: asyncio.Future[Any] = self.loop.create_future()
-        self._queue.append(_Pending(unit, future, exclusive, swap, contextvars.copy_context()))
+        context = contextvars.copy_context()
+        self._queue.append(Pending(unit, future, exclusive, swap, background, alone, context))
         self._wake.set()
         return future
 
@@ -254,7 +235,7 @@ class Database:
             await self._wake.wait()
             self._wake.clear()
             while self._queue:
-                batch = self._take_batch()
+                batch = take_batch(self._queue)
                 if batch[0].swap is not None:
                     await self._swap_in(batch[0])
                     continue
@@ -264,7 +245,7 @@ class Database:
                         _fail(pending, RuntimeError("database is not open"))
                     continue
                 try:
-                    results = await _on_thread(writer, functools.partial(_run, writer, batch))
+                    results = await _on_thread(writer, functools.partial(run, writer._conn, batch))
                 except BaseException as exc:  # the commit itself failed: every unit failed
                     for pending in batch:
                         if not pending.future.done():
@@ -288,7 +269,7 @@ class Database:
             if self._closing and not self._queue:
                 return
 
-    async def _swap_in(self, pending: _Pending) -> None:
+    async def _swap_in(self, pending: Pending) -> None:
         assert pending.swap is not None
         self._reads_open.clear()
         try:
@@ -328,67 +309,8 @@ class Database:
         for suffix in ("-wal", "-shm"):  # the old file's; SQLite removes them on close
             self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
 
-    def _take_batch(self) -> list[_Pending]:
-        if self._queue[0].exclusive:
-            return [self._queue.pop(0)]
-        batch: list[_Pending] = []
-        while self._queue and not self._queue[0].exclusive:
-            batch.append(self._queue.pop(0))
-        return batch
 
-
-_Result = tuple[bool, Any, list[Hook]]
-
-
-def _run(writer: aiosqlite.Connection, batch: list[_Pending]) -> list[_Result]:
-    conn = writer._conn
-    if batch[0].exclusive:
-        return _run_exclusive(conn, batch[0])
-    return _run_batch(conn, batch)
-
-
-def _run_batch(conn: sqlite3.Connection, batch: list[_Pending]) -> list[_Result]:
-    results: list[_Result] = []
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        for pending in batch:
-            tx = Tx(conn)
-            conn.execute("SAVEPOINT unit")
-            try:
-                value = _call(pending, tx)
-            except Exception as exc:
-                conn.execute("ROLLBACK TO unit")
-                conn.execute("RELEASE unit")
-                results.append((False, exc, []))
-            else:
-                conn.execute("RELEASE unit")
-                results.append((True, value, tx.hooks))
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    return results
-
-
-def _run_exclusive(conn: sqlite3.Connection, pending: _Pending) -> list[_Result]:
-    tx = Tx(conn)
-    try:
-        value = _call(pending, tx)
-    except Exception as exc:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        return [(False, exc, [])]
-    return [(True, value, tx.hooks)]
-
-
-def _call(pending: _Pending, tx: Tx) -> Any:
-    if pending.context is None:
-        return pending.unit(tx)
-    return pending.context.run(pending.unit, tx)
-
-
-def _fail(pending: _Pending, exc: BaseException) -> None:
+def _fail(pending: Pending, exc: BaseException) -> None:
     if not pending.future.done():  # its caller may have given up (cancelled) meanwhile
         pending.future.set_exception(exc)
 

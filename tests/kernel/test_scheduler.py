@@ -11,7 +11,7 @@ import pytest
 from emulator.app import create_app
 from emulator.kernel.clock import from_us, to_us
 from emulator.kernel.jobs import Job, pending_jobs
-from emulator.kernel.steps import BATCH
+from emulator.kernel.steps import ALONE_BATCH, BATCH
 from emulator.kernel.storage import Tx
 from emulator.runtime import Runtime
 from emulator.services.control import load_clock
@@ -226,22 +226,22 @@ async def test_each_batch_stores_the_clock_with_the_jobs_it_ran(runtime: Runtime
         pass
 
     def crash_at(tx: Tx, job: Job) -> None:
-        if job.payload["n"] == BATCH + 10:
+        if job.payload["n"] == ALONE_BATCH + 10:
             raise Crash
 
     runtime.scheduler.handle("test.crash", crash_at)
 
     def unit(tx: Tx) -> None:
-        for n in range(BATCH + 20):
+        for n in range(ALONE_BATCH + 20):
             runtime.scheduler.schedule(tx, "test.crash", T0 + (n + 1) * SECOND, {"n": n})
 
     await runtime.db.write(unit)
     with pytest.raises(Crash):
-        await runtime.scheduler.advance(T0 + 3600 * SECOND)
+        await runtime.scheduler.advance(T0 + 2 * ALONE_BATCH * SECOND)
     stored = await load_clock(runtime)
     left = await runtime.db.read(pending_jobs)
-    first_left = left[0].payload["n"]  # batches end at BATCH jobs or BATCH_SECONDS
-    assert 0 < first_left <= BATCH + 10
+    first_left = left[0].payload["n"]  # with nobody else writing, batches end at ALONE_BATCH jobs or ALONE_SECONDS
+    assert 0 < first_left <= ALONE_BATCH + 10
     # job n is due at T0 + (n + 1) s: the clock stored is the last committed job's
     assert stored is not None and stored.frozen_at_us == T0 + first_left * SECOND
 

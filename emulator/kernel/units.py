@@ -1,0 +1,147 @@
+"""What runs on the writer's thread: the ``Tx`` a unit of work gets, a queued unit, and how a
+batch of queued units becomes one transaction (``run``).
+
+Several units share one ``BEGIN IMMEDIATE`` ... ``COMMIT``, each in its own ``SAVEPOINT`` so a
+failing unit rolls back alone. A unit alone in its transaction needs no savepoint: its failure
+rolls the whole transaction back. That matters beyond one statement saved: a savepoint nested in
+another (a run of jobs, a savepoint per job, inside a unit's) makes SQLite copy every page it
+changes into the sub-journal once per level, which cost a run of jobs more than its own
+statements. Long units (``alone``: a run of due jobs) therefore get a transaction of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+Hook = Callable[[], None]
+
+
+@dataclass
+class Tx:
+    """The connection a unit of work runs on, plus what to do once it has committed."""
+
+    conn: sqlite3.Connection
+    hooks: list[Hook] = field(default_factory=list)
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        return self.conn.execute(sql, params)
+
+    def one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
+        return row
+
+    def all(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def after_commit(self, hook: Hook) -> None:
+        """Run ``hook`` on the event loop once this unit's transaction has committed."""
+        self.hooks.append(hook)
+
+
+Unit = Callable[[Tx], T]
+
+
+@dataclass
+class Pending:
+    unit: Callable[[Tx], Any]
+    future: asyncio.Future[Any]
+    exclusive: bool  # runs alone, outside any transaction (backup)
+    swap: Path | None = None  # not a unit: the write loop swaps this file in (restore)
+    background: bool = False  # nobody waits for it now: a long run of jobs need not stop
+    alone: bool = False  # in a transaction of its own (its savepoints are then not nested)
+    # The caller's context: a unit reads the caller's context variables (whose clock it is
+    # served on) on the writer's thread too.
+    context: contextvars.Context | None = None
+
+
+Result = tuple[bool, Any, list[Hook]]
+
+
+def take_batch(queue: list[Pending]) -> list[Pending]:
+    """The units that go into the next transaction: consecutive ordinary units, or one
+    exclusive or ``alone`` unit by itself."""
+    if queue[0].exclusive or queue[0].alone:
+        return [queue.pop(0)]
+    batch: list[Pending] = []
+    while queue and not (queue[0].exclusive or queue[0].alone):
+        batch.append(queue.pop(0))
+    return batch
+
+
+def run(conn: sqlite3.Connection, batch: list[Pending]) -> list[Result]:
+    """On the writer's thread: the batch in one transaction (an exclusive unit: outside any)."""
+    if batch[0].exclusive:
+        return _run_exclusive(conn, batch[0])
+    if len(batch) == 1:
+        return _run_one(conn, batch[0])
+    return _run_batch(conn, batch)
+
+
+def _run_one(conn: sqlite3.Connection, pending: Pending) -> list[Result]:
+    tx = Tx(conn)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        value = _call(pending, tx)
+    except Exception as exc:
+        conn.execute("ROLLBACK")
+        return [(False, exc, [])]
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    try:
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return [(True, value, tx.hooks)]
+
+
+def _run_batch(conn: sqlite3.Connection, batch: list[Pending]) -> list[Result]:
+    results: list[Result] = []
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for pending in batch:
+            tx = Tx(conn)
+            conn.execute("SAVEPOINT unit")
+            try:
+                value = _call(pending, tx)
+            except Exception as exc:
+                conn.execute("ROLLBACK TO unit")
+                conn.execute("RELEASE unit")
+                results.append((False, exc, []))
+            else:
+                conn.execute("RELEASE unit")
+                results.append((True, value, tx.hooks))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return results
+
+
+def _run_exclusive(conn: sqlite3.Connection, pending: Pending) -> list[Result]:
+    tx = Tx(conn)
+    try:
+        value = _call(pending, tx)
+    except Exception as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        return [(False, exc, [])]
+    return [(True, value, tx.hooks)]
+
+
+def _call(pending: Pending, tx: Tx) -> Any:
+    if pending.context is None:
+        return pending.unit(tx)
+    return pending.context.run(pending.unit, tx)
