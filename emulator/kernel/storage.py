@@ -33,7 +33,8 @@ import aiosqlite
 from emulator.kernel.checkpoint import Checkpointer
 from emulator.kernel.dbfile import FileLock, check_database_file, copy_over
 from emulator.kernel.schema import apply_migrations
-from emulator.kernel.units import Pending, Tx, run, take_batch
+from emulator.kernel.units import Pending, run, take_batch
+from emulator.kernel.units import Tx as Tx  # the unit of work's handle, imported from here
 
 log = logging.getLogger(__name__)
 

@@ -240,7 +240,8 @@ async def test_each_batch_stores_the_clock_with_the_jobs_it_ran(runtime: Runtime
         await runtime.scheduler.advance(T0 + 2 * ALONE_BATCH * SECOND)
     stored = await load_clock(runtime)
     left = await runtime.db.read(pending_jobs)
-    first_left = left[0].payload["n"]  # with nobody else writing, batches end at ALONE_BATCH jobs or ALONE_SECONDS
+    # with nobody else writing, batches end at ALONE_BATCH jobs or ALONE_SECONDS
+    first_left = left[0].payload["n"]
     assert 0 < first_left <= ALONE_BATCH + 10
     # job n is due at T0 + (n + 1) s: the clock stored is the last committed job's
     assert stored is not None and stored.frozen_at_us == T0 + first_left * SECOND
