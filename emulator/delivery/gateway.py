@@ -54,10 +54,13 @@ def gateway_router(signer: signing.Signer) -> Router:
     def route(tx: Tx, event: StoredEvent) -> list[Outgoing]:
         if event.event_type not in EVENT_SET:
             return []
-        body = body_of(event)
         out = []
+        bodies: list[bytes] = []  # made once, for the first message: most events have none
 
         def outgoing(url: str, kind: Any, target: str, private_key: str) -> Outgoing:
+            if not bodies:
+                bodies.append(body_of(event))
+            body = bodies[0]
             return Outgoing(
                 url=url,
                 body=body,
