@@ -98,8 +98,12 @@ def processing_us(day: date) -> int:
 
 def iso_us(us: int) -> str:
     """An instant as the v2 interface writes it: ISO 8601 UTC with a Z."""
-    moment = datetime.fromtimestamp(us // 1_000_000, UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _iso_second(us // 1_000_000)
+
+
+@lru_cache(maxsize=1024)  # a run of jobs writes the same few instants thousands of times
+def _iso_second(second: int) -> str:
+    return datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # The instants the emulator's clock can reach (emulator.kernel.clock.in_clock_range; the

@@ -61,18 +61,19 @@ def _callbacks(
     profile_code = obj.get("profileCode")
     if kind is None or not isinstance(profile_code, str):
         return []
+    if override_url is not None:
+        targets = [(override_url, f"override:{override_url}")]
+    else:
+        client = repo.client_of_profile(tx, event.merchant_id, profile_code)
+        if client is None:
+            return []
+        found = repo.registrations(tx, event.merchant_id, kind, client)
+        targets = [(r.url, r.id) for r in found]
+    if not targets:  # the body only for someone: most events of a busy day have no URL
+        return []
     body = _encode.encode(domain.body(kind, obj, iso_us(event.created_us)))
     status = str(obj.get("status"))
-
-    def callback(url: str, target: str) -> BankCallback:
-        return BankCallback(url, body, kind, event.object_id, status, target)
-
-    if override_url is not None:
-        return [callback(override_url, f"override:{override_url}")]
-    client = repo.client_of_profile(tx, event.merchant_id, profile_code)
-    if client is None:
-        return []
-    return [callback(r.url, r.id) for r in repo.registrations(tx, event.merchant_id, kind, client)]
+    return [BankCallback(url, body, kind, event.object_id, status, t) for url, t in targets]
 
 
 def _requested(tx: Tx, event: StoredEvent) -> list[BankCallback]:
