@@ -84,8 +84,10 @@ def gateway_router(signer: signing.Signer) -> Router:
         for webhook, private_key in repo.with_keys(tx, event.merchant_id):
             if webhook.wants(event.event_type):
                 out.append(outgoing(webhook.callback, "webhook", webhook.id, private_key))
+        if event.event_type != "purchase.paid":
+            return out
         callback = event.payload.get("success_callback")
-        if event.event_type == "purchase.paid" and isinstance(callback, str) and callback:
+        if isinstance(callback, str) and callback:
             private_key, _ = company_key(tx, event.merchant_id)
             out.append(outgoing(callback, "success_callback", event.object_id, private_key))
         return out

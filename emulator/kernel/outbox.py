@@ -16,16 +16,40 @@ from emulator.kernel.ids import Ids
 from emulator.kernel.storage import Tx
 
 
-class StoredEvent(msgspec.Struct, frozen=True):
-    seq: int
-    id: str
-    merchant_id: str
-    event_type: str
-    object_type: str
-    object_id: str
-    client_id: str | None
-    created_us: int
-    payload: dict[str, Any]
+class StoredEvent:
+    """An outbox row. Its payload is decoded on first use: dispatch routes most events by
+    their merchant and type alone (no webhook or callback wants them), without reading it."""
+
+    __slots__ = (
+        "_payload",
+        "_raw",
+        "client_id",
+        "created_us",
+        "event_type",
+        "id",
+        "merchant_id",
+        "object_id",
+        "object_type",
+        "seq",
+    )
+
+    def __init__(self, row: Any) -> None:
+        self.seq: int = row["seq"]
+        self.id: str = row["id"]
+        self.merchant_id: str = row["merchant_id"]
+        self.event_type: str = row["event_type"]
+        self.object_type: str = row["object_type"]
+        self.object_id: str = row["object_id"]
+        self.client_id: str | None = row["client_id"]
+        self.created_us: int = row["created_us"]
+        self._raw: bytes = row["payload"]
+        self._payload: dict[str, Any] | None = None
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        if self._payload is None:
+            self._payload = _decode_payload.decode(self._raw)
+        return self._payload
 
 
 _decode_payload = msgspec.json.Decoder(dict[str, Any])
@@ -62,17 +86,7 @@ class Outbox:
 
 def stored_event(row: Any) -> StoredEvent:
     """A StoredEvent from an outbox row (``SELECT *`` or the columns below)."""
-    return StoredEvent(
-        seq=row["seq"],
-        id=row["id"],
-        merchant_id=row["merchant_id"],
-        event_type=row["event_type"],
-        object_type=row["object_type"],
-        object_id=row["object_id"],
-        client_id=row["client_id"],
-        created_us=row["created_us"],
-        payload=_decode_payload.decode(row["payload"]),
-    )
+    return StoredEvent(row)
 
 
 COLUMNS = "seq, id, merchant_id, event_type, object_type, object_id, client_id, created_us, payload"

@@ -36,6 +36,16 @@ def client_of_profile(tx: Tx, merchant_id: str, profile_code: str) -> int | None
     return memo.memoized(("client_of_profile", merchant_id, profile_code), read)
 
 
+def any_registered(tx: Tx, merchant_id: str) -> bool:
+    """Whether the merchant registered any callback URL; once per memo scope."""
+
+    def read() -> bool:
+        sql = "SELECT 1 FROM bank_callback_urls WHERE merchant_id = ? LIMIT 1"
+        return tx.one(sql, (merchant_id,)) is not None
+
+    return memo.memoized(("any_registered", merchant_id), read)
+
+
 def insert(tx: Tx, merchant_id: str, registration: Registration) -> None:
     try:
         tx.execute(

@@ -51,6 +51,8 @@ def messages_for(tx: Tx, event: StoredEvent) -> list[BankCallback]:
     the client that created its profile, oldest registration first."""
     if event.object_type == REQUEST:
         return _requested(tx, event)
+    if not repo.any_registered(tx, event.merchant_id):  # its payload need not even be read
+        return []
     return _callbacks(tx, event, event.object_type, event.payload, None)
 
 
