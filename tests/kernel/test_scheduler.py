@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 import httpx
@@ -418,3 +419,29 @@ async def test_jobs_read_ahead_give_way_to_sooner_ones_their_handlers_schedule(r
     }
     expected.sort(key=lambda x: (x[1], order[x[0]]))
     assert seen == expected
+
+
+async def test_a_write_waits_one_short_batch_of_a_long_advance(runtime: Runtime):
+    """With nobody else writing, an advance runs long batches; a write queued meanwhile ends
+    the batch under way at once and commits long before the advance is over."""
+    seen: list[int] = []
+    started = threading.Event()
+
+    def slow(tx: Tx, job: Job) -> None:
+        seen.append(int(job.payload["n"]))
+        started.set()
+        tx.execute("SELECT COUNT(*) FROM jobs").fetchone()
+
+    runtime.scheduler.handle("test.slow", slow)
+    count = 2 * ALONE_BATCH
+
+    def unit(tx: Tx) -> None:
+        for n in range(count):
+            runtime.scheduler.schedule(tx, "test.slow", T0 + (n + 1) * SECOND, {"n": n})
+
+    await runtime.db.write(unit)
+    advance = asyncio.create_task(runtime.scheduler.advance(T0 + (count + 1) * SECOND))
+    await asyncio.to_thread(started.wait, 10)  # the advance's first batch is under way
+    ran_before = await runtime.db.write(lambda tx: len(seen))
+    assert await advance == count
+    assert ran_before < count // 2  # not after the advance, nor after its long batches

@@ -222,3 +222,68 @@ async def test_a_cancelled_restore_leaves_the_writer_working(db: Database, tmp_p
     restore.cancel()
     await slow
     assert await asyncio.wait_for(db.write(lambda tx: 42), 5) == 42
+
+
+async def test_a_unit_alone_in_its_transaction_fails_without_a_trace(db: Database):
+    """A unit that gets a transaction of its own (a run of jobs) and fails leaves nothing of
+    what it wrote, nested savepoints included; the next unit runs as usual."""
+
+    def failing(tx: Tx) -> None:
+        tx.execute("INSERT INTO t VALUES ('gone', 1)")
+        tx.execute("SAVEPOINT job")
+        tx.execute("INSERT INTO t VALUES ('also gone', 2)")
+        tx.execute("RELEASE job")
+        raise ValueError("no")
+
+    with pytest.raises(ValueError):
+        await db.write(failing, alone=True)
+    await db.write(lambda tx: tx.execute("INSERT INTO t VALUES ('kept', 3)"), alone=True)
+    rows = await db.read(lambda tx: tx.all("SELECT k FROM t ORDER BY k"))
+    assert [r[0] for r in rows] == ["kept"]
+
+
+async def test_units_around_a_lone_unit_keep_their_order(db: Database):
+    """Queued together, ordinary units share a transaction and a lone one gets its own, in
+    the order they were queued: each unit sees what the ones before it wrote."""
+    seen: list[int] = []
+
+    def count(tx: Tx) -> None:
+        row = tx.one("SELECT COUNT(*) FROM t")
+        assert row is not None
+        seen.append(int(row[0]))
+        tx.execute("INSERT INTO t VALUES (?, 0)", (f"k{len(seen)}",))
+
+    await asyncio.gather(
+        db.write(count), db.write(count), db.write(count, alone=True), db.write(count)
+    )
+    assert seen == [0, 1, 2, 3]
+
+
+async def test_others_waiting_counts_only_units_someone_waits_for(db: Database):
+    """Inside a unit, a queued ordinary write is someone waiting; a background one (the
+    journal's) is not."""
+    answers: list[bool] = []
+    release = asyncio.Event()
+
+    async def blocker() -> None:
+        def unit(tx: Tx) -> None:
+            while not release.is_set():  # the loop queues the others meanwhile
+                time.sleep(0.001)
+            answers.append(db.others_waiting())
+
+        await db.write(unit)
+
+    first = asyncio.create_task(blocker())
+    await asyncio.sleep(0.05)
+    later = db.write_later(lambda tx: None)
+    release.set()
+    await first
+    await later
+    release.clear()
+    second = asyncio.create_task(blocker())
+    await asyncio.sleep(0.05)
+    waiting = asyncio.create_task(db.write(lambda tx: None))
+    await asyncio.sleep(0.01)
+    release.set()
+    await asyncio.gather(second, waiting)
+    assert answers == [False, True]
