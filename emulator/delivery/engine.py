@@ -12,7 +12,7 @@
    otherwise it is ``waiting`` until the one ahead is delivered or gives up. A scenario's
    ``reorder`` message neither waits nor is waited for.
 3. **Send.** Each attempt is a durable async job (``delivery.send``) on the emulator clock:
-   an HTTP POST of the stored bytes and headers with ``rt.http``, 5-second timeout; any 2xx
+   an HTTP POST of the stored bytes and headers with ``rt.sender``, 5-second timeout; any 2xx
    is success. A failure schedules the next attempt by ``outgoing.RETRY_AFTER_SECONDS``;
    after the ninth the message is ``failed``. Every attempt is recorded.
 
@@ -310,23 +310,21 @@ class DeliveryEngine:
         exchange (a measurement shown to testers, not emulator time)."""
         if attempt <= message.fail_attempts:
             return None, DOWN, None
-        http = self._rt.http
-        if http is None:
+        sender = self._rt.sender
+        if sender is None:
             return None, "the emulator is stopping", None
         headers = {**message.headers, TIME_HEADER: iso(from_us(at_us))}
         started = time.perf_counter_ns()
         try:
-            response = await http.post(
-                message.url, content=message.body, headers=headers, timeout=TIMEOUT_SECONDS
-            )
-        except httpx.TimeoutException:
+            status = await sender.post(message.url, message.body, headers)
+        except (httpx.TimeoutException, TimeoutError):
             took = (time.perf_counter_ns() - started) // 1000
             return None, f"timeout: no answer within {TIMEOUT_SECONDS:g} seconds", took
         except Exception as exc:  # refused, reset, a bad URL...: recorded, retried, never lost
             took = (time.perf_counter_ns() - started) // 1000
             why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             return None, why, took
-        return response.status_code, None, (time.perf_counter_ns() - started) // 1000
+        return status, None, (time.perf_counter_ns() - started) // 1000
 
     def _record(
         self,
