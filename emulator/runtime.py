@@ -15,7 +15,7 @@ from emulator import resources
 from emulator.delivery.bank import OBJECT_TYPES as BANK_OBJECT_TYPES
 from emulator.delivery.bank import bank_router
 from emulator.delivery.engine import DeliveryEngine
-from emulator.delivery.gateway import OBJECT_TYPES, gateway_router
+from emulator.delivery.gateway import OBJECT_TYPES, gateway_presigner, gateway_router
 from emulator.delivery.signing import Signer
 from emulator.delivery.transport import Sender
 from emulator.domain.events import Event
@@ -101,7 +101,9 @@ class Runtime:
         )
         self.signer = Signer()
         self.deliveries = DeliveryEngine(self)
-        self.deliveries.register(gateway_router(self.signer), OBJECT_TYPES)
+        self.deliveries.register(
+            gateway_router(self.signer), OBJECT_TYPES, gateway_presigner(self.signer)
+        )
         self.deliveries.register(bank_router, BANK_OBJECT_TYPES)
 
     @property

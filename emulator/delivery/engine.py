@@ -1,12 +1,10 @@
 """The delivery engine: outbox events → routers → messages → HTTP attempts, on the clock.
 
-1. **Dispatch.** After a unit of work that emitted an event of a watched object type commits,
-   the engine wakes and, in one unit of work, reads the outbox past its cursor (kept in
-   ``settings``), asks every router registered for the event's object type for its
-   ``Outgoing`` messages, asks each message's decision point (``webhook.delivery`` /
-   ``callback.delivery``) for copies, delay, failing attempts and reordering, stores the
-   messages and moves the cursor. A crash before that commit leaves the events past the
-   cursor: the next start dispatches them.
+1. **Dispatch** (``delivery.dispatch``). After a unit of work that emitted an event of a
+   watched object type commits, the engine wakes, has the events past its cursor prepared on
+   a read snapshot (the webhooks' signatures are made there, off the writer) and then, in one
+   unit of work, routed into stored messages; the cursor moves with them. A crash before that
+   commit leaves the events past the cursor: the next start dispatches them.
 2. **Order.** Messages of one object to one target (kind, target id) go out in order: a
    message is ``queued`` (a send job is scheduled) only when no earlier one is still open;
    otherwise it is ``waiting`` until the one ahead is delivered or gives up. A scenario's
@@ -29,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -37,12 +36,11 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import msgspec
 
-from emulator.delivery.outgoing import TIMEOUT_SECONDS, Outgoing, Router, retry_due_us
+from emulator.delivery.dispatch import SEND_JOB, Dispatcher, schedule_send
+from emulator.delivery.outgoing import TIMEOUT_SECONDS, Prepare, Router, retry_due_us
 from emulator.domain.events import Event
-from emulator.kernel import memo
 from emulator.kernel.clock import TIME_HEADER, from_us, iso
 from emulator.kernel.jobs import Job
-from emulator.kernel.outbox import StoredEvent, stored_event
 from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
 
@@ -51,9 +49,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SEND_JOB = "delivery.send"
-CURSOR_KEY = "delivery.cursor"
-DISPATCH_BATCH = 200
 FLUSH_ROUNDS = 20  # a delivered message releases the one behind it: a few rounds drain a chain
 SEND_WAIT_SECONDS = 3.0  # a read of deliveries waits for sends under way (< the 5 s timeout)
 DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
@@ -62,8 +57,7 @@ DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
 class DeliveryEngine:
     def __init__(self, rt: Runtime) -> None:
         self._rt = rt
-        self._routers: list[tuple[frozenset[str], Router]] = []
-        self._object_types: frozenset[str] = frozenset()
+        self._dispatcher = Dispatcher(rt)
         self._wake = asyncio.Event()
         self._dispatching = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
@@ -74,28 +68,35 @@ class DeliveryEngine:
         rt.scheduler.before_step = self.dispatch_now
         rt.outbox.listener = self._noticed
 
-    def register(self, router: Router, object_types: Iterable[str]) -> None:
-        """Route the events of these object types through ``router`` too."""
-        types = frozenset(object_types)
-        self._routers.append((types, router))
-        self._object_types |= types
+    def register(
+        self, router: Router, object_types: Iterable[str], prepare: Prepare | None = None
+    ) -> None:
+        """Route the events of these object types through ``router`` too; ``prepare(tx,
+        event)``, if given, is called first on a read snapshot, off the writer, to make ahead
+        what the router will need (signatures): a head start only, never required."""
+        self._dispatcher.register(router, object_types, prepare)
 
     # -- waking up ---------------------------------------------------------------------------
 
     def _noticed(self, tx: Tx, event: Event) -> None:
         """Called by the outbox inside the emitting unit: wake up once it has committed."""
-        if event.object_type in self._object_types:
+        if event.object_type in self._dispatcher.object_types:
             self._undispatched = True
             tx.after_commit(self._wake.set)
 
     def dispatch_now(self, tx: Tx) -> bool:
         """On the writer, inside a unit of work: dispatch what has been emitted since the last
         dispatch; whether there was anything. The scheduler calls this before its clock moves
-        past an instant, so the events of that instant have their messages, due then."""
+        past an instant, so the events of that instant have their messages, due then. While
+        no clock is being advanced, it leaves them to the engine's own task (woken by their
+        commit): their messages are due at their event's instant whenever they are made, and
+        that task makes their signatures off the writer first."""
         if not self._undispatched:
             return False
+        if not any(timeline.advancing for timeline in list(self._rt.scheduler.timelines.values())):
+            return False
         self._undispatched = False
-        while self._dispatch(tx):
+        while self._dispatcher.dispatch(tx):
             pass
         return True
 
@@ -134,7 +135,11 @@ class DeliveryEngine:
         scheduler = self._rt.scheduler
         for _ in range(FLUSH_ROUNDS):
             async with self._dispatching:
-                while await self._rt.db.write(self._dispatch):
+                # The events' signatures made on the reader; without ``wait``, only those
+                # events are dispatched now (what came meanwhile has woken this task again).
+                upto = await self._dispatcher.prepare()
+                dispatch = functools.partial(self._dispatcher.dispatch, upto=None if wait else upto)
+                while await self._rt.db.write(dispatch):
                     pass
             if wait:
                 await scheduler.kicked()  # it may be starting a send that a delivery released
@@ -164,114 +169,6 @@ class DeliveryEngine:
             return False
         _, pending = await asyncio.wait([task for _, task in sends], timeout=SEND_WAIT_SECONDS)
         return None if pending else True
-
-    # -- dispatch ----------------------------------------------------------------------------
-
-    def _dispatch(self, tx: Tx) -> bool:
-        """Route one batch of new events; True when more may be waiting."""
-        if not self._routers:
-            return False
-        row = tx.one("SELECT value FROM settings WHERE key = ?", (CURSOR_KEY,))
-        cursor = int(row[0]) if row is not None else 0
-        types = sorted(self._object_types)
-        marks = ", ".join("?" for _ in types)
-        rows = tx.all(
-            f"SELECT * FROM outbox WHERE seq > ? AND object_type IN ({marks}) ORDER BY seq LIMIT ?",
-            (cursor, *types, DISPATCH_BATCH),
-        )
-        routes = [
-            (event, router)
-            for event in map(stored_event, rows)
-            for object_types, router in self._routers
-            if event.object_type in object_types
-        ]
-        with memo.scope():  # the batch's events share their lookups (webhooks, registrations)
-            self._route_all(tx, routes)
-        more = len(rows) == DISPATCH_BATCH
-        if more:
-            cursor = rows[-1]["seq"]
-        else:
-            top = tx.one("SELECT MAX(seq) FROM outbox")
-            cursor = max(cursor, top[0] or 0) if top is not None else cursor
-        tx.execute(
-            "INSERT INTO settings (key, value) VALUES (?, ?)"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (CURSOR_KEY, str(cursor)),
-        )
-        return more
-
-    def _route_all(self, tx: Tx, routes: list[tuple[StoredEvent, Router]]) -> None:
-        """Every route in one savepoint (two statements for the batch, not two per event);
-        when one fails, the batch is undone and routed again one savepoint each."""
-        tx.execute("SAVEPOINT routes")
-        hooks = len(tx.hooks)
-        try:
-            for event, router in routes:
-                for outgoing in router(tx, event):
-                    self._enqueue(tx, event, outgoing)
-        except Exception:
-            tx.execute("ROLLBACK TO routes")
-            del tx.hooks[hooks:]
-            tx.execute("RELEASE routes")
-            for event, router in routes:
-                self._route(tx, event, router)
-            return
-        tx.execute("RELEASE routes")
-
-    def _route(self, tx: Tx, event: StoredEvent, router: Router) -> None:
-        """One router on one event, in its own savepoint: a router that fails (a bug) loses
-        that event's messages from it, logged, instead of stalling every delivery behind it."""
-        tx.execute("SAVEPOINT route")
-        hooks = len(tx.hooks)
-        try:
-            for outgoing in router(tx, event):
-                self._enqueue(tx, event, outgoing)
-        except Exception:
-            tx.execute("ROLLBACK TO route")
-            del tx.hooks[hooks:]
-            log.exception("router %r failed on event %s (%s)", router, event.id, event.event_type)
-        tx.execute("RELEASE route")
-
-    def _enqueue(self, tx: Tx, event: StoredEvent, out: Outgoing) -> None:
-        rt = self._rt
-        outcome = rt.scenarios.decide(tx, out.point, event.merchant_id, out.subject)
-        copies = max(1, outcome.copies) if outcome is not None else 1
-        delay_us = max(0, outcome.delay_seconds) * 1_000_000 if outcome is not None else 0
-        # Due at the event's instant (on its merchant's clock), whenever it is dispatched.
-        now = event.created_us
-        for _ in range(copies):
-            reorder = outcome.reorder if outcome is not None else False
-            waits = not reorder and repo.has_open(tx, event.object_id, out.kind, out.target_id)
-            message = repo.Message(
-                id=0,
-                merchant_id=event.merchant_id,
-                event_id=event.id,
-                event_type=event.event_type,
-                object_type=event.object_type,
-                object_id=event.object_id,
-                kind=out.kind,
-                target_id=out.target_id,
-                url=out.url,
-                headers=out.headers,
-                body=out.body,
-                state="waiting" if waits else "queued",
-                attempts=0,
-                fail_attempts=outcome.fail_attempts if outcome is not None else 0,
-                reorder=reorder,
-                not_before_us=now + delay_us,
-                first_us=None,
-            )
-            message_id = repo.insert_message(tx, message, event.seq, now)
-            if not waits:
-                self._schedule(tx, message_id, now + delay_us, event.merchant_id)
-
-    def _schedule(
-        self, tx: Tx, message_id: int, due_us: int, merchant_id: str | None, attempt: int = 1
-    ) -> None:
-        """A send job for ``attempt`` of the message: a job left over by a crash between an
-        attempt's record and its job's removal finds the attempt taken and does nothing."""
-        payload = {"message": message_id, "attempt": attempt}
-        self._rt.scheduler.schedule(tx, SEND_JOB, due_us, payload, merchant_id)
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -346,7 +243,7 @@ class DeliveryEngine:
         if due is not None:
             repo.set_state(tx, message.id, "queued", attempt, first_us)
             due_us = max(due, self._rt.clock.now_us())
-            self._schedule(tx, message.id, due_us, message.merchant_id, attempt + 1)
+            schedule_send(self._rt, tx, message.id, due_us, message.merchant_id, attempt + 1)
             return
         repo.set_state(tx, message.id, "delivered" if success else "failed", attempt, first_us)
         if message.reorder:
@@ -356,7 +253,7 @@ class DeliveryEngine:
             next_id, not_before_us = behind
             repo.set_state(tx, next_id, "queued", 0, None)
             due_us = max(not_before_us, self._rt.clock.now_us())
-            self._schedule(tx, next_id, due_us, message.merchant_id)
+            schedule_send(self._rt, tx, next_id, due_us, message.merchant_id)
 
 
 def attempt_view(row: dict[str, Any]) -> dict[str, Any]:

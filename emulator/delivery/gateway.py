@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from emulator.delivery import signing
-from emulator.delivery.outgoing import Outgoing, Router
+from emulator.delivery.outgoing import Outgoing, Prepare, Router
 from emulator.domain.webhooks import EVENT_SET
 from emulator.kernel import memo
 from emulator.kernel.outbox import StoredEvent
@@ -50,15 +50,39 @@ def body_of(event: StoredEvent) -> bytes:
     return _encode.encode({**event.payload, "event_type": event.event_type})
 
 
+def _receivers(tx: Tx, event: StoredEvent, *, make_key: bool) -> list[tuple[str, Any, str, str]]:
+    """(url, kind, target id, private key) of each receiver of the event; the company key is
+    made on first use only with ``make_key`` (else a merchant without one has no callback)."""
+    if event.event_type not in EVENT_SET:
+        return []
+    found: list[tuple[str, Any, str, str]] = [
+        (webhook.callback, "webhook", webhook.id, private_key)
+        for webhook, private_key in repo.with_keys(tx, event.merchant_id)
+        if webhook.wants(event.event_type)
+    ]
+    callback = event.payload.get("success_callback")
+    if event.event_type == "purchase.paid" and isinstance(callback, str) and callback:
+        if make_key:
+            private_key, _ = company_key(tx, event.merchant_id)
+        else:
+            key = memo.memoized(
+                ("company_key?", event.merchant_id), lambda: repo.company_key(tx, event.merchant_id)
+            )
+            if key is None:
+                return found
+            private_key = key[0]
+        found.append((callback, "success_callback", event.object_id, private_key))
+    return found
+
+
 def gateway_router(signer: signing.Signer) -> Router:
     def route(tx: Tx, event: StoredEvent) -> list[Outgoing]:
-        if event.event_type not in EVENT_SET:
+        receivers = _receivers(tx, event, make_key=True)
+        if not receivers:
             return []
         body = body_of(event)
-        out = []
-
-        def outgoing(url: str, kind: Any, target: str, private_key: str) -> Outgoing:
-            return Outgoing(
+        return [
+            Outgoing(
                 url=url,
                 body=body,
                 headers={
@@ -77,14 +101,21 @@ def gateway_router(signer: signing.Signer) -> Router:
                     "url": url,
                 },
             )
-
-        for webhook, private_key in repo.with_keys(tx, event.merchant_id):
-            if webhook.wants(event.event_type):
-                out.append(outgoing(webhook.callback, "webhook", webhook.id, private_key))
-        callback = event.payload.get("success_callback")
-        if event.event_type == "purchase.paid" and isinstance(callback, str) and callback:
-            private_key, _ = company_key(tx, event.merchant_id)
-            out.append(outgoing(callback, "success_callback", event.object_id, private_key))
-        return out
+            for url, kind, target, private_key in receivers
+        ]
 
     return route
+
+
+def gateway_presigner(signer: signing.Signer) -> Prepare:
+    """On a read snapshot, before the events are routed: the signatures ``route`` will need,
+    made ahead (``Signer.presign``), so the writer does not make them."""
+
+    def prepare(tx: Tx, event: StoredEvent) -> None:
+        receivers = _receivers(tx, event, make_key=False)
+        if receivers:
+            body = body_of(event)
+            for _, _, _, private_key in receivers:
+                signer.presign(private_key, body)
+
+    return prepare

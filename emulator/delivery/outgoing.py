@@ -42,6 +42,7 @@ class Outgoing:
 
 
 Router = Callable[[Tx, StoredEvent], list[Outgoing]]
+Prepare = Callable[[Tx, StoredEvent], None]  # a router's head start, on a read snapshot
 
 # Retry schedule: the first attempt, then up to 8 retries at these offsets from the first
 # attempt (gaps of 1, 4, 25, 90, 180, 300, 480 and 1,080 minutes; the last retry 36 hours
