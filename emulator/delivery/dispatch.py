@@ -1,9 +1,10 @@
 """Dispatch: outbox events → routers → stored messages and their first send jobs.
 
 After a unit of work that emitted an event of a watched object type commits, the engine
-(``engine.DeliveryEngine``) has the events past the cursor (kept in ``settings``) prepared on
-a read snapshot (``prepare``: routers' head start, such as the webhooks' signatures, made off
-the writer) and then, in one unit of work on the writer, routed (``dispatch``): every router
+(``engine.DeliveryEngine``) has the events past the cursor (kept in ``settings``) prepared, a
+batch at a time: read on the read connection, their head start done in a worker thread (the
+webhooks' signatures: RSA without the GIL, off the database's threads); then, in one unit of
+work on the writer, routed (``dispatch``): every router
 registered for the event's object type gives its ``Outgoing`` messages, each message's
 decision point (``webhook.delivery`` / ``callback.delivery``) gives copies, delay, failing
 attempts and reordering, the messages are stored and the cursor moves. A crash before that
@@ -12,8 +13,9 @@ commit leaves the events past the cursor: the next start dispatches them.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from emulator.delivery.outgoing import Outgoing, Prepare, Router
@@ -30,7 +32,15 @@ log = logging.getLogger("emulator.delivery.engine")
 SEND_JOB = "delivery.send"
 CURSOR_KEY = "delivery.cursor"
 DISPATCH_BATCH = 200
-PREPARE_MAX = 2_000  # events prepared ahead at a time (their signatures made off the writer)
+PREPARE_MAX = DISPATCH_BATCH  # events prepared (their signatures made) then dispatched at a time
+
+
+def _do(work: list[Callable[[], object]]) -> None:
+    for thunk in work:
+        try:
+            thunk()
+        except Exception:  # a head start lost; routing does it all anyway
+            log.exception("preparing deliveries failed")
 
 
 def schedule_send(
@@ -72,27 +82,32 @@ class Dispatcher:
         )
         return cursor, rows
 
-    async def prepare(self) -> int | None:
-        """The preparers on the events not yet dispatched, on the reader; the last outbox seq
-        they covered (None without preparers)."""
+    async def prepare(self) -> tuple[int | None, bool]:
+        """The preparers on the events not yet dispatched (up to ``PREPARE_MAX``), on the
+        reader, and the work they give done in a worker thread: (the last outbox seq covered,
+        None without preparers; whether more events are waiting past it)."""
         if not self._preparers:
-            return None
-        return await self._rt.db.read(self._prepare)
+            return None, False
+        upto, more, work = await self._rt.db.read(self._prepare)
+        if work:
+            await asyncio.to_thread(_do, work)
+        return upto, more
 
-    def _prepare(self, tx: Tx) -> int:
+    def _prepare(self, tx: Tx) -> tuple[int, bool, list[Callable[[], object]]]:
         _, rows = self._pending(tx, PREPARE_MAX)
+        work: list[Callable[[], object]] = []
         with memo.scope():
             for event in map(stored_event, rows):
                 for object_types, prepare in self._preparers:
                     if event.object_type in object_types:
                         try:
-                            prepare(tx, event)
+                            work += prepare(tx, event)
                         except Exception:  # a head start lost; routing does it all anyway
                             log.exception("preparing event %s failed", event.id)
         if len(rows) == PREPARE_MAX:
-            return int(rows[-1]["seq"])
+            return int(rows[-1]["seq"]), True, work
         top = tx.one("SELECT MAX(seq) FROM outbox")
-        return int(top[0] or 0) if top is not None else 0
+        return (int(top[0] or 0) if top is not None else 0), False, work
 
     def dispatch(self, tx: Tx, upto: int | None = None) -> bool:
         """Route one batch of new events (up to seq ``upto``); True when more may be waiting."""

@@ -1,10 +1,11 @@
 """The delivery engine: outbox events → routers → messages → HTTP attempts, on the clock.
 
 1. **Dispatch** (``delivery.dispatch``). After a unit of work that emitted an event of a
-   watched object type commits, the engine wakes, has the events past its cursor prepared on
-   a read snapshot (the webhooks' signatures are made there, off the writer) and then, in one
-   unit of work, routed into stored messages; the cursor moves with them. A crash before that
-   commit leaves the events past the cursor: the next start dispatches them.
+   watched object type commits, the engine wakes, has the events past its cursor prepared a
+   batch at a time (the webhooks' signatures made in a worker thread, off the writer) and
+   then, in one unit of work, routed into stored messages; the cursor moves with them. A
+   crash before that commit leaves the events past the cursor: the next start dispatches
+   them.
 2. **Order.** Messages of one object to one target (kind, target id) go out in order: a
    message is ``queued`` (a send job is scheduled) only when no earlier one is still open;
    otherwise it is ``waiting`` until the one ahead is delivered or gives up. A scenario's
@@ -135,12 +136,14 @@ class DeliveryEngine:
         scheduler = self._rt.scheduler
         for _ in range(FLUSH_ROUNDS):
             async with self._dispatching:
-                # The events' signatures made on the reader; without ``wait``, only those
-                # events are dispatched now (what came meanwhile has woken this task again).
-                upto = await self._dispatcher.prepare()
+                # A batch of events prepared (their signatures made off the writer); without
+                # ``wait``, only those are dispatched now: the rest in the next round of _run.
+                upto, more = await self._dispatcher.prepare()
                 dispatch = functools.partial(self._dispatcher.dispatch, upto=None if wait else upto)
                 while await self._rt.db.write(dispatch):
                     pass
+            if more and not wait:
+                self._wake.set()  # the next batch, once these have started
             if wait:
                 await scheduler.kicked()  # it may be starting a send that a delivery released
             started = await scheduler.run_due_everywhere()  # sends start in the background...

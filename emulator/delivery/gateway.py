@@ -12,6 +12,8 @@ one event carry the same one, so a receiver can deduplicate.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -109,13 +111,13 @@ def gateway_router(signer: signing.Signer) -> Router:
 
 def gateway_presigner(signer: signing.Signer) -> Prepare:
     """On a read snapshot, before the events are routed: the signatures ``route`` will need,
-    made ahead (``Signer.presign``), so the writer does not make them."""
+    to be made ahead in a worker thread (``Signer.presign``), so the writer does not make them."""
 
-    def prepare(tx: Tx, event: StoredEvent) -> None:
+    def prepare(tx: Tx, event: StoredEvent) -> list[Callable[[], object]]:
         receivers = _receivers(tx, event, make_key=False)
-        if receivers:
-            body = body_of(event)
-            for _, _, _, private_key in receivers:
-                signer.presign(private_key, body)
+        if not receivers:
+            return []
+        body = body_of(event)
+        return [functools.partial(signer.presign, key, body) for _, _, _, key in receivers]
 
     return prepare

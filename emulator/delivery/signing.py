@@ -39,8 +39,8 @@ class Signer:
     """Signs with private keys given as PEM; parsed keys are kept (by PEM) for reuse.
 
     ``presign`` makes a signature ahead, off the database writer (the delivery engine does,
-    for the events it is about to route, on the read connection's thread: cryptography signs
-    without the GIL); ``sign`` then takes it instead of signing again. PKCS#1 v1.5 signatures
+    for the events it is about to route, in a worker thread: cryptography signs without the
+    GIL); ``sign`` then takes it instead of signing again. PKCS#1 v1.5 signatures
     are deterministic: one made ahead is the very one ``sign`` would make."""
 
     def __init__(self) -> None:
