@@ -14,6 +14,7 @@ commit leaves the events past the cursor: the next start dispatches them.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -68,11 +69,13 @@ class Dispatcher:
             self._preparers.append((types, prepare))
         self.object_types |= types
 
-    def _pending(self, tx: Tx, limit: int, upto: int | None = None) -> tuple[int, list[Any]]:
-        """The cursor, and up to ``limit`` outbox rows past it (up to seq ``upto``) of the
-        watched types."""
+    def _pending(
+        self, tx: Tx, limit: int, upto: int | None = None, after: int = 0
+    ) -> tuple[int, list[Any]]:
+        """The cursor, and up to ``limit`` outbox rows past it (and past seq ``after``, up to
+        seq ``upto``) of the watched types."""
         row = tx.one("SELECT value FROM settings WHERE key = ?", (CURSOR_KEY,))
-        cursor = int(row[0]) if row is not None else 0
+        cursor = max(int(row[0]) if row is not None else 0, after)
         types = sorted(self.object_types)
         marks = ", ".join("?" for _ in types)
         rows = tx.all(
@@ -82,19 +85,21 @@ class Dispatcher:
         )
         return cursor, rows
 
-    async def prepare(self) -> tuple[int | None, bool]:
-        """The preparers on the events not yet dispatched (up to ``PREPARE_MAX``), on the
-        reader, and the work they give done in a worker thread: (the last outbox seq covered,
-        None without preparers; whether more events are waiting past it)."""
+    async def prepare(self, after: int = 0) -> tuple[int | None, bool]:
+        """The preparers on the events not yet dispatched (past seq ``after`` too, up to
+        ``PREPARE_MAX``), on the reader, and the work they give done in a worker thread: (the
+        last outbox seq covered, None without preparers; whether more events are waiting)."""
         if not self._preparers:
             return None, False
-        upto, more, work = await self._rt.db.read(self._prepare)
+        upto, more, work = await self._rt.db.read(functools.partial(self._prepare, after=after))
         if work:
             await asyncio.to_thread(_do, work)
         return upto, more
 
-    def _prepare(self, tx: Tx) -> tuple[int, bool, list[Callable[[], object]]]:
-        _, rows = self._pending(tx, PREPARE_MAX)
+    def _prepare(self, tx: Tx, after: int) -> tuple[int, bool, list[Callable[[], object]]]:
+        found = tx.one("SELECT MAX(seq) FROM outbox")
+        top = int(found[0] or 0) if found is not None else 0
+        _, rows = self._pending(tx, PREPARE_MAX, after=after if after <= top else 0)
         work: list[Callable[[], object]] = []
         with memo.scope():
             for event in map(stored_event, rows):
@@ -106,8 +111,7 @@ class Dispatcher:
                             log.exception("preparing event %s failed", event.id)
         if len(rows) == PREPARE_MAX:
             return int(rows[-1]["seq"]), True, work
-        top = tx.one("SELECT MAX(seq) FROM outbox")
-        return (int(top[0] or 0) if top is not None else 0), False, work
+        return top, False, work
 
     def dispatch(self, tx: Tx, upto: int | None = None) -> bool:
         """Route one batch of new events (up to seq ``upto``); True when more may be waiting."""

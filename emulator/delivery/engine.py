@@ -65,6 +65,7 @@ class DeliveryEngine:
         # Set on the writer by an event of a watched type; the scheduler dispatches it before
         # its clock moves past that instant (``dispatch_now``): its messages are due then.
         self._undispatched = False
+        self._prepared = 0  # the last outbox seq the engine's own task has prepared
         rt.scheduler.handle_async(SEND_JOB, self._send)
         rt.scheduler.before_step = self.dispatch_now
         rt.outbox.listener = self._noticed
@@ -103,6 +104,7 @@ class DeliveryEngine:
 
     def wake(self) -> None:
         """Look for undispatched events now (after a start, reset or restore)."""
+        self._prepared = 0  # the outbox may have been replaced
         self._wake.set()
 
     def start(self) -> None:
@@ -117,38 +119,53 @@ class DeliveryEngine:
             self._task = None
 
     async def _run(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            try:
-                await self.flush(wait=False)  # a slow receiver must not hold up dispatch
-            except Exception:
-                log.exception("delivery dispatch failed")
+        """Dispatch as events commit, a batch at a time: the next batch is prepared while the
+        one before is dispatched (in order), and its first attempts are started without
+        waiting for any send (a slow receiver must not hold up dispatch)."""
+        dispatching: asyncio.Task[None] | None = None
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                try:
+                    upto, more = await self._dispatcher.prepare(after=self._prepared)
+                except Exception:
+                    log.exception("preparing deliveries failed")
+                    upto, more = None, False
+                self._prepared = upto or 0
+                if dispatching is not None:
+                    await dispatching
+                dispatching = asyncio.get_running_loop().create_task(self._dispatch_upto(upto))
+                if more:
+                    self._wake.set()
+        finally:
+            if dispatching is not None:
+                dispatching.cancel()
 
-    async def flush(
-        self, *, wait: bool = True, merchant_id: str | None = None, sink_path: str | None = None
-    ) -> None:
-        """Dispatch every new event, then start what is due now (first attempts included).
-        With ``wait`` (the control plane, before it shows deliveries or sink messages) it also
-        waits for the sends, and for what they release, so what it shows is never behind: the
-        sends of ``merchant_id`` only, or those to ``sink_path`` only, when given (another
-        merchant's hanging receiver holds up nobody else's reads)."""
+    async def _dispatch_upto(self, upto: int | None) -> None:
+        try:
+            async with self._dispatching:
+                dispatch = functools.partial(self._dispatcher.dispatch, upto=upto)
+                while await self._rt.db.write(dispatch):
+                    pass
+            await self._rt.scheduler.run_due_everywhere()  # sends start in the background
+        except Exception:
+            log.exception("delivery dispatch failed")
+
+    async def flush(self, *, merchant_id: str | None = None, sink_path: str | None = None) -> None:
+        """Dispatch every new event, start what is due now (first attempts included) and wait
+        for the sends, and for what they release (the control plane, before it shows
+        deliveries or sink messages), so what it shows is never behind: the sends of
+        ``merchant_id`` only, or those to ``sink_path`` only, when given (another merchant's
+        hanging receiver holds up nobody else's reads)."""
         scheduler = self._rt.scheduler
         for _ in range(FLUSH_ROUNDS):
             async with self._dispatching:
-                # A batch of events prepared (their signatures made off the writer); without
-                # ``wait``, only those are dispatched now: the rest in the next round of _run.
-                upto, more = await self._dispatcher.prepare()
-                dispatch = functools.partial(self._dispatcher.dispatch, upto=None if wait else upto)
-                while await self._rt.db.write(dispatch):
+                await self._dispatcher.prepare()  # a batch's signatures made off the writer
+                while await self._rt.db.write(self._dispatcher.dispatch):
                     pass
-            if more and not wait:
-                self._wake.set()  # the next batch, once these have started
-            if wait:
-                await scheduler.kicked()  # it may be starting a send that a delivery released
+            await scheduler.kicked()  # it may be starting a send that a delivery released
             started = await scheduler.run_due_everywhere()  # sends start in the background...
-            if not wait:
-                return
             waited = await self._wait_for_sends(merchant_id, sink_path)  # ...waited for here
             if waited is None or (not started and not waited):
                 return
