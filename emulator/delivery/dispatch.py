@@ -59,6 +59,7 @@ class Dispatcher:
         self._routers: list[tuple[frozenset[str], Router]] = []
         self._preparers: list[tuple[frozenset[str], Prepare]] = []
         self.object_types: frozenset[str] = frozenset()
+        self.queued = 0  # messages queued (a first send job scheduled) so far
 
     def register(
         self, router: Router, object_types: Iterable[str], prepare: Prepare | None = None
@@ -204,3 +205,4 @@ class Dispatcher:
             message_id = repo.insert_message(tx, message, event.seq, now)
             if not waits:
                 schedule_send(rt, tx, message_id, now + delay_us, event.merchant_id)
+                self.queued += 1

@@ -144,11 +144,13 @@ class DeliveryEngine:
 
     async def _dispatch_upto(self, upto: int | None) -> None:
         try:
+            queued = self._dispatcher.queued
             async with self._dispatching:
                 dispatch = functools.partial(self._dispatcher.dispatch, upto=upto)
                 while await self._rt.db.write(dispatch):
                     pass
-            await self._rt.scheduler.run_due_everywhere()  # sends start in the background
+            if self._dispatcher.queued != queued:  # their first attempts start in the background
+                await self._rt.scheduler.run_due_everywhere()
         except Exception:
             log.exception("delivery dispatch failed")
 
