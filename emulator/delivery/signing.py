@@ -32,7 +32,7 @@ def generate() -> tuple[str, str]:
     return private, public
 
 
-PRESIGNED_MAX = 20_000  # signatures made ahead and not yet used, at most
+PRESIGNED_MAX = 4_096  # signatures made ahead and not yet used, at most
 
 
 class Signer:
@@ -63,6 +63,8 @@ class Signer:
         return made if made is not None else self._signature(private_pem, body)
 
     def presign(self, private_pem: str, body: bytes) -> None:
+        if (private_pem, body) in self._made:  # a read of deliveries prepared it too
+            return
         if len(self._made) >= PRESIGNED_MAX:  # made ahead for what was routed meanwhile
             self._made.clear()
         self._made[private_pem, body] = self._signature(private_pem, body)
