@@ -15,9 +15,9 @@ from emulator import resources
 from emulator.delivery.bank import OBJECT_TYPES as BANK_OBJECT_TYPES
 from emulator.delivery.bank import bank_router
 from emulator.delivery.engine import DeliveryEngine
-from emulator.delivery.gateway import OBJECT_TYPES, gateway_router
+from emulator.delivery.gateway import OBJECT_TYPES, gateway_presigner, gateway_router
 from emulator.delivery.signing import Signer
-from emulator.delivery.transport import SelfRoutingTransport
+from emulator.delivery.transport import Sender
 from emulator.domain.events import Event
 from emulator.domain.urls import UrlRule
 from emulator.kernel import ticker
@@ -84,7 +84,7 @@ class Runtime:
         self.app: Any = None
         self.served = False
         self._transport = transport
-        self.http: httpx.AsyncClient | None = None
+        self.sender: Sender | None = None  # how deliveries are sent, once started
         self._ticker: asyncio.Task[None] | None = None
         self.started = False
         self.scheduler.handle(auth.TOKEN_EXPIRY_JOB, auth.expire_token)
@@ -101,7 +101,9 @@ class Runtime:
         )
         self.signer = Signer()
         self.deliveries = DeliveryEngine(self)
-        self.deliveries.register(gateway_router(self.signer), OBJECT_TYPES)
+        self.deliveries.register(
+            gateway_router(self.signer), OBJECT_TYPES, gateway_presigner(self.signer)
+        )
         self.deliveries.register(bank_router, BANK_OBJECT_TYPES)
 
     @property
@@ -142,10 +144,9 @@ class Runtime:
         await retention.ensure_job(self)
         await self.scheduler.refresh()
         trust = tuple(p for p in (self.settings.callback_ca, self.settings.tls_ca) if p)
-        transport = self._transport or SelfRoutingTransport(
-            self.settings.port, lambda: None if self.served else self.app, trust
+        self.sender = Sender(
+            self.settings.port, lambda: None if self.served else self.app, trust, self._transport
         )
-        self.http = httpx.AsyncClient(transport=transport, timeout=5.0)
         self._ticker = asyncio.get_running_loop().create_task(
             ticker.tick_forever(self.scheduler, self.settings.ticker_interval),
             name="scheduler-ticker",
@@ -163,9 +164,9 @@ class Runtime:
                 await self._ticker
             self._ticker = None
         await self.scheduler.cancel_running()  # their jobs stay pending: sent after a restart
-        if self.http is not None:
-            await self.http.aclose()
-            self.http = None
+        if self.sender is not None:
+            await self.sender.aclose()
+            self.sender = None
         await self.journal.flush()
         await control.save_clock(self)
         await self.db.close()

@@ -1,18 +1,17 @@
 """The delivery engine: outbox events → routers → messages → HTTP attempts, on the clock.
 
-1. **Dispatch.** After a unit of work that emitted an event of a watched object type commits,
-   the engine wakes and, in one unit of work, reads the outbox past its cursor (kept in
-   ``settings``), asks every router registered for the event's object type for its
-   ``Outgoing`` messages, asks each message's decision point (``webhook.delivery`` /
-   ``callback.delivery``) for copies, delay, failing attempts and reordering, stores the
-   messages and moves the cursor. A crash before that commit leaves the events past the
-   cursor: the next start dispatches them.
+1. **Dispatch** (``delivery.dispatch``). After a unit of work that emitted an event of a
+   watched object type commits, the engine wakes, has the events past its cursor prepared a
+   batch at a time (the webhooks' signatures made in a worker thread, off the writer) and
+   then, in one unit of work, routed into stored messages; the cursor moves with them. A
+   crash before that commit leaves the events past the cursor: the next start dispatches
+   them.
 2. **Order.** Messages of one object to one target (kind, target id) go out in order: a
    message is ``queued`` (a send job is scheduled) only when no earlier one is still open;
    otherwise it is ``waiting`` until the one ahead is delivered or gives up. A scenario's
    ``reorder`` message neither waits nor is waited for.
 3. **Send.** Each attempt is a durable async job (``delivery.send``) on the emulator clock:
-   an HTTP POST of the stored bytes and headers with ``rt.http``, 5-second timeout; any 2xx
+   an HTTP POST of the stored bytes and headers with ``rt.sender``, 5-second timeout; any 2xx
    is success. A failure schedules the next attempt by ``outgoing.RETRY_AFTER_SECONDS``;
    after the ninth the message is ``failed``. Every attempt is recorded.
 
@@ -29,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -37,12 +37,11 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import msgspec
 
-from emulator.delivery.outgoing import TIMEOUT_SECONDS, Outgoing, Router, retry_due_us
+from emulator.delivery.dispatch import SEND_JOB, Dispatcher, schedule_send
+from emulator.delivery.outgoing import TIMEOUT_SECONDS, Prepare, Router, retry_due_us
 from emulator.domain.events import Event
-from emulator.kernel import memo
 from emulator.kernel.clock import TIME_HEADER, from_us, iso
 from emulator.kernel.jobs import Job
-from emulator.kernel.outbox import StoredEvent, stored_event
 from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
 
@@ -51,9 +50,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SEND_JOB = "delivery.send"
-CURSOR_KEY = "delivery.cursor"
-DISPATCH_BATCH = 200
 FLUSH_ROUNDS = 20  # a delivered message releases the one behind it: a few rounds drain a chain
 SEND_WAIT_SECONDS = 3.0  # a read of deliveries waits for sends under way (< the 5 s timeout)
 DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
@@ -62,45 +58,53 @@ DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
 class DeliveryEngine:
     def __init__(self, rt: Runtime) -> None:
         self._rt = rt
-        self._routers: list[tuple[frozenset[str], Router]] = []
-        self._object_types: frozenset[str] = frozenset()
+        self._dispatcher = Dispatcher(rt)
         self._wake = asyncio.Event()
         self._dispatching = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         # Set on the writer by an event of a watched type; the scheduler dispatches it before
         # its clock moves past that instant (``dispatch_now``): its messages are due then.
         self._undispatched = False
+        self._prepared = 0  # the last outbox seq the engine's own task has prepared
         rt.scheduler.handle_async(SEND_JOB, self._send)
         rt.scheduler.before_step = self.dispatch_now
         rt.outbox.listener = self._noticed
 
-    def register(self, router: Router, object_types: Iterable[str]) -> None:
-        """Route the events of these object types through ``router`` too."""
-        types = frozenset(object_types)
-        self._routers.append((types, router))
-        self._object_types |= types
+    def register(
+        self, router: Router, object_types: Iterable[str], prepare: Prepare | None = None
+    ) -> None:
+        """Route the events of these object types through ``router`` too; ``prepare(tx,
+        event)``, if given, is called first on a read snapshot, off the writer, to make ahead
+        what the router will need (signatures): a head start only, never required."""
+        self._dispatcher.register(router, object_types, prepare)
 
     # -- waking up ---------------------------------------------------------------------------
 
     def _noticed(self, tx: Tx, event: Event) -> None:
         """Called by the outbox inside the emitting unit: wake up once it has committed."""
-        if event.object_type in self._object_types:
+        if event.object_type in self._dispatcher.object_types:
             self._undispatched = True
             tx.after_commit(self._wake.set)
 
     def dispatch_now(self, tx: Tx) -> bool:
         """On the writer, inside a unit of work: dispatch what has been emitted since the last
         dispatch; whether there was anything. The scheduler calls this before its clock moves
-        past an instant, so the events of that instant have their messages, due then."""
+        past an instant, so the events of that instant have their messages, due then. While
+        no clock is being advanced, it leaves them to the engine's own task (woken by their
+        commit): their messages are due at their event's instant whenever they are made, and
+        that task makes their signatures off the writer first."""
         if not self._undispatched:
             return False
+        if not any(timeline.advancing for timeline in list(self._rt.scheduler.timelines.values())):
+            return False
         self._undispatched = False
-        while self._dispatch(tx):
+        while self._dispatcher.dispatch(tx):
             pass
         return True
 
     def wake(self) -> None:
         """Look for undispatched events now (after a start, reset or restore)."""
+        self._prepared = 0  # the outbox may have been replaced
         self._wake.set()
 
     def start(self) -> None:
@@ -115,32 +119,55 @@ class DeliveryEngine:
             self._task = None
 
     async def _run(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            try:
-                await self.flush(wait=False)  # a slow receiver must not hold up dispatch
-            except Exception:
-                log.exception("delivery dispatch failed")
+        """Dispatch as events commit, a batch at a time: the next batch is prepared while the
+        one before is dispatched (in order), and its first attempts are started without
+        waiting for any send (a slow receiver must not hold up dispatch)."""
+        dispatching: asyncio.Task[None] | None = None
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                try:
+                    upto, more = await self._dispatcher.prepare(after=self._prepared)
+                except Exception:
+                    log.exception("preparing deliveries failed")
+                    upto, more = None, False
+                self._prepared = upto or 0
+                if dispatching is not None:
+                    await dispatching
+                dispatching = asyncio.get_running_loop().create_task(self._dispatch_upto(upto))
+                if more:
+                    self._wake.set()
+        finally:
+            if dispatching is not None:
+                dispatching.cancel()
 
-    async def flush(
-        self, *, wait: bool = True, merchant_id: str | None = None, sink_path: str | None = None
-    ) -> None:
-        """Dispatch every new event, then start what is due now (first attempts included).
-        With ``wait`` (the control plane, before it shows deliveries or sink messages) it also
-        waits for the sends, and for what they release, so what it shows is never behind: the
-        sends of ``merchant_id`` only, or those to ``sink_path`` only, when given (another
-        merchant's hanging receiver holds up nobody else's reads)."""
+    async def _dispatch_upto(self, upto: int | None) -> None:
+        try:
+            queued = self._dispatcher.queued
+            async with self._dispatching:
+                dispatch = functools.partial(self._dispatcher.dispatch, upto=upto)
+                while await self._rt.db.write(dispatch, background=True):  # no request waits
+                    pass
+            if self._dispatcher.queued != queued:  # their first attempts start in the background
+                await self._rt.scheduler.run_due_everywhere()
+        except Exception:
+            log.exception("delivery dispatch failed")
+
+    async def flush(self, *, merchant_id: str | None = None, sink_path: str | None = None) -> None:
+        """Dispatch every new event, start what is due now (first attempts included) and wait
+        for the sends, and for what they release (the control plane, before it shows
+        deliveries or sink messages), so what it shows is never behind: the sends of
+        ``merchant_id`` only, or those to ``sink_path`` only, when given (another merchant's
+        hanging receiver holds up nobody else's reads)."""
         scheduler = self._rt.scheduler
         for _ in range(FLUSH_ROUNDS):
-            async with self._dispatching:  # in the background unless someone waits for it
-                while await self._rt.db.write(self._dispatch, background=not wait):
+            async with self._dispatching:
+                await self._dispatcher.prepare()  # a batch's signatures made off the writer
+                while await self._rt.db.write(self._dispatcher.dispatch):
                     pass
-            if wait:
-                await scheduler.kicked()  # it may be starting a send that a delivery released
+            await scheduler.kicked()  # it may be starting a send that a delivery released
             started = await scheduler.run_due_everywhere()  # sends start in the background...
-            if not wait:
-                return
             waited = await self._wait_for_sends(merchant_id, sink_path)  # ...waited for here
             if waited is None or (not started and not waited):
                 return
@@ -164,114 +191,6 @@ class DeliveryEngine:
             return False
         _, pending = await asyncio.wait([task for _, task in sends], timeout=SEND_WAIT_SECONDS)
         return None if pending else True
-
-    # -- dispatch ----------------------------------------------------------------------------
-
-    def _dispatch(self, tx: Tx) -> bool:
-        """Route one batch of new events; True when more may be waiting."""
-        if not self._routers:
-            return False
-        row = tx.one("SELECT value FROM settings WHERE key = ?", (CURSOR_KEY,))
-        cursor = int(row[0]) if row is not None else 0
-        types = sorted(self._object_types)
-        marks = ", ".join("?" for _ in types)
-        rows = tx.all(
-            f"SELECT * FROM outbox WHERE seq > ? AND object_type IN ({marks}) ORDER BY seq LIMIT ?",
-            (cursor, *types, DISPATCH_BATCH),
-        )
-        routes = [
-            (event, router)
-            for event in map(stored_event, rows)
-            for object_types, router in self._routers
-            if event.object_type in object_types
-        ]
-        with memo.scope():  # the batch's events share their lookups (webhooks, registrations)
-            self._route_all(tx, routes)
-        more = len(rows) == DISPATCH_BATCH
-        if more:
-            cursor = rows[-1]["seq"]
-        else:
-            top = tx.one("SELECT MAX(seq) FROM outbox")
-            cursor = max(cursor, top[0] or 0) if top is not None else cursor
-        tx.execute(
-            "INSERT INTO settings (key, value) VALUES (?, ?)"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (CURSOR_KEY, str(cursor)),
-        )
-        return more
-
-    def _route_all(self, tx: Tx, routes: list[tuple[StoredEvent, Router]]) -> None:
-        """Every route in one savepoint (two statements for the batch, not two per event);
-        when one fails, the batch is undone and routed again one savepoint each."""
-        tx.execute("SAVEPOINT routes")
-        hooks = len(tx.hooks)
-        try:
-            for event, router in routes:
-                for outgoing in router(tx, event):
-                    self._enqueue(tx, event, outgoing)
-        except Exception:
-            tx.execute("ROLLBACK TO routes")
-            del tx.hooks[hooks:]
-            tx.execute("RELEASE routes")
-            for event, router in routes:
-                self._route(tx, event, router)
-            return
-        tx.execute("RELEASE routes")
-
-    def _route(self, tx: Tx, event: StoredEvent, router: Router) -> None:
-        """One router on one event, in its own savepoint: a router that fails (a bug) loses
-        that event's messages from it, logged, instead of stalling every delivery behind it."""
-        tx.execute("SAVEPOINT route")
-        hooks = len(tx.hooks)
-        try:
-            for outgoing in router(tx, event):
-                self._enqueue(tx, event, outgoing)
-        except Exception:
-            tx.execute("ROLLBACK TO route")
-            del tx.hooks[hooks:]
-            log.exception("router %r failed on event %s (%s)", router, event.id, event.event_type)
-        tx.execute("RELEASE route")
-
-    def _enqueue(self, tx: Tx, event: StoredEvent, out: Outgoing) -> None:
-        rt = self._rt
-        outcome = rt.scenarios.decide(tx, out.point, event.merchant_id, out.subject)
-        copies = max(1, outcome.copies) if outcome is not None else 1
-        delay_us = max(0, outcome.delay_seconds) * 1_000_000 if outcome is not None else 0
-        # Due at the event's instant (on its merchant's clock), whenever it is dispatched.
-        now = event.created_us
-        for _ in range(copies):
-            reorder = outcome.reorder if outcome is not None else False
-            waits = not reorder and repo.has_open(tx, event.object_id, out.kind, out.target_id)
-            message = repo.Message(
-                id=0,
-                merchant_id=event.merchant_id,
-                event_id=event.id,
-                event_type=event.event_type,
-                object_type=event.object_type,
-                object_id=event.object_id,
-                kind=out.kind,
-                target_id=out.target_id,
-                url=out.url,
-                headers=out.headers,
-                body=out.body,
-                state="waiting" if waits else "queued",
-                attempts=0,
-                fail_attempts=outcome.fail_attempts if outcome is not None else 0,
-                reorder=reorder,
-                not_before_us=now + delay_us,
-                first_us=None,
-            )
-            message_id = repo.insert_message(tx, message, event.seq, now)
-            if not waits:
-                self._schedule(tx, message_id, now + delay_us, event.merchant_id)
-
-    def _schedule(
-        self, tx: Tx, message_id: int, due_us: int, merchant_id: str | None, attempt: int = 1
-    ) -> None:
-        """A send job for ``attempt`` of the message: a job left over by a crash between an
-        attempt's record and its job's removal finds the attempt taken and does nothing."""
-        payload = {"message": message_id, "attempt": attempt}
-        self._rt.scheduler.schedule(tx, SEND_JOB, due_us, payload, merchant_id)
 
     # -- sending -----------------------------------------------------------------------------
 
@@ -310,23 +229,21 @@ class DeliveryEngine:
         exchange (a measurement shown to testers, not emulator time)."""
         if attempt <= message.fail_attempts:
             return None, DOWN, None
-        http = self._rt.http
-        if http is None:
+        sender = self._rt.sender
+        if sender is None:
             return None, "the emulator is stopping", None
         headers = {**message.headers, TIME_HEADER: iso(from_us(at_us))}
         started = time.perf_counter_ns()
         try:
-            response = await http.post(
-                message.url, content=message.body, headers=headers, timeout=TIMEOUT_SECONDS
-            )
-        except httpx.TimeoutException:
+            status = await sender.post(message.url, message.body, headers)
+        except (httpx.TimeoutException, TimeoutError):
             took = (time.perf_counter_ns() - started) // 1000
             return None, f"timeout: no answer within {TIMEOUT_SECONDS:g} seconds", took
         except Exception as exc:  # refused, reset, a bad URL...: recorded, retried, never lost
             took = (time.perf_counter_ns() - started) // 1000
             why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             return None, why, took
-        return response.status_code, None, (time.perf_counter_ns() - started) // 1000
+        return status, None, (time.perf_counter_ns() - started) // 1000
 
     def _record(
         self,
@@ -348,7 +265,7 @@ class DeliveryEngine:
         if due is not None:
             repo.set_state(tx, message.id, "queued", attempt, first_us)
             due_us = max(due, self._rt.clock.now_us())
-            self._schedule(tx, message.id, due_us, message.merchant_id, attempt + 1)
+            schedule_send(self._rt, tx, message.id, due_us, message.merchant_id, attempt + 1)
             return
         repo.set_state(tx, message.id, "delivered" if success else "failed", attempt, first_us)
         if message.reorder:
@@ -358,7 +275,7 @@ class DeliveryEngine:
             next_id, not_before_us = behind
             repo.set_state(tx, next_id, "queued", 0, None)
             due_us = max(not_before_us, self._rt.clock.now_us())
-            self._schedule(tx, next_id, due_us, message.merchant_id)
+            schedule_send(self._rt, tx, next_id, due_us, message.merchant_id)
 
 
 def attempt_view(row: dict[str, Any]) -> dict[str, Any]:

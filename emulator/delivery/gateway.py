@@ -12,12 +12,14 @@ one event carry the same one, so a receiver can deduplicate.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
 from emulator.delivery import signing
-from emulator.delivery.outgoing import Outgoing, Router
+from emulator.delivery.outgoing import Outgoing, Prepare, Router
 from emulator.domain.webhooks import EVENT_SET
 from emulator.kernel import memo
 from emulator.kernel.outbox import StoredEvent
@@ -50,18 +52,41 @@ def body_of(event: StoredEvent) -> bytes:
     return _encode.encode({**event.payload, "event_type": event.event_type})
 
 
+def _receivers(tx: Tx, event: StoredEvent, *, make_key: bool) -> list[tuple[str, Any, str, str]]:
+    """(url, kind, target id, private key) of each receiver of the event; the company key is
+    made on first use only with ``make_key`` (else a merchant without one has no callback)."""
+    if event.event_type not in EVENT_SET:
+        return []
+    found: list[tuple[str, Any, str, str]] = [
+        (webhook.callback, "webhook", webhook.id, private_key)
+        for webhook, private_key in repo.with_keys(tx, event.merchant_id)
+        if webhook.wants(event.event_type)
+    ]
+    if event.event_type != "purchase.paid":  # its payload need not even be read
+        return found
+    callback = event.payload.get("success_callback")
+    if isinstance(callback, str) and callback:
+        if make_key:
+            private_key, _ = company_key(tx, event.merchant_id)
+        else:
+            key = memo.memoized(
+                ("company_key?", event.merchant_id), lambda: repo.company_key(tx, event.merchant_id)
+            )
+            if key is None:
+                return found
+            private_key = key[0]
+        found.append((callback, "success_callback", event.object_id, private_key))
+    return found
+
+
 def gateway_router(signer: signing.Signer) -> Router:
     def route(tx: Tx, event: StoredEvent) -> list[Outgoing]:
-        if event.event_type not in EVENT_SET:
+        receivers = _receivers(tx, event, make_key=True)
+        if not receivers:
             return []
-        out = []
-        bodies: list[bytes] = []  # made once, for the first message: most events have none
-
-        def outgoing(url: str, kind: Any, target: str, private_key: str) -> Outgoing:
-            if not bodies:
-                bodies.append(body_of(event))
-            body = bodies[0]
-            return Outgoing(
+        body = body_of(event)
+        return [
+            Outgoing(
                 url=url,
                 body=body,
                 headers={
@@ -80,16 +105,21 @@ def gateway_router(signer: signing.Signer) -> Router:
                     "url": url,
                 },
             )
-
-        for webhook, private_key in repo.with_keys(tx, event.merchant_id):
-            if webhook.wants(event.event_type):
-                out.append(outgoing(webhook.callback, "webhook", webhook.id, private_key))
-        if event.event_type != "purchase.paid":
-            return out
-        callback = event.payload.get("success_callback")
-        if isinstance(callback, str) and callback:
-            private_key, _ = company_key(tx, event.merchant_id)
-            out.append(outgoing(callback, "success_callback", event.object_id, private_key))
-        return out
+            for url, kind, target, private_key in receivers
+        ]
 
     return route
+
+
+def gateway_presigner(signer: signing.Signer) -> Prepare:
+    """On a read snapshot, before the events are routed: the signatures ``route`` will need,
+    to be made ahead in a worker thread (``Signer.presign``), so the writer does not make them."""
+
+    def prepare(tx: Tx, event: StoredEvent) -> list[Callable[[], object]]:
+        receivers = _receivers(tx, event, make_key=False)
+        if not receivers:
+            return []
+        body = body_of(event)
+        return [functools.partial(signer.presign, key, body) for _, _, _, key in receivers]
+
+    return prepare

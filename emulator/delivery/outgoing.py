@@ -42,6 +42,9 @@ class Outgoing:
 
 
 Router = Callable[[Tx, StoredEvent], list[Outgoing]]
+# A router's head start: on a read snapshot, the work (signatures) to do ahead in a worker
+# thread, off the database's threads, before the router runs on the writer.
+Prepare = Callable[[Tx, StoredEvent], list[Callable[[], object]]]
 
 # Retry schedule: the first attempt, then up to 8 retries at these offsets from the first
 # attempt (gaps of 1, 4, 25, 90, 180, 300, 480 and 1,080 minutes; the last retry 36 hours

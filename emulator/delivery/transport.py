@@ -1,6 +1,8 @@
-"""The delivery client's transport: requests to the emulator's own address reach its app
-in-process when no server is serving it (``httpx.ASGITransport`` tests), so deliveries to the
-built-in sink work there too; with a real server they go over real loopback HTTP."""
+"""How deliveries are sent (``Sender``): over the network by the lean keep-alive client
+(``delivery.client``); through httpx a URL that client leaves alone (``client.simple``), a test's
+own transport, and requests to the emulator's own address while no server is serving it: those
+reach its app in-process (``httpx.ASGITransport`` tests), so deliveries to the built-in sink work
+there too; with a real server they go over real loopback HTTP."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from emulator.delivery.client import Client
 from emulator.domain.urls import control_path
 
 TIMEOUT_SECONDS = 5.0
@@ -29,17 +32,26 @@ def verifier(trust: tuple[Path, ...]) -> ssl.SSLContext | bool:
 
 class SelfRoutingTransport(httpx.AsyncBaseTransport):
     def __init__(
-        self, port: int, app: Callable[[], Any | None], trust: tuple[Path, ...] = ()
+        self,
+        port: int,
+        app: Callable[[], Any | None],
+        trust: tuple[Path, ...] = (),
+        context: ssl.SSLContext | None = None,
     ) -> None:
         """``app()`` is the emulator's ASGI app while it is not served by a real server
         (else None); ``port`` the one the settings name; ``trust``: CA files trusted besides
-        the system's (``--callback-ca``, the emulator's own CA under ``--tls``)."""
+        the system's (``--callback-ca``, the emulator's own CA under ``--tls``), or the
+        ``context`` made of them."""
         self._port = port
         self._app = app
-        self._network = httpx.AsyncHTTPTransport(verify=verifier(trust))
+        self._network = httpx.AsyncHTTPTransport(verify=context or verifier(trust))
 
     def _in_process(self, url: httpx.URL) -> Any | None:
-        if url.host not in LOOPBACK or (url.port or 80) != self._port:
+        return self.in_process(url.host, url.port or 80)
+
+    def in_process(self, host: str, port: int) -> Any | None:
+        """The app, when a request to ``host:port`` is served in-process."""
+        if host not in LOOPBACK or port != self._port:
             return None
         return self._app()
 
@@ -60,3 +72,38 @@ class SelfRoutingTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._network.aclose()
+
+
+class Sender:
+    """Sends a delivery's POST; ``transport``: a test's own (everything goes through it)."""
+
+    def __init__(
+        self,
+        port: int,
+        app: Callable[[], Any | None],
+        trust: tuple[Path, ...] = (),
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        context = httpx.create_ssl_context(verify=verifier(trust))
+        self._routing = SelfRoutingTransport(port, app, context=context)
+        self._client = Client(context) if transport is None else None
+        self._http = httpx.AsyncClient(
+            transport=transport or self._routing, timeout=TIMEOUT_SECONDS
+        )
+
+    async def post(self, url: str, body: bytes, headers: dict[str, str]) -> int:
+        """The status of the answer. Raises when there was none: ``TimeoutError`` or
+        ``httpx.TimeoutException`` after ``TIMEOUT_SECONDS``, else why (refused, reset...)."""
+        client = self._client
+        target = client.target(url) if client is not None else None
+        if target is None or self._routing.in_process(target.host, target.port) is not None:
+            response = await self._http.post(url, content=body, headers=headers)
+            return response.status_code
+        assert client is not None
+        async with asyncio.timeout(TIMEOUT_SECONDS):
+            return await client.post(target, headers, body)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        await self._http.aclose()

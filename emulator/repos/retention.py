@@ -11,7 +11,7 @@ from typing import Any
 
 from emulator.kernel.storage import Tx
 
-CURSOR_KEY = "delivery.cursor"  # the delivery engine's (emulator/delivery/engine.py)
+CURSOR_KEY = "delivery.cursor"  # the delivery engine's (emulator/delivery/dispatch.py)
 _OPEN = "('waiting', 'queued')"
 
 

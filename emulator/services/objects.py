@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from emulator.delivery.engine import SEND_JOB, attempt_view
+from emulator.delivery.dispatch import SEND_JOB
+from emulator.delivery.engine import attempt_view
 from emulator.kernel.storage import Tx
 from emulator.repos import objects as repo
 from emulator.services import control, deliveries

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import msgspec
 
+from emulator.delivery import signing
 from emulator.delivery.outgoing import Outgoing
 from emulator.domain.events import Event
 from emulator.kernel.outbox import StoredEvent
 from emulator.kernel.storage import Tx
 from emulator.scenarios import points
+from tests.delivery.test_deliveries import verify
 
 SINK = "http://127.0.0.1:8400/_emulator/sink/{name}"
 
@@ -102,3 +104,37 @@ async def test_a_router_failing_on_one_event_of_a_batch_loses_that_event_only(
     ]
     failures = [r for r in caplog.records if "failed on event" in r.getMessage()]
     assert len(failures) == 1
+
+
+async def test_a_preparer_sees_each_event_before_its_router(http, runtime, merchant):
+    """A router's preparer runs on a read snapshot ahead of the routing (the webhooks'
+    signatures are made there); one that fails costs nothing but its head start."""
+    seen: list[tuple[str, str]] = []
+
+    def prepare(tx: Tx, event: StoredEvent) -> None:
+        seen.append(("prepared", event.object_id))
+        if event.object_id == "c-1":
+            raise RuntimeError("a bug in a preparer")
+
+    def router(tx: Tx, event: StoredEvent) -> list[Outgoing]:
+        seen.append(("routed", event.object_id))
+        return callback_router(tx, event)
+
+    runtime.deliveries.register(router, ["collection"], prepare)
+    for n in range(2):
+        event = Event("collection.completed", "collection", f"c-{n}", {"status": "COMPLETED"})
+        await emit(runtime, merchant["company_id"], event)
+        messages = (await http.get("/_emulator/sink/bank")).json()["messages"]
+        assert messages[-1]["json"] == {"id": f"c-{n}", "status": "COMPLETED"}
+    for n in range(2):
+        assert seen.index(("prepared", f"c-{n}")) < seen.index(("routed", f"c-{n}"))
+
+
+def test_a_signature_made_ahead_is_the_one_signing_makes_and_is_taken_once():
+    private, public = signing.generate()
+    ahead, fresh = signing.Signer(), signing.Signer()
+    ahead.presign(private, b'{"a": 1}')
+    made = ahead.sign(private, b'{"a": 1}')
+    assert made == fresh.sign(private, b'{"a": 1}') == ahead.sign(private, b'{"a": 1}')
+    verify(public, made, b'{"a": 1}')
+    assert ahead.sign(private, b'{"a": 2}') == fresh.sign(private, b'{"a": 2}')

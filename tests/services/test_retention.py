@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from emulator.app import create_app
-from emulator.delivery import engine
+from emulator.delivery import dispatch
 from emulator.repos import retention as repo
 from emulator.runtime import Runtime
 from emulator.services import retention
@@ -46,7 +46,7 @@ def test_retain_from_the_environment():
 
 
 def test_the_cursor_is_the_delivery_engines():
-    assert repo.CURSOR_KEY == engine.CURSOR_KEY
+    assert repo.CURSOR_KEY == dispatch.CURSOR_KEY
 
 
 async def _paid_with_deliveries(http: httpx.AsyncClient, gw: dict[str, str], merchant: Any) -> str:
