@@ -133,7 +133,7 @@ async def create(rt: Runtime, merchant_id: str, data: PurchaseInput, base_url: s
 
 
 async def get_raw(rt: Runtime, merchant_id: str, purchase_id: str) -> bytes:
-    raw = await rt.db.read(lambda tx: repo.get_raw(tx, merchant_id, purchase_id))
+    raw = await rt.db.read_point(lambda tx: repo.get_raw(tx, merchant_id, purchase_id))
     if raw is None:
         raise e.PurchaseNotFound()
     return raw
