@@ -76,8 +76,8 @@ async def _optional(request: Request, model: type[T]) -> T:
 async def create(request: Request) -> Response:
     caller = await gateway_caller(request)
     data = await gateway_body.read(request, PurchaseInput)
-    p = await purchases.create(runtime(request), caller.merchant_id, data, base_url(request))
-    return JSON(p, status_code=201)
+    raw = await purchases.create(runtime(request), caller.merchant_id, data, base_url(request))
+    return RawJSON(raw, status_code=201)
 
 
 async def read(request: Request) -> Response:
