@@ -4,19 +4,20 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
+from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from emulator.domain.errors import ApiError
 from emulator.http import oauth
-from emulator.http.accesslog import AccessLog, AccessLogMiddleware
+from emulator.http.accesslog import AccessLog
 from emulator.http.bank import errors as bank_errors
 from emulator.http.bank.routes import ROUTES as BANK
 from emulator.http.common import JSON
@@ -25,11 +26,11 @@ from emulator.http.control.console import ROOT as CONSOLE_ROOT
 from emulator.http.control.guard import AdminGuard
 from emulator.http.control.routes import ROUTES as CONTROL
 from emulator.http.dialects import Dialect, Dialects
-from emulator.http.faults import DROPPED, SERVER_SEND
+from emulator.http.faults import DROPPED, Faults
 from emulator.http.gateway import errors as gateway_errors
 from emulator.http.gateway.routes import PAGES as GATEWAY_PAGES
 from emulator.http.gateway.routes import ROUTES as GATEWAY
-from emulator.http.middleware import EmulatorMiddleware
+from emulator.http.middleware import Front
 from emulator.http.pages.checkout import ROUTES as PAYER_PAGES
 from emulator.runtime import Runtime
 from emulator.services.control import ControlError
@@ -71,14 +72,34 @@ def _under(prefix: str, routes: list[Route]) -> list[BaseRoute]:
 
 
 class EmulatorApp(Starlette):
-    """Starlette, keeping the server's own ``send`` in the scope: a scenario's ``drop`` closes
-    the connection through it (``emulator.http.faults.drop_connection``). Where there is no
-    connection (an in-process transport), a drop raises what an HTTP client raises when a
-    server hangs up without answering."""
+    """Starlette with one layer of its own in front (``emulator.http.middleware.Front``) instead
+    of Starlette's server-error middleware and a stack of middlewares, then Starlette's
+    exception layer and the routes. Front keeps the server's own ``send`` in the scope: a
+    scenario's ``drop`` closes the connection through it. Where there is no connection (an
+    in-process transport), a drop raises what an HTTP client raises when a server hangs up
+    without answering."""
+
+    def __init__(self, runtime: Runtime, access_log: AccessLog, **options: Any) -> None:
+        super().__init__(**options)
+        self.runtime = runtime
+        self.access_log = access_log
+
+    def build_middleware_stack(self) -> ASGIApp:
+        handlers = {k: v for k, v in self.exception_handlers.items() if k not in (500, Exception)}
+        app: ASGIApp = ExceptionMiddleware(self.router, handlers=handlers, debug=self.debug)
+        token = self.runtime.settings.admin_token
+        # given on loopback too, it is enforced
+        guarded = app if token is None else AdminGuard(app, token=token)
+        return Front(
+            app,
+            guarded,
+            runtime=self.runtime,
+            faults=Faults(self.runtime, DIALECTS),
+            access_log=self.access_log,
+            server_error=DIALECTS.server_error,
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            scope[SERVER_SEND] = send
         await super().__call__(scope, receive, send)
         if scope.get(DROPPED):
             raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
@@ -127,14 +148,10 @@ def create_app(runtime: Runtime) -> Starlette:
                 await runtime.stop()
             access_log.flush()
 
-    settings = runtime.settings
-    middleware = [Middleware(EmulatorMiddleware, runtime=runtime, dialects=DIALECTS)]
-    if settings.admin_token is not None:  # given on loopback too, it is enforced
-        middleware.insert(0, Middleware(AdminGuard, token=settings.admin_token))
-    middleware.insert(0, Middleware(AccessLogMiddleware, log=access_log))  # every request
     app = EmulatorApp(
+        runtime,
+        access_log,
         routes=route_table(),
-        middleware=middleware,
         exception_handlers={
             ControlError: control_errors.control_error,
             ApiError: DIALECTS.api_error,

@@ -200,7 +200,9 @@ class Runtime:
     async def enter_object(self, table: str, object_id: str) -> None:
         """``enter`` the clock of the merchant that owns this object (pages and control-plane
         actions, which name an object instead of a merchant); nothing if there is none."""
-        merchant_id = await self.db.read(lambda tx: merchants_repo.owner(tx, table, object_id))
+        merchant_id = await self.db.read_point(
+            lambda tx: merchants_repo.owner(tx, table, object_id)
+        )
         if merchant_id is not None:
             await self.enter(merchant_id)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import uuid
 from typing import Annotated
 
 import msgspec
@@ -88,12 +87,13 @@ def currency(field: str, value: str) -> FieldError | None:
     return invalid(field, f"'{value}' is not a valid ISO 4217 currency code.")
 
 
+# A UUID as the platform writes it (8-4-4-4-12 hex digits, either case): the text uuid.UUID
+# parses and prints back the same, without building the object (a tenth of a read's time).
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
 def is_uuid(value: str) -> bool:
-    try:
-        parsed = uuid.UUID(value)
-    except ValueError:
-        return False
-    return str(parsed) == value.lower()
+    return _UUID.fullmatch(value) is not None
 
 
 def uuid_field(field: str, value: str) -> FieldError | None:

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 LOGGER = "emulator.access"
 FLUSH_SECONDS = 0.1
@@ -50,29 +49,3 @@ def line(scope: Scope, status: int, elapsed_ns: int) -> str:
     target = scope["path"] + ("?" + query.decode("latin-1") if query else "")
     answer = str(status) if status else "dropped"
     return f"{scope['method']} {target} {answer} {elapsed_ns / 1e6:.1f} ms"
-
-
-class AccessLogMiddleware:
-    """The outermost layer: times every HTTP request and adds its line."""
-
-    def __init__(self, app: ASGIApp, log: AccessLog | None = None) -> None:
-        self.app = app
-        self.log = log or AccessLog()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self.log.enabled():
-            await self.app(scope, receive, send)
-            return
-        started = time.perf_counter_ns()
-        status = 0
-
-        async def timed_send(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, timed_send)
-        finally:
-            self.log.add(line(scope, status, time.perf_counter_ns() - started))

@@ -10,6 +10,9 @@ rolls back alone and its caller gets the exception) and commits once (``kernel.u
 unit waiting, that is exactly one ``BEGIN IMMEDIATE`` per unit of work; under load, many units
 share one commit. A caller's future resolves only after its commit, so a 201 is always durable.
 
+Point reads (a row or two by key) run on the event loop's own thread (``read_point``; see
+``emulator.kernel.connections.PointReader``).
+
 Checkpoints (copying the WAL back into the database file) run on a third connection with its
 own thread, poked after every commit, so no write waits for one. A restore swaps a copy of the
 snapshot file in for the database (``replace``) instead of writing every page through the WAL.
@@ -31,10 +34,11 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from emulator.kernel.checkpoint import Checkpointer
+from emulator.kernel.connections import PointReader, configure
+from emulator.kernel.connections import Tx as Tx  # every unit of work names it from here
 from emulator.kernel.dbfile import FileLock, check_database_file, copy_over
 from emulator.kernel.schema import apply_migrations
 from emulator.kernel.units import Pending, run, take_batch
-from emulator.kernel.units import Tx as Tx  # the unit of work's handle, imported from here
 
 log = logging.getLogger(__name__)
 
@@ -48,25 +52,6 @@ async def _on_thread(conn: aiosqlite.Connection, fn: Callable[[], T]) -> T:
     return result
 
 
-def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
-    conn.row_factory = sqlite3.Row
-    if not readonly:
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer's job
-    # NORMAL in WAL mode: a commit survives a crash of the process (not of the machine).
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA foreign_keys=ON")
-    conn.execute("PRAGMA busy_timeout=5000")
-    conn.execute("PRAGMA cache_size=-65536")  # 64 MiB, not 2: random-id indexes stay in memory
-    conn.execute("PRAGMA mmap_size=1073741824")  # pages read from the map, not a read() each
-    # Savepoints copy the pages they change into a sub-journal: in memory, not a temp file's
-    # write() per page (kernel.units keeps savepoints from nesting deeply, which memory's
-    # journal does badly).
-    conn.execute("PRAGMA temp_store=MEMORY")
-    if readonly:
-        conn.execute("PRAGMA query_only=ON")
-
-
 class Database:
     """Owns the write connection, its writer task and the read connection."""
 
@@ -74,6 +59,7 @@ class Database:
         self.path = path
         self._writer_conn: aiosqlite.Connection | None = None
         self._reader_conn: aiosqlite.Connection | None = None
+        self._point = PointReader(path)
         self._queue: list[Pending] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -107,13 +93,14 @@ class Database:
             self.path, isolation_level=None, check_same_thread=False, cached_statements=1024
         )
         writer = self._writer_conn
-        await _on_thread(writer, lambda: _configure(writer._conn, readonly=False))
+        await _on_thread(writer, lambda: configure(writer._conn, readonly=False))
         await _on_thread(writer, lambda: apply_migrations(writer._conn))
         self._reader_conn = await aiosqlite.connect(
             self.path, isolation_level=None, check_same_thread=False, cached_statements=1024
         )
         reader = self._reader_conn
-        await _on_thread(reader, lambda: _configure(reader._conn, readonly=True))
+        await _on_thread(reader, lambda: configure(reader._conn, readonly=True))
+        self._point.open()
         await self._checkpointer.open()
         self._reads_open.set()
 
@@ -128,6 +115,7 @@ class Database:
 
     async def _disconnect(self) -> None:
         await self._checkpointer.close()
+        self._point.close()
         for conn in (self._reader_conn, self._writer_conn):
             if conn is not None:
                 with contextlib.suppress(sqlite3.Error):
@@ -207,6 +195,13 @@ class Database:
     def others_waiting(self) -> bool:
         """On the writer, inside a unit: whether units that someone waits for are queued."""
         return any(not pending.background for pending in self._queue)
+
+    async def read_point(self, unit: Callable[[Tx], T]) -> T:
+        """``read`` for a unit that reads a row or two by key, run on the event loop's thread
+        (``PointReader``): never for lists, scans or exports."""
+        if not self._reads_open.is_set():
+            await self._reads_open.wait()
+        return self._point.read(unit)  # no await inside: a swap cannot come in between
 
     async def barrier(self) -> None:
         """Wait until every write queued so far has committed."""

@@ -14,36 +14,14 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import sqlite3
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from emulator.kernel.connections import Hook, Tx
+
 T = TypeVar("T")
-
-Hook = Callable[[], None]
-
-
-@dataclass
-class Tx:
-    """The connection a unit of work runs on, plus what to do once it has committed."""
-
-    conn: sqlite3.Connection
-    hooks: list[Hook] = field(default_factory=list)
-
-    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
-        return self.conn.execute(sql, params)
-
-    def one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
-        row: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
-        return row
-
-    def all(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
-        return self.conn.execute(sql, params).fetchall()
-
-    def after_commit(self, hook: Hook) -> None:
-        """Run ``hook`` on the event loop once this unit's transaction has committed."""
-        self.hooks.append(hook)
 
 
 Unit = Callable[[Tx], T]

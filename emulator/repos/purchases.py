@@ -26,17 +26,20 @@ def next_number(tx: Tx) -> int:
     return int(row[0])
 
 
-def insert(tx: Tx, merchant_id: str, p: Purchase, internal: Internal) -> None:
+def insert(tx: Tx, merchant_id: str, p: Purchase, internal: Internal) -> bytes:
+    """Store a new purchase; returns its JSON as stored (what a read of it answers)."""
+    data = _encode.encode(p)
     try:
         tx.execute(
             "INSERT INTO purchases (id, merchant_id, token_client_id, data, internal)"
             " VALUES (?, ?, ?, ?, ?)",
-            (p.id, merchant_id, _token_client(p), _encode.encode(p), _encode.encode(internal)),
+            (p.id, merchant_id, _token_client(p), data, _encode.encode(internal)),
         )
     except sqlite3.IntegrityError as exc:
         if str(exc).startswith("FOREIGN KEY constraint failed"):  # merchant wiped by a reset
             raise InvalidToken() from exc
         raise
+    return data
 
 
 def update(tx: Tx, merchant_id: str, p: Purchase, internal: Internal) -> None:

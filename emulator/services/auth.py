@@ -64,7 +64,7 @@ class Credentials:
         found = self._keys.get(key)
         if found is None:
             generation = self._generation
-            found = await self._rt.db.read(lambda tx: repo.api_key(tx, key))
+            found = await self._rt.db.read_point(lambda tx: repo.api_key(tx, key))
             if found is not None and generation == self._generation:
                 self._keys[key] = found
         return found
@@ -73,7 +73,7 @@ class Credentials:
         found = self._tokens.get(value)
         if found is None:
             generation = self._generation
-            row = await self._rt.db.read(lambda tx: repo.token(tx, value))
+            row = await self._rt.db.read_point(lambda tx: repo.token(tx, value))
             if row is None:
                 return None
             found = _Token(merchant_id=row[0], client_id=row[1], expires_us=row[2])
@@ -149,7 +149,7 @@ class Credentials:
         found = self._clients.get(client_id)
         if found is None:
             generation = self._generation
-            row = await self._rt.db.read(lambda tx: repo.oauth_client(tx, client_id))
+            row = await self._rt.db.read_point(lambda tx: repo.oauth_client(tx, client_id))
             if row is None:
                 return None
             found = (str(row[0]), str(row[1]))

@@ -48,7 +48,7 @@ async def create(rt: Runtime, merchant_id: str, data: ClientInput) -> Client:
 
 
 async def get_raw(rt: Runtime, merchant_id: str, client_id: str) -> bytes:
-    raw = await rt.db.read(lambda tx: repo.get_raw(tx, merchant_id, client_id))
+    raw = await rt.db.read_point(lambda tx: repo.get_raw(tx, merchant_id, client_id))
     if raw is None:
         raise ClientNotFound()
     return raw

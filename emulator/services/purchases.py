@@ -64,9 +64,7 @@ def _client(
         return client_of(tx, merchant_id, data.client_id), data.client_id.lower()
     stored = clients_repo.get_by_email(tx, merchant_id, fields["email"])
     if stored is None:
-        stored, event = clients_domain.create(
-            clients_domain.ClientInput(**fields), rt.ids.uuid(), now_s(rt)
-        )
+        stored, event = clients_domain.create_valid(fields, rt.ids.uuid(), now_s(rt))
         clients_repo.insert(tx, merchant_id, stored)
         emit(rt, tx, merchant_id, [event])
     # the purchase shows the details it was given
@@ -87,11 +85,13 @@ def issuer_of(tx: Tx, merchant_id: str) -> IssuerDetails:
     )
 
 
-def insert_new(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> None:
-    """Store a purchase just built: the merchant as issuer, purchase.created."""
+def insert_new(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> bytes:
+    """Store a purchase just built: the merchant as issuer, purchase.created. Returns its JSON
+    as stored."""
     p.issuer_details = issuer_of(tx, merchant_id)
-    repo.insert(tx, merchant_id, p, Internal())
+    raw = repo.insert(tx, merchant_id, p, Internal())
     emit(rt, tx, merchant_id, [domain.event(p, "purchase.created")])
+    return raw
 
 
 def schedule_due(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> None:
@@ -101,7 +101,8 @@ def schedule_due(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> None:
     )
 
 
-async def create(rt: Runtime, merchant_id: str, data: PurchaseInput, base_url: str) -> Purchase:
+async def create(rt: Runtime, merchant_id: str, data: PurchaseInput, base_url: str) -> bytes:
+    """The new purchase's JSON (as stored: the answer needs no second encoding)."""
     details, client_fields = validate(data, rt.url_rule)
     unavailable = unavailable_methods(data.payment_method_whitelist)
     if unavailable:
@@ -110,7 +111,7 @@ async def create(rt: Runtime, merchant_id: str, data: PurchaseInput, base_url: s
         )
     purchase_id = rt.ids.uuid()
 
-    def unit(tx: Tx) -> Purchase:
+    def unit(tx: Tx) -> bytes:
         if data.brand_id.lower() not in merchants_repo.brand_ids(tx, merchant_id):
             raise e.FieldError("brand_id", "invalid", "No brand with this id.")
         client, client_id = _client(rt, tx, merchant_id, data, client_fields)
@@ -125,15 +126,15 @@ async def create(rt: Runtime, merchant_id: str, data: PurchaseInput, base_url: s
             base_url=base_url,
             now=now_s(rt),
         )
-        insert_new(rt, tx, merchant_id, p)
+        raw = insert_new(rt, tx, merchant_id, p)
         schedule_due(rt, tx, merchant_id, p)
-        return p
+        return raw
 
     return await rt.db.write(unit)
 
 
 async def get_raw(rt: Runtime, merchant_id: str, purchase_id: str) -> bytes:
-    raw = await rt.db.read(lambda tx: repo.get_raw(tx, merchant_id, purchase_id))
+    raw = await rt.db.read_point(lambda tx: repo.get_raw(tx, merchant_id, purchase_id))
     if raw is None:
         raise e.PurchaseNotFound()
     return raw

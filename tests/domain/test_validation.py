@@ -90,3 +90,46 @@ def test_max_length():
     assert v.max_length("f", "x" * 32, 32) is None
     error = v.max_length("f", "x" * 33, 32)
     assert error is not None and error.code == "max_length"
+
+
+def _uuid_module_says(value: str) -> bool:
+    """The definition is_uuid keeps: what uuid.UUID parses and prints back as given."""
+    import uuid
+
+    try:
+        return str(uuid.UUID(value)) == value.lower()
+    except ValueError:
+        return False
+
+
+def test_is_uuid_accepts_exactly_what_uuid_prints_back():
+    """Canonical text in either case only: no braces, URN, missing hyphens, underscores,
+    whitespace or non-ASCII digits."""
+    import random
+
+    canonical = "1b4e28ba-2fa1-11d2-883f-0016d3cca427"
+    cases = [
+        canonical,
+        canonical.upper(),
+        "{" + canonical + "}",
+        "urn:uuid:" + canonical,
+        canonical.replace("-", ""),
+        canonical + "\n",
+        " " + canonical,
+        canonical.replace("1b4e", "1_4e"),
+        canonical.replace("1", "\u0661"),  # ARABIC-INDIC DIGIT ONE
+        canonical[:-1],
+        canonical + "0",
+        canonical.replace("-", "", 1) + "-",
+        "",
+        "not-a-uuid",
+    ]
+    rng = random.Random(18)
+    alphabet = "0123456789abcdefABCDEF-{}_ xg"
+    for _ in range(2000):
+        text = list(canonical)
+        for _ in range(rng.randint(1, 3)):
+            text[rng.randrange(len(text))] = rng.choice(alphabet)
+        cases.append("".join(text))
+    for value in cases:
+        assert v.is_uuid(value) is _uuid_module_says(value), value

@@ -115,6 +115,23 @@ async def test_read_connection_cannot_write(db: Database):
         await db.read(lambda tx: tx.execute("INSERT INTO t VALUES ('r', 1)"))
 
 
+async def test_point_reads_run_on_the_loop_thread_and_see_each_commit(db: Database):
+    """A point read needs no thread: it runs where it is awaited, sees every write committed
+    before it, inside one transaction (one snapshot), on a query-only connection."""
+    import threading
+
+    for n in range(3):
+        await db.write(lambda tx, n=n: tx.execute("INSERT INTO t VALUES (?, ?)", (f"p{n}", n)))
+        row = await db.read_point(lambda tx, n=n: tx.one("SELECT v FROM t WHERE k = ?", (f"p{n}",)))
+        assert row is not None and row[0] == n
+    thread = await db.read_point(lambda tx: threading.current_thread())
+    assert thread is threading.current_thread()
+    with pytest.raises(sqlite3.OperationalError):
+        await db.read_point(lambda tx: tx.execute("INSERT INTO t VALUES ('r', 1)"))
+    assert await db.read_point(lambda tx: tx.conn.in_transaction) is True
+    assert await db.read_point(lambda tx: tx.one("SELECT count(*) FROM t")[0]) == 3
+
+
 async def test_exclusive_runs_outside_a_transaction(db: Database):
     """Exclusive work (backup, restore) sees no open transaction."""
     assert await db.exclusive(lambda conn: conn.in_transaction) is False
@@ -170,7 +187,16 @@ async def test_replace_under_concurrent_reads_and_writes(db: Database, tmp_path:
             count += 1
         return count
 
+    async def keep_reading_points() -> int:
+        count = 0
+        while not stop:
+            await db.read_point(lambda tx: tx.one("SELECT v FROM t WHERE k = 'before'"))
+            await asyncio.sleep(0)
+            count += 1
+        return count
+
     readers = [asyncio.ensure_future(keep_reading()) for _ in range(4)]
+    readers.append(asyncio.ensure_future(keep_reading_points()))
     queued = db.write_later(lambda tx: tx.execute("INSERT INTO t VALUES ('queued', 2)"))
     await db.replace(snapshot)
     await queued
@@ -179,6 +205,7 @@ async def test_replace_under_concurrent_reads_and_writes(db: Database, tmp_path:
     assert all(n > 0 for n in await asyncio.gather(*readers))
     rows = await db.read(lambda tx: tx.all("SELECT k FROM t ORDER BY k"))
     assert [r[0] for r in rows] == ["after"]
+    assert await db.read_point(lambda tx: tx.one("SELECT v FROM t WHERE k = 'after'")[0]) == 3
 
 
 async def test_concurrent_restores_each_leave_a_whole_database(db: Database, tmp_path: Path):

@@ -1,0 +1,88 @@
+"""What the database's connections share: ``Tx`` (a unit of work's connection), their settings,
+and the point reader, a read connection used on the event loop's own thread."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+Hook = Callable[[], None]
+
+
+@dataclass
+class Tx:
+    """The connection a unit of work runs on, plus what to do once it has committed."""
+
+    conn: sqlite3.Connection
+    hooks: list[Hook] = field(default_factory=list)
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        return self.conn.execute(sql, params)
+
+    def one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
+        return row
+
+    def all(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def after_commit(self, hook: Hook) -> None:
+        """Run ``hook`` on the event loop once this unit's transaction has committed."""
+        self.hooks.append(hook)
+
+
+def configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
+    conn.row_factory = sqlite3.Row
+    if not readonly:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer's job
+    # NORMAL in WAL mode: a commit survives a crash of the process (not of the machine).
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=5000")
+    if not readonly:  # 64 MiB, not 2: the pages a batch of writes changes stay in memory
+        conn.execute("PRAGMA cache_size=-65536")
+    conn.execute("PRAGMA mmap_size=1073741824")  # pages read from the map, not a read() each
+    # Savepoints copy the pages they change into a sub-journal: in memory, not a temp file's
+    # write() per page (kernel.units keeps savepoints from nesting deeply, which memory's
+    # journal does badly).
+    conn.execute("PRAGMA temp_store=MEMORY")
+    if readonly:
+        conn.execute("PRAGMA query_only=ON")
+
+
+class PointReader:
+    """A read connection for units that read a row or two by key (an object by id, a
+    credential), run right on the event loop's thread: the hop to aiosqlite's thread and back
+    (a queue, a wake-up, ``call_soon_threadsafe``) costs several times such a read. In WAL mode
+    a read sees committed data only and never waits for the writer. Never for anything that can
+    take long (lists, scans, exports): those block every request while they run."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._conn: sqlite3.Connection | None = None
+
+    def open(self) -> None:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        configure(conn, readonly=True)
+        self._conn = conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def read(self, unit: Callable[[Tx], T]) -> T:
+        conn = self._conn
+        if conn is None:
+            raise RuntimeError("database is not open")
+        conn.execute("BEGIN")  # one snapshot for the unit
+        try:
+            return unit(Tx(conn))
+        finally:
+            conn.execute("COMMIT")
