@@ -37,7 +37,7 @@ import msgspec
 
 from emulator.kernel.clock import CLOCK_RANGE, Clocks, from_us, in_clock_range, iso
 from emulator.kernel.jobs import Job, earliest_due, mark_failed, next_job
-from emulator.kernel.steps import AtomicHandler, Batch, SaveClock, Steps
+from emulator.kernel.steps import AtomicHandler, Batch, RunCarefully, SaveClock, Steps
 from emulator.kernel.storage import Database, Tx
 from emulator.kernel.timeline import (
     SERVER,
@@ -269,22 +269,31 @@ class Scheduler:
         await self.under_way.cancel()
 
     async def _run_until(self, timeline: Timeline, target_us: int, *, move_clock: bool) -> int:
-        count = 0
+        count, careful = 0, False
         while True:
-            batch = await self._db.write(
-                functools.partial(
-                    self._run_atomic,
-                    timeline=timeline,
-                    target_us=target_us,
-                    move_clock=move_clock,
-                    exclude=self.under_way.ids(),
-                    # background slots all taken: atomic jobs go on, async ones wait for a
-                    # slot (an advance runs its own, not in the background)
-                    skip=tuple(self._async) if not move_clock and self.under_way.full() else (),
-                    slots=self.under_way.free(),
-                ),
-                alone=True,  # its savepoint per job is then not nested in a unit's
-            )
+            before_us = timeline.clock.now_us()
+            try:
+                batch = await self._db.write(
+                    functools.partial(
+                        self._run_atomic,
+                        timeline=timeline,
+                        target_us=target_us,
+                        move_clock=move_clock,
+                        exclude=self.under_way.ids(),
+                        # background slots all taken: atomic jobs go on, async ones wait for a
+                        # slot (an advance runs its own, not in the background)
+                        skip=tuple(self._async) if not move_clock and self.under_way.full() else (),
+                        slots=self.under_way.free(),
+                        careful=careful,
+                    ),
+                    alone=True,  # a failing job rolls back just this run (steps.RunCarefully)
+                )
+            except RunCarefully:
+                if move_clock:  # the rolled-back run had moved it
+                    timeline.clock.set_us(before_us)
+                careful = True
+                continue
+            careful = False
             count += batch.ran
             for started in batch.to_start:
                 self._start(started, timeline)
@@ -352,6 +361,7 @@ class Scheduler:
         exclude: tuple[int, ...] = (),
         skip: tuple[str, ...] = (),
         slots: int = 1,
+        careful: bool = False,
     ) -> Batch:
         self._inserted_low = None
         steps = Steps(
@@ -362,7 +372,7 @@ class Scheduler:
             self._inserted_since,
             self._db.others_waiting,
         )
-        return steps.run(tx, timeline, target_us, move_clock, exclude, skip, slots)
+        return steps.run(tx, timeline, target_us, move_clock, exclude, skip, slots, careful)
 
     async def _run_async(self, job: Job, timeline: Timeline) -> None:
         with self._clocks.using(timeline.clock):

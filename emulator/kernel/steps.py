@@ -28,6 +28,10 @@ ALONE_SECONDS = 0.1
 AHEAD = 64  # due jobs read in one statement (instead of one statement per job)
 
 
+class RunCarefully(Exception):
+    """A job of a batch run without savepoints failed: run the batch again, carefully."""
+
+
 class Batch(msgspec.Struct):
     ran: int = 0
     more: bool = False  # stopped when full; more atomic jobs may be due
@@ -97,11 +101,17 @@ class Steps:
         exclude: tuple[int, ...] = (),
         skip: tuple[str, ...] = (),
         slots: int = 1,
+        careful: bool = False,
     ) -> Batch:
         """On the writer: run due atomic jobs in order until none is left, the next one is
         async, or a batch is full. Jobs a handler schedules are seen at once (same connection).
         ``exclude``: async jobs already under way in the background. Without ``move_clock``,
-        up to ``slots`` consecutive async jobs are gathered to start in the background."""
+        up to ``slots`` consecutive async jobs are gathered to start in the background.
+
+        Jobs run without a savepoint each (a savepoint copies every page a job changes into
+        the sub-journal): a failing job raises ``RunCarefully``, the unit (alone in its
+        transaction) rolls back whole, and the caller runs it again ``careful``: each job in its
+        own savepoint, a failing one rolled back alone and kept as failed."""
         batch = Batch()
         clock = timeline.clock
         started = time.perf_counter()
@@ -132,17 +142,14 @@ class Steps:
                     break
                 if move_clock and job.due_us > clock.now_us():
                     clock.set_us(job.due_us)
-                tx.execute("SAVEPOINT job")
-                hooks = len(tx.hooks)
-                try:
-                    handler(tx, job)
+                if careful:
+                    self._run_careful(tx, job, handler)
+                else:
+                    try:
+                        handler(tx, job)
+                    except Exception as exc:  # the whole unit rolls back and runs again
+                        raise RunCarefully(job.id) from exc
                     tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
-                except Exception as exc:
-                    tx.execute("ROLLBACK TO job")
-                    del tx.hooks[hooks:]  # what the rolled-back job meant to do after commit
-                    log.exception("job %s (%s) failed", job.id, job.kind)
-                    mark_failed(tx, job, exc)
-                tx.execute("RELEASE job")
                 batch.ran += 1
                 if self._full(batch.ran, time.perf_counter() - started):
                     batch.more = True
@@ -150,6 +157,20 @@ class Steps:
             if batch.ran and move_clock and self._save_clock is not None:
                 self._save_clock(tx, timeline)
         return batch
+
+    @staticmethod
+    def _run_careful(tx: Tx, job: Job, handler: AtomicHandler) -> None:
+        tx.execute("SAVEPOINT job")
+        hooks = len(tx.hooks)
+        try:
+            handler(tx, job)
+            tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
+        except Exception as exc:
+            tx.execute("ROLLBACK TO job")
+            del tx.hooks[hooks:]  # what the rolled-back job meant to do after commit
+            log.exception("job %s (%s) failed", job.id, job.kind)
+            mark_failed(tx, job, exc)
+        tx.execute("RELEASE job")
 
     def _full(self, ran: int, seconds: float) -> bool:
         """Whether a batch that ran ``ran`` jobs in ``seconds`` ends here: at BATCH jobs or

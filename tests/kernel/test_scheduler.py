@@ -445,3 +445,29 @@ async def test_a_write_waits_one_short_batch_of_a_long_advance(runtime: Runtime)
     ran_before = await runtime.db.write(lambda tx: len(seen))
     assert await advance == count
     assert ran_before < count // 2  # not after the advance, nor after its long batches
+
+
+async def test_a_failing_job_amid_a_batch_leaves_the_others_done_once(runtime: Runtime):
+    """Jobs run without a savepoint each until one fails; then the batch runs again with
+    one each: the others' writes are there exactly once, each made at its job's instant, and
+    the failing job is kept as failed with nothing of its own written."""
+    await runtime.db.write(lambda tx: tx.execute("CREATE TABLE done (name TEXT, at_us INTEGER)"))
+
+    def write(tx: Tx, job: Job) -> None:
+        tx.execute("INSERT INTO done VALUES (?, ?)", (job.payload["name"], runtime.clock.now_us()))
+        if job.payload["name"] == "bad":
+            raise ValueError("no")
+
+    runtime.scheduler.handle("test.write", write)
+    names = ("a", "b", "bad", "c", "d")
+    await schedule(runtime, *_one_a_second(names), kind="test.write")
+    assert await runtime.scheduler.advance(T0 + 10 * SECOND) == len(names)
+    rows = await runtime.db.read(lambda tx: tx.all("SELECT name, at_us FROM done ORDER BY rowid"))
+    assert [tuple(r) for r in rows] == [
+        (name, T0 + (n + 1) * SECOND) for n, name in enumerate(names) if name != "bad"
+    ]
+    failed = await runtime.db.read(
+        lambda tx: tx.all("SELECT payload FROM jobs WHERE state = 'failed'")
+    )
+    assert len(failed) == 1 and b"bad" in bytes(failed[0][0])
+    assert runtime.clock.now_us() == T0 + 10 * SECOND
