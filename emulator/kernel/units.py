@@ -67,17 +67,13 @@ def _run_one(conn: sqlite3.Connection, pending: Pending) -> list[Result]:
     tx = Tx(conn)
     conn.execute("BEGIN IMMEDIATE")
     try:
-        value = _call(pending, tx)
-    except Exception as exc:
-        conn.execute("ROLLBACK")
-        return [(False, exc, [])]
-    except BaseException:
-        if conn.in_transaction:
+        try:
+            value = _call(pending, tx)
+        except Exception as exc:  # the unit failed: its transaction goes, the writer goes on
             conn.execute("ROLLBACK")
-        raise
-    try:
+            return [(False, exc, [])]
         conn.execute("COMMIT")
-    except BaseException:
+    except BaseException:  # the commit failed, or the writer is stopping
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
