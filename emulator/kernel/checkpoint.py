@@ -1,13 +1,15 @@
 """The checkpointer: copies the WAL back into the database file off the writer's path.
 
 The write connection's automatic checkpoint is off; instead, every commit pokes this task,
-which runs a passive checkpoint on a connection and thread of its own. In WAL mode the writer,
-the readers and a checkpoint proceed at once, so no write (and no request) waits for the copy.
+which runs a passive checkpoint on a connection and thread of its own, at most one per
+``PACE_SECONDS``. In WAL mode the writer, the readers and a checkpoint proceed at once, so no
+write (and no request) waits for the copy.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 from pathlib import Path
@@ -15,6 +17,12 @@ from pathlib import Path
 import aiosqlite
 
 log = logging.getLogger(__name__)
+
+# At most one checkpoint per this many seconds of real time (I/O housekeeping, not the emulator's
+# clock). A checkpoint copies every page changed since the last one once, however many commits
+# changed it, and syncs the file: one per commit had cost creates about a tenth of their
+# throughput (issue 18). The WAL grows by at most this long's writes between two.
+PACE_SECONDS = 0.05
 
 
 class Checkpointer:
@@ -27,6 +35,7 @@ class Checkpointer:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
+        self._closed = asyncio.Event()  # cuts a pause short
         self.runs = 0
 
     async def open(self) -> None:
@@ -35,6 +44,7 @@ class Checkpointer:
         )
         await self._conn.execute("PRAGMA synchronous=NORMAL")  # fsync at checkpoints only
         self._closing = False
+        self._closed.clear()
         self._task = asyncio.get_running_loop().create_task(self._loop(), name="db-checkpoint")
 
     def poke(self) -> None:
@@ -43,6 +53,7 @@ class Checkpointer:
     async def close(self) -> None:
         self._closing = True
         self._wake.set()
+        self._closed.set()
         if self._task is not None:
             await self._task
             self._task = None
@@ -66,3 +77,6 @@ class Checkpointer:
             except sqlite3.Error:  # busy or locked: the next commit pokes again
                 log.debug("checkpoint skipped", exc_info=True)
             self.runs += 1
+            # Commits meanwhile set _wake: the next run copies them all.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closed.wait(), PACE_SECONDS)
