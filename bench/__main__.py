@@ -77,8 +77,9 @@ def _environment(plan: Plan) -> dict[str, str]:
         "packages": versions,
         "servers": f"one process each; {SERVER}; 127.0.0.1",
         "emulator": "bench/serve_emulator.py: create_app(Runtime(Settings(...))) on a fresh "
-        "SQLite file, real clock, request journal on, serve's logging at its default level "
-        "(info: the compact access log, deliveries, advances)",
+        "SQLite file, real clock, request journal on, serve's HTTP protocol (httptools', an "
+        "answer's head and body in one write) and logging at its default level (info: the "
+        "compact access log, deliveries, advances)",
         "baseline": "bench/bare.py: Starlette + aiosqlite, one connection, execute + commit per "
         "request, stdlib json, uvicorn logging at warning",
         "load generator": "own process, uvloop protocols, HTTP/1.1 keep-alive, closed loop",

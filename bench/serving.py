@@ -43,7 +43,8 @@ def watch_parent(interval: float = 0.5) -> None:
 
 def serve(app: ASGIApp, port: int, **options: Any) -> None:
     """Serve ``app`` on 127.0.0.1 with uvloop and httptools until SIGTERM or SIGINT;
-    ``options``: uvicorn's, e.g. its logging (the baseline logs warnings only)."""
+    ``options``: uvicorn's, e.g. its logging (the baseline logs warnings only) or the
+    emulator's protocol class (httptools' with joined writes)."""
     import uvicorn
 
     watch_parent()
@@ -51,8 +52,6 @@ def serve(app: ASGIApp, port: int, **options: Any) -> None:
         app,
         host=HOST,
         port=port,
-        loop="uvloop",
-        http="httptools",
         lifespan="on",
-        **({"log_level": "warning"} | options),
+        **({"loop": "uvloop", "http": "httptools", "log_level": "warning"} | options),
     )

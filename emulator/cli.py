@@ -199,6 +199,7 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
     import uvicorn
 
     from emulator.app import create_app
+    from emulator.http.protocol import JoinedWritesProtocol
     from emulator.logs import server_options
     from emulator.runtime import Runtime
 
@@ -215,7 +216,7 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
         host=settings.host,
         port=settings.port,
         loop="auto",
-        http="auto",
+        http=JoinedWritesProtocol,
         lifespan="on",
         # A client stalled in the middle of a request must not keep a stopping server alive
         # (and skip the shutdown that saves the clock and the journal) for ever.

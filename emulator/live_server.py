@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal, Self, TypeVar
 import httpx
 import uvicorn
 
+from emulator.http.protocol import JoinedWritesProtocol
 from emulator.kernel.clock import Mode, parse_iso
 
 if TYPE_CHECKING:
@@ -173,7 +174,12 @@ class LiveServer:
         app = create_app(self._runtime)
         # log_config=None: the test process's logging stays as it is.
         config = uvicorn.Config(
-            app, lifespan="on", ws="none", log_config=None, timeout_graceful_shutdown=5
+            app,
+            http=JoinedWritesProtocol,  # serve's
+            lifespan="on",
+            ws="none",
+            log_config=None,
+            timeout_graceful_shutdown=5,
         )
         return _Server(config, ready)  # built before the thread, so stop() can always reach it
 
