@@ -48,6 +48,16 @@ def company_key(tx: Tx, merchant_id: str) -> tuple[str, str]:
     return memo.memoized(("company_key", merchant_id), read)
 
 
+class _Paid(msgspec.Struct):
+    """What routing reads of a purchase.paid payload: msgspec skips the other fields, several
+    times faster than decoding the whole purchase when nobody is to be sent it."""
+
+    success_callback: Any = None
+
+
+_decode_paid = msgspec.json.Decoder(_Paid)
+
+
 def body_of(event: StoredEvent) -> bytes:
     return _encode.encode({**event.payload, "event_type": event.event_type})
 
@@ -64,7 +74,7 @@ def _receivers(tx: Tx, event: StoredEvent, *, make_key: bool) -> list[tuple[str,
     ]
     if event.event_type != "purchase.paid":  # its payload need not even be read
         return found
-    callback = event.payload.get("success_callback")
+    callback = _decode_paid.decode(event.raw).success_callback
     if isinstance(callback, str) and callback:
         if make_key:
             private_key, _ = company_key(tx, event.merchant_id)

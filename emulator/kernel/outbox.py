@@ -51,6 +51,11 @@ class StoredEvent:
             self._payload = _decode_payload.decode(self._raw)
         return self._payload
 
+    @property
+    def raw(self) -> bytes:
+        """The payload as stored (JSON), for a decoder that wants a field or two of it."""
+        return self._raw
+
 
 _decode_payload = msgspec.json.Decoder(dict[str, Any])
 
