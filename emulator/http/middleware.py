@@ -119,6 +119,10 @@ class Front:
                     await response(scope, receive, logged_send)
                 raise
         finally:
+            # The scope holds the server's send, a method of the cycle that holds the scope: a
+            # reference cycle per request, left to the garbage collector, whose young
+            # collections then freed a thousand requests at a time (5-20 ms stalls).
+            scope.pop(SERVER_SEND, None)
             clocks.restore_use(token)
             if self.log.enabled():
                 self.log.add(line(scope, status, time.perf_counter_ns() - started))

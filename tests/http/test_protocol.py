@@ -111,3 +111,35 @@ def test_served_answers_are_whole_pipelined_and_before_a_close():
         assert first.startswith(b"HTTP/1.1 200") and second.startswith(b"HTTP/1.1 200")
         assert third.startswith(b"HTTP/1.1 404")
         assert last.startswith(b"HTTP/1.1 200") and b"connection: close" in last.lower()
+
+
+def test_served_requests_leave_no_reference_cycles():
+    """Each request's objects go when it ends, not at the next garbage collection: cycles of a
+    thousand requests had made young collections take 5-20 ms (the tail of every figure)."""
+    import gc
+    import http.client
+
+    from emulator.testing import EmulatorServer
+
+    with EmulatorServer() as server:
+        host, port = server.url.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+
+        def requests(count: int) -> None:
+            for _ in range(count):
+                for path in ("/api/v1/clients/", "/_emulator/health"):
+                    conn.request("GET", path, headers={"Authorization": "Bearer unknown"})
+                    conn.getresponse().read()
+
+        try:
+            requests(20)  # whatever is made once (caches, the first connection's objects)
+            gc.collect()
+            gc.disable()
+            try:
+                requests(100)
+                unreachable = gc.collect()
+            finally:
+                gc.enable()
+        finally:
+            conn.close()
+    assert unreachable < 50  # was about 11 per request (2,200 for these 200)
