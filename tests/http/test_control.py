@@ -347,6 +347,26 @@ async def test_the_journal_writes_once_enough_entries_wait(http, runtime, monkey
     assert await stored() == before + 3
 
 
+async def test_the_journal_writes_once_enough_body_text_waits(http, runtime, monkeypatch):
+    """Big bodies go sooner: once the waiting entries' bodies hold FLUSH_CHARS characters."""
+    monkeypatch.setattr("emulator.kernel.journal.FLUSH_SECONDS", 3600)
+    monkeypatch.setattr("emulator.kernel.journal.FLUSH_CHARS", 3000)
+
+    async def stored() -> int:
+        await runtime.db.barrier()
+        row = await runtime.db.read(lambda tx: tx.one("SELECT count(*) FROM requests"))
+        assert row is not None
+        return int(row[0])
+
+    before = await stored()
+    await http.get("/api/v1/clients/", headers=DEFAULT)  # a short body: it waits
+    assert await stored() == before
+    long = {"email": "a@example.com", "full_name": "x" * 4000}  # too long: refused, journaled
+    answer = await http.post("/api/v1/clients/", json=long, headers=DEFAULT)
+    assert answer.status_code == 400
+    assert await stored() == before + 2
+
+
 async def test_a_new_process_prunes_what_earlier_runs_left(tmp_path: Path, monkeypatch):
     """Many short runs: every run's flushes prune what earlier runs left."""
     monkeypatch.setattr("emulator.kernel.journal.KEEP", 3)
