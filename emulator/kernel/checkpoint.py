@@ -4,6 +4,15 @@ The write connection's automatic checkpoint is off; instead, every commit pokes 
 which runs a passive checkpoint on a connection and thread of its own, at most one per
 ``PACE_SECONDS``. In WAL mode the writer, the readers and a checkpoint proceed at once, so no
 write (and no request) waits for the copy.
+
+A passive checkpoint never starts the WAL over: SQLite writes it from the beginning again only
+when a commit finds every frame copied, which under a steady stream of commits never happens, so
+the file grew by every byte written (3 GB after 200,000 creates, and a reset then spent most of
+its time deleting it). Once the WAL holds ``RESTART_FRAMES`` frames, all copied, the checkpointer
+asks for a RESTART checkpoint: it holds writers back only while it waits for readers still on the
+old frames (at most ``RESTART_WAIT_MS``, else it gives up until the next time), and the commit
+after it starts the WAL over, cut back to ``WAL_LIMIT_BYTES`` (the writer's
+``journal_size_limit``).
 """
 
 from __future__ import annotations
@@ -23,6 +32,9 @@ log = logging.getLogger(__name__)
 # changed it, and syncs the file: one per commit had cost creates about a tenth of their
 # throughput (issue 18). The WAL grows by at most this long's writes between two.
 PACE_SECONDS = 0.05
+RESTART_FRAMES = 16_384  # 64 MiB of 4 KiB pages
+WAL_LIMIT_BYTES = 64 * 1024 * 1024
+RESTART_WAIT_MS = 20  # the checkpointer's busy timeout: how long a RESTART may hold writers
 
 
 class Checkpointer:
@@ -37,12 +49,14 @@ class Checkpointer:
         self._closing = False
         self._closed = asyncio.Event()  # cuts a pause short
         self.runs = 0
+        self.restarts = 0
 
     async def open(self) -> None:
         self._conn = await aiosqlite.connect(
             self.path, isolation_level=None, check_same_thread=False
         )
         await self._conn.execute("PRAGMA synchronous=NORMAL")  # fsync at checkpoints only
+        await self._conn.execute(f"PRAGMA busy_timeout={RESTART_WAIT_MS}")
         self._closing = False
         self._closed.clear()
         self._task = asyncio.get_running_loop().create_task(self._loop(), name="db-checkpoint")
@@ -73,7 +87,11 @@ class Checkpointer:
                 # Fetched and closed: a statement left open would hold a read snapshot and
                 # keep the WAL from ever starting over.
                 async with conn.execute("PRAGMA wal_checkpoint(PASSIVE)") as cursor:
-                    await cursor.fetchall()
+                    (_, frames, copied), *_ = await cursor.fetchall()
+                if frames >= RESTART_FRAMES and copied == frames:
+                    async with conn.execute("PRAGMA wal_checkpoint(RESTART)") as cursor:
+                        (busy, _, _), *_ = await cursor.fetchall()
+                    self.restarts += 0 if busy else 1  # busy: readers stayed, next time
             except sqlite3.Error:  # busy or locked: the next commit pokes again
                 log.debug("checkpoint skipped", exc_info=True)
             self.runs += 1

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from emulator.kernel.checkpoint import WAL_LIMIT_BYTES
+
 T = TypeVar("T")
 
 Hook = Callable[[], None]
@@ -47,6 +49,8 @@ def configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
     conn.execute("PRAGMA busy_timeout=5000")
     if not readonly:  # 64 MiB, not 2: the pages a batch of writes changes stay in memory
         conn.execute("PRAGMA cache_size=-65536")
+        # A WAL started over is cut back to this (kernel.checkpoint makes it start over).
+        conn.execute(f"PRAGMA journal_size_limit={WAL_LIMIT_BYTES}")
     conn.execute("PRAGMA mmap_size=1073741824")  # pages read from the map, not a read() each
     # Savepoints copy the pages they change into a sub-journal: in memory, not a temp file's
     # write() per page (kernel.units keeps savepoints from nesting deeply, which memory's

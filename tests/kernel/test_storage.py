@@ -150,6 +150,31 @@ async def test_checkpoints_run_off_the_writer(db: Database):
     assert db._checkpointer.runs > 0
 
 
+async def test_a_long_wal_starts_over(db: Database, monkeypatch):
+    """Once the WAL holds RESTART_FRAMES frames, all copied back, the checkpointer makes the next
+    commit write it from the start (under steady commits and reads it never would by itself),
+    and the file is cut back to the writer's journal_size_limit."""
+    monkeypatch.setattr("emulator.kernel.checkpoint.RESTART_FRAMES", 64)
+    monkeypatch.setattr("emulator.kernel.checkpoint.PACE_SECONDS", 0.001)
+    limit = await db.exclusive(lambda c: c.execute("PRAGMA journal_size_limit").fetchone())
+    assert tuple(limit) == (64 * 1024 * 1024,)
+
+    def insert(tx: Tx, n: int) -> None:
+        tx.execute("INSERT INTO t VALUES (?, ?)", (f"row{n}", n))
+
+    for n in range(200):  # a frame or two each
+        await db.write(lambda tx, n=n: insert(tx, n))
+        await asyncio.sleep(0.002)  # the checkpointer's turn
+    for _ in range(200):
+        if db._checkpointer.restarts > 0:
+            break
+        await asyncio.sleep(0.01)
+    assert db._checkpointer.restarts > 0
+    await db.write(lambda tx: insert(tx, 999))  # starts the WAL over
+    frames = await db.exclusive(lambda c: c.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone())
+    assert frames[1] < 64 * 2  # frames in the WAL now: not every commit's since the start
+
+
 async def test_replace_swaps_in_a_copy_and_keeps_the_source(db: Database, tmp_path: Path):
     """A restore: the database becomes a copy of the file; the file itself stays as it was."""
     await db.write(lambda tx: tx.execute("INSERT INTO t VALUES ('saved', 1)"))
