@@ -6,13 +6,14 @@ which runs a passive checkpoint on a connection and thread of its own, at most o
 write (and no request) waits for the copy.
 
 A passive checkpoint never starts the WAL over: SQLite writes it from the beginning again only
-when a commit finds every frame copied, which under a steady stream of commits never happens, so
-the file grew by every byte written (3 GB after 200,000 creates, and a reset then spent most of
-its time deleting it). Once the WAL holds ``RESTART_FRAMES`` frames, all copied, the checkpointer
-asks for a RESTART checkpoint: it holds writers back only while it waits for readers still on the
-old frames (at most ``RESTART_WAIT_MS``, else it gives up until the next time), and the commit
-after it starts the WAL over, cut back to ``WAL_LIMIT_BYTES`` (the writer's
-``journal_size_limit``).
+when a commit finds every frame copied and no reader on them, which under a steady stream of
+commits and reads never happens, so the file grew by every byte written (3 GB after 200,000
+creates, and a reset then spent most of its time deleting it). Once a passive checkpoint has
+copied a WAL of ``RESTART_FRAMES`` frames, the checkpointer asks the writer (``restart``) to
+make it start over between two units of work: a RESTART checkpoint on the write connection,
+which copies what was committed since and, when no reader is still on the old frames (it does
+not wait for them: it tries again later), has the next commit write the WAL from the start,
+cut back to ``WAL_LIMIT_BYTES`` (the writer's ``journal_size_limit``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import aiosqlite
@@ -34,29 +36,27 @@ log = logging.getLogger(__name__)
 PACE_SECONDS = 0.05
 RESTART_FRAMES = 16_384  # 64 MiB of 4 KiB pages
 WAL_LIMIT_BYTES = 64 * 1024 * 1024
-RESTART_WAIT_MS = 20  # the checkpointer's busy timeout: how long a RESTART may hold writers
 
 
 class Checkpointer:
     """Runs passive checkpoints on its own connection and thread whenever there are new
     commits; never blocks the writer or the readers (WAL lets all three proceed at once)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, restart: Callable[[], None] | None = None) -> None:
         self.path = path
+        self._restart = restart  # asks the writer to start the WAL over (restart_wal)
         self._conn: aiosqlite.Connection | None = None
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self._closed = asyncio.Event()  # cuts a pause short
         self.runs = 0
-        self.restarts = 0
 
     async def open(self) -> None:
         self._conn = await aiosqlite.connect(
             self.path, isolation_level=None, check_same_thread=False
         )
         await self._conn.execute("PRAGMA synchronous=NORMAL")  # fsync at checkpoints only
-        await self._conn.execute(f"PRAGMA busy_timeout={RESTART_WAIT_MS}")
         self._closing = False
         self._closed.clear()
         self._task = asyncio.get_running_loop().create_task(self._loop(), name="db-checkpoint")
@@ -88,13 +88,25 @@ class Checkpointer:
                 # keep the WAL from ever starting over.
                 async with conn.execute("PRAGMA wal_checkpoint(PASSIVE)") as cursor:
                     (_, frames, copied), *_ = await cursor.fetchall()
-                if frames >= RESTART_FRAMES and copied == frames:
-                    async with conn.execute("PRAGMA wal_checkpoint(RESTART)") as cursor:
-                        (busy, _, _), *_ = await cursor.fetchall()
-                    self.restarts += 0 if busy else 1  # busy: readers stayed, next time
+                if frames >= RESTART_FRAMES and copied == frames and self._restart is not None:
+                    self._restart()
             except sqlite3.Error:  # busy or locked: the next commit pokes again
                 log.debug("checkpoint skipped", exc_info=True)
             self.runs += 1
             # Commits meanwhile set _wake: the next run copies them all.
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._closed.wait(), PACE_SECONDS)
+
+
+def restart_wal(conn: sqlite3.Connection) -> bool:
+    """On the write connection, outside a transaction: a RESTART checkpoint that waits for no
+    reader (busy timeout 0 meanwhile); whether the next commit will start the WAL over."""
+    (timeout,) = conn.execute("PRAGMA busy_timeout").fetchone()
+    conn.execute("PRAGMA busy_timeout=0")
+    try:
+        (busy, _, _), *_ = conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
+    except sqlite3.OperationalError:  # locked: the checkpointer's own run, say
+        return False
+    finally:
+        conn.execute(f"PRAGMA busy_timeout={timeout}")
+    return not busy

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from emulator.kernel.checkpoint import Checkpointer
+from emulator.kernel.checkpoint import Checkpointer, restart_wal
 from emulator.kernel.connections import PointReader, configure
 from emulator.kernel.connections import Tx as Tx  # every unit of work names it from here
 from emulator.kernel.dbfile import FileLock, check_database_file, copy_over
@@ -64,7 +64,9 @@ class Database:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
-        self._checkpointer = Checkpointer(path)
+        self._checkpointer = Checkpointer(path, self._restart_wal)
+        self._restarting = False  # a restart_wal unit is queued
+        self.wal_restarts = 0
         self._lock = FileLock(path)
         self._reads_open = asyncio.Event()  # cleared while the file is being swapped
         self._reads_in_flight = 0
@@ -191,6 +193,22 @@ class Database:
             self._reads_in_flight -= 1
             if self._reads_in_flight == 0:
                 self._reads_idle.set()
+
+    def _restart_wal(self) -> None:
+        """The checkpointer found the WAL long and copied back: the writer, between two units,
+        makes the next commit write it from the start (``checkpoint.restart_wal``)."""
+        if self._restarting or self._task is None or self._closing:
+            return
+        self._restarting = True
+
+        def restart(tx: Tx) -> None:
+            self.wal_restarts += restart_wal(tx.conn)
+
+        def done(future: asyncio.Future[Any]) -> None:
+            self._restarting = False
+            _consume_exception(future)
+
+        self._enqueue(restart, exclusive=True, background=True).add_done_callback(done)
 
     def others_waiting(self) -> bool:
         """On the writer, inside a unit: whether units that someone waits for are queued."""

@@ -151,7 +151,7 @@ async def test_checkpoints_run_off_the_writer(db: Database):
 
 
 async def test_a_long_wal_starts_over(db: Database, monkeypatch):
-    """Once the WAL holds RESTART_FRAMES frames, all copied back, the checkpointer makes the next
+    """Once the WAL holds RESTART_FRAMES frames, all copied back, the writer makes the next
     commit write it from the start (under steady commits and reads it never would by itself),
     and the file is cut back to the writer's journal_size_limit."""
     monkeypatch.setattr("emulator.kernel.checkpoint.RESTART_FRAMES", 64)
@@ -166,10 +166,10 @@ async def test_a_long_wal_starts_over(db: Database, monkeypatch):
         await db.write(lambda tx, n=n: insert(tx, n))
         await asyncio.sleep(0.002)  # the checkpointer's turn
     for _ in range(200):
-        if db._checkpointer.restarts > 0:
+        if db.wal_restarts > 0:
             break
         await asyncio.sleep(0.01)
-    assert db._checkpointer.restarts > 0
+    assert db.wal_restarts > 0
     await db.write(lambda tx: insert(tx, 999))  # starts the WAL over
     frames = await db.exclusive(lambda c: c.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone())
     assert frames[1] < 64 * 2  # frames in the WAL now: not every commit's since the start
