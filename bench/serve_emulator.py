@@ -14,12 +14,12 @@ from bench.serving import HOST, parse_args, serve
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from emulator.app import create_app
-    from emulator.cli import tune_gc
+    from emulator.cli.commands import tune_gc
     from emulator.http.protocol import JoinedWritesProtocol
-    from emulator.logs import server_options
-    from emulator.runtime import Runtime
-    from emulator.settings import Settings
+    from emulator.serving.app import create_app
+    from emulator.serving.logs import server_options
+    from emulator.serving.runtime import Runtime
+    from emulator.serving.settings import Settings
 
     args = parse_args("bench.serve_emulator", argv)
     settings = Settings(host=HOST, port=args.port, db_path=args.db)

@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from emulator.app import create_app
-from emulator.runtime import Runtime
-from emulator.settings import Settings
+from emulator.serving.app import create_app
+from emulator.serving.runtime import Runtime
+from emulator.serving.settings import Settings
 
 # Tests set time explicitly at a fixed epoch, never "now".
 EPOCH = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)

@@ -16,8 +16,8 @@ from typing import Any
 
 import jsonschema
 
-from emulator.app import route_table
 from emulator.openapi import document
+from emulator.serving.app import route_table
 
 
 def served() -> list[tuple[str, str]]:

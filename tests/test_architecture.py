@@ -8,8 +8,8 @@ from pathlib import Path
 import emulator
 
 PACKAGE = Path(emulator.__file__).parent
-OUTER = ("emulator.http", "emulator.services", "emulator.repos", "emulator.kernel", "emulator.runtime",
-         "emulator.app", "starlette", "aiosqlite", "sqlite3", "httpx", "uvicorn")  # fmt: skip
+OUTER = ("emulator.http", "emulator.services", "emulator.repos", "emulator.kernel", "emulator.serving.runtime",
+         "emulator.serving.app", "starlette", "aiosqlite", "sqlite3", "httpx", "uvicorn")  # fmt: skip
 
 
 def imports_of(path: Path) -> set[str]:

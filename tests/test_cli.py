@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from emulator.cli import _parser, settings_from
+from emulator.cli.commands import _parser, settings_from
 
 DEFAULT = {"Authorization": "Bearer sk_test_emulator_default_key"}
 

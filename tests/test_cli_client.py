@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from emulator.cli_client import UsageError, parse_duration
-from emulator.cli_trigger import EVENTS
+from emulator.cli.client import UsageError, parse_duration
+from emulator.cli.trigger import EVENTS
 from emulator.testing import EmulatorClient, EmulatorServer, Merchant, unique_name
 
 START = "2026-01-05T09:00:00Z"

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from starlette.routing import Route
 
-from emulator import resources, settings
-from emulator.cli import _parser
+from emulator import resources
+from emulator.cli.commands import _parser
 from emulator.http.bank.routes import ROUTES as BANK
 from emulator.http.control.routes import ROUTES as CONTROL
 from emulator.http.gateway.routes import ROUTES as GATEWAY
+from emulator.serving import settings
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 
@@ -104,7 +105,7 @@ def test_plugin_examples_in_the_readme_pass(pytester, monkeypatch):
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makepyfile(test_readme=python_blocks("Pytest plugin")[0])
     result = pytester.runpytest_subprocess(
-        "-p", "emulator.pytest_plugin", "-p", "no:cacheprovider", timeout=60
+        "-p", "emulator.testing.pytest_plugin", "-p", "no:cacheprovider", timeout=60
     )
     result.assert_outcomes(passed=5)
 

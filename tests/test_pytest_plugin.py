@@ -1,4 +1,4 @@
-"""emulator.pytest_plugin, through pytester: each test runs a small suite in a fresh pytest."""
+"""emulator.testing.pytest_plugin, through pytester: each test runs a small suite in a fresh pytest."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.usefixtures("inner_config")
 # would triple the cost of each run. test_unused_plugin_loads_nothing covers the entry point.
 INI = """
 [pytest]
-addopts = --strict-markers --strict-config -p no:cacheprovider -p emulator.pytest_plugin
+addopts = --strict-markers --strict-config -p no:cacheprovider -p emulator.testing.pytest_plugin
 filterwarnings = error
 """
 
@@ -43,16 +43,17 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 def test_unused_plugin_loads_nothing(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
     """Installed, the plugin loads through its entry point; a run that uses no emulator fixture
-    imports neither the helpers nor the app, and still knows the marker and the option."""
+    imports none of the emulator itself (only the helpers around it), and still knows the
+    marker and the option."""
     monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
-    pytester.makeini(INI.replace("-p emulator.pytest_plugin", "-p no:hypothesispytest"))
+    pytester.makeini(INI.replace("-p emulator.testing.pytest_plugin", "-p no:hypothesispytest"))
     pytester.makepyfile(
         """
         import sys
 
         def test_nothing_loaded(pytestconfig):
-            assert "emulator.testing" not in sys.modules
-            assert "emulator.app" not in sys.modules
+            assert "emulator.serving.app" not in sys.modules
+            assert "emulator.serving.runtime" not in sys.modules
             assert any(line.startswith("emulator(") for line in pytestconfig.getini("markers"))
             assert pytestconfig.getoption("emulator_url") is None
         """

@@ -13,7 +13,7 @@ import freezegun
 import httpx
 import pytest
 
-from emulator.runtime import Runtime
+from emulator.serving.runtime import Runtime
 from emulator.testing import (
     ClockInfo,
     EmulatorClient,

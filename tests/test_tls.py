@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from emulator import tls
+from emulator.serving import tls
 from tests.http.purchase_helpers import purchase_body
 from tests.test_cli import DEFAULT, free_port
 from tests.test_cli_startup import assert_refused, run_serve

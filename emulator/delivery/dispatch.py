@@ -26,7 +26,7 @@ from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 log = logging.getLogger("emulator.delivery.engine")
 

@@ -46,7 +46,7 @@ from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 log = logging.getLogger(__name__)
 

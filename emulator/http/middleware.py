@@ -21,7 +21,7 @@ from emulator.kernel.clock import TIME_HEADER
 from emulator.kernel.journal import Entry, body_text
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 NO_FAULT = Decision()
 

@@ -13,7 +13,7 @@ from emulator.repos import ledger_reads
 from emulator.repos import merchants as merchants_repo
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 
 async def balance(

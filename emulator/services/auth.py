@@ -19,7 +19,7 @@ from emulator.kernel.storage import Tx
 from emulator.repos import merchants as repo
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 TOKEN_EXPIRY_JOB = "oauth.token_expiry"
 PRODUCTION_KEY = "a production API key: this emulator is a sandbox, use the sandbox api_key"

@@ -24,7 +24,7 @@ from emulator.repos import bank as collections_repo
 from emulator.repos import bank_callbacks as repo
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 _encode = msgspec.json.Encoder()
 

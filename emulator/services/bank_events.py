@@ -10,7 +10,7 @@ from emulator.repos import bank_events as repo
 from emulator.services.bank_support import ObjectType
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 ID_FIELD = {
     "bank_mandate": "mandateId",

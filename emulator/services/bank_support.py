@@ -17,7 +17,7 @@ from emulator.repos import bank as repo
 from emulator.repos import ledger
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 ObjectType = Literal["bank_mandate", "bank_collection", "bank_payment"]
 EVENT_PREFIX = {

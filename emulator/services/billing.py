@@ -29,7 +29,7 @@ from emulator.services.clients import Page
 from emulator.services.purchase_common import now_s
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 
 def load(tx: Tx, merchant_id: str, template_id: str) -> BillingTemplate:

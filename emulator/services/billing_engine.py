@@ -34,7 +34,7 @@ from emulator.services import purchases
 from emulator.services.purchase_common import emit, now_s
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 BILL_JOB = "billing.bill"
 CHARGE_FAILURE = "purchase.subscription_charge_failure"

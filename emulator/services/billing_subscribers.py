@@ -22,7 +22,7 @@ from emulator.services.clients import Page
 from emulator.services.purchase_common import now_s
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 
 async def add(

@@ -14,7 +14,7 @@ from emulator.repos import bank as repo
 from emulator.services.payments import new_payment
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 _encode = msgspec.json.Encoder()
 _decode = msgspec.json.Decoder(dict[str, Any])

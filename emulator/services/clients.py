@@ -18,7 +18,7 @@ from emulator.repos import purchases as purchases_repo
 from emulator.services import purchases
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 
 class Page(msgspec.Struct, frozen=True):

@@ -25,7 +25,7 @@ from emulator.services.bank_support import book, emit, now_iso
 from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 STEP_JOB = "bank.collection_step"
 RECENT = 20  # a mandate's collections looked at to count its consecutive unpaids

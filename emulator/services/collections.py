@@ -34,7 +34,7 @@ from emulator.services.bank_support import emit, instant, profile
 from emulator.services.mandates import new_eft_mandate
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 MAX_TRACKING_DAYS = 10
 

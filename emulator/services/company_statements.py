@@ -16,7 +16,7 @@ from emulator.repos import company_statements as repo
 from emulator.services.clients import Page
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 GENERATE_JOB = "company_statement.generate"
 DOWNLOAD_PATH = "/company_statements/{id}/download/{token}/"

@@ -37,7 +37,7 @@ from emulator.repos import merchants as merchants_repo
 from emulator.services import merchants, schedule_view
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 CLOCK_KEY = "clock"
 SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")

@@ -13,7 +13,7 @@ from emulator.repos import merchants as merchants_repo
 from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 
 def _known(tx: Tx, company_id: str) -> None:

@@ -12,7 +12,7 @@ from emulator.repos import deliveries as repo
 from emulator.repos import payouts as payouts_repo
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 GATEWAY_KINDS = ("webhook", "success_callback")
 

@@ -30,7 +30,7 @@ from emulator.services.bank_support import emit, instant, now_iso, profile
 from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 EXPIRY_JOB = "bank.mandate_window"
 DECISION_JOB = "bank.mandate_decision"

@@ -19,7 +19,7 @@ from emulator.kernel.storage import Tx
 from emulator.repos import merchants as repo
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 
 async def seed_default(rt: Runtime) -> None:

@@ -13,7 +13,7 @@ from emulator.services import control, deliveries
 from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 KINDS = tuple(repo.KINDS)
 EVENTS = 500  # events of one object, at most

@@ -20,7 +20,7 @@ from emulator.services.purchase_common import book, emit, now_s, subject
 from emulator.services.purchase_jobs import schedule_hold_expiry
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 DIRECT_POST_SECONDS = 900  # spec: direct post URL validity, single use
 

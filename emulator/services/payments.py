@@ -24,7 +24,7 @@ from emulator.services.collection_outcomes import payload_of
 from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 STEP_JOB = "bank.payment_step"
 

@@ -26,7 +26,7 @@ from emulator.scenarios import points
 from emulator.services.clients import Page
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 EXPIRY_JOB = "payout.expiry"
 SETTLEMENT_JOB = "payout.settlement"

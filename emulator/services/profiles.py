@@ -8,7 +8,7 @@ from emulator.domain.merchants import MerchantProfile
 from emulator.repos import merchants as repo
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 
 async def list_profiles(

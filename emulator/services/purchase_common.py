@@ -14,7 +14,7 @@ from emulator.repos import ledger
 from emulator.repos import purchases as repo
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 
 def now_s(rt: Runtime) -> int:

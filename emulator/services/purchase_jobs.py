@@ -15,7 +15,7 @@ from emulator.repos import purchases as repo
 from emulator.services.purchase_common import book, emit, now_s
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 DUE_JOB = "purchase.due"
 CAPTURE_JOB = "purchase.capture_settles"

@@ -35,7 +35,7 @@ from emulator.services.purchase_common import book, emit, load, now_s, subject
 from emulator.services.purchase_jobs import CAPTURE_JOB, CHARGE_JOB, DUE_JOB, SLOW_SECONDS
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 Changed = tuple[Purchase, Internal, list[Event]]
 

@@ -15,7 +15,7 @@ from emulator.kernel.timeline import SERVER
 from emulator.repos import retention as repo
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from emulator.scenarios.rules import InvalidScenario, Scenario, parse
 from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 
 def _invalid(exc: InvalidScenario) -> ControlError:

@@ -9,7 +9,7 @@ from emulator.repos import sink as repo
 from emulator.services.control import SNAPSHOT_NAME, ControlError
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 SINK_NAME = SNAPSHOT_NAME
 

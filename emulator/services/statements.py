@@ -11,7 +11,7 @@ from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 
 async def get(rt: Runtime, merchant_id: str, account: str, statement_id: str) -> dict[str, Any]:

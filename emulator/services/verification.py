@@ -13,7 +13,7 @@ from emulator.kernel.storage import Tx
 from emulator.scenarios import points
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 AVS_KEYS = (
     "AccountExists",

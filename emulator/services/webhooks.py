@@ -17,7 +17,7 @@ from emulator.repos import webhooks as repo
 from emulator.services.clients import Page
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 
 def _now(rt: Runtime) -> int:

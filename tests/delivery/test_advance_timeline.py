@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from emulator.delivery.outgoing import RETRY_AFTER_SECONDS
-from emulator.live_server import LiveServer
+from emulator.testing.live_server import LiveServer
 from tests.delivery.test_deliveries import CARD, DOWN, SINK, attempts, paid_out, webhook
 from tests.http.bank_helpers import debicheck_body, eft_body
 from tests.http.billing_helpers import add_subscriber, create_template, get_subscriber, pay_purchase

@@ -15,10 +15,10 @@ import msgspec
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from emulator.app import create_app
 from emulator.delivery.outgoing import RETRY_AFTER_SECONDS
 from emulator.domain.events import Event
-from emulator.runtime import Runtime
+from emulator.serving.app import create_app
+from emulator.serving.runtime import Runtime
 from tests.conftest import EPOCH_S, settings_for
 
 SINK = "http://127.0.0.1:8400/_emulator/sink/{name}"
@@ -317,7 +317,7 @@ async def test_order_per_object_holds_under_retries(tmp_path: Path):
 
 def test_a_real_server_delivers_a_signed_webhook_over_loopback():
     """uvicorn on a loopback port: the webhook goes out over real HTTP to its own sink."""
-    from emulator.live_server import LiveServer
+    from emulator.testing.live_server import LiveServer
 
     async def served(rt: Runtime) -> bool:
         return rt.served

@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from emulator.runtime import Runtime
+from emulator.serving.runtime import Runtime
 
 CARD = "4444333322221111"
 SLOW = "4000000000000259"

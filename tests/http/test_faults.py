@@ -8,10 +8,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from emulator.app import create_app
 from emulator.domain import errors
-from emulator.runtime import Runtime
-from emulator.settings import RateLimitSetting
+from emulator.serving.app import create_app
+from emulator.serving.runtime import Runtime
+from emulator.serving.settings import RateLimitSetting
 from tests.conftest import DEFAULT_KEY, EPOCH_S, settings_for, token_for
 
 

@@ -31,10 +31,10 @@ async def test_a_server_error_is_answered_in_the_dialect_journaled_and_raised(ru
     time, the journal records it with its answer, and the error still reaches the server."""
     import pytest
 
-    from emulator.app import DIALECTS
     from emulator.http.accesslog import AccessLog
     from emulator.http.faults import Faults
     from emulator.http.middleware import Front
+    from emulator.serving.app import DIALECTS
 
     async def broken(scope, receive, send):
         raise RuntimeError("a bug")

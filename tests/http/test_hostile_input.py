@@ -10,10 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
-from emulator.app import create_app
 from emulator.domain.urls import UrlRule, control_path
 from emulator.domain.urls import problem as url_problem
-from emulator.runtime import Runtime
+from emulator.serving.app import create_app
+from emulator.serving.runtime import Runtime
 from tests.conftest import settings_for
 from tests.http.bank_helpers import eft_body
 from tests.http.purchase_helpers import purchase_body

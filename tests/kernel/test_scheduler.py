@@ -9,13 +9,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from emulator.app import create_app
 from emulator.kernel.clock import from_us, to_us
 from emulator.kernel.jobs import Job, pending_jobs
 from emulator.kernel.steps import ALONE_BATCH, BATCH
 from emulator.kernel.storage import Tx
-from emulator.runtime import Runtime
 from emulator.services.control import load_clock
+from emulator.serving.app import create_app
+from emulator.serving.runtime import Runtime
 from tests.conftest import EPOCH, settings_for
 
 T0 = to_us(EPOCH)

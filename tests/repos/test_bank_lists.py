@@ -15,8 +15,8 @@ from emulator.domain.collections import Collection
 from emulator.domain.mandates import Mandate
 from emulator.repos import bank as repo
 from emulator.repos import bank_lists
-from emulator.runtime import Runtime
 from emulator.services import merchants
+from emulator.serving.runtime import Runtime
 
 STATES = ("PENDING", "COMPLETED", "UNPAID", "REJECTED", "DISPUTED")
 SEQUENCES = ("FRST", "RCUR", None)

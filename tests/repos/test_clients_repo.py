@@ -10,7 +10,7 @@ from emulator.domain import clients as domain
 from emulator.domain.clients import ClientInput
 from emulator.domain.errors import DuplicateClient
 from emulator.repos import clients as repo
-from emulator.runtime import Runtime
+from emulator.serving.runtime import Runtime
 
 
 async def _insert(rt: Runtime, client_id: str, email: str) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from emulator.runtime import Runtime
 from emulator.scenarios.points import COLLECTION_OUTCOME, PAYOUT_EXECUTION, BankOutcome
 from emulator.services import merchants, scenarios
+from emulator.serving.runtime import Runtime
 from tests.conftest import settings_for
 
 UNPAID_ABOVE_500 = """

@@ -9,12 +9,12 @@ from typing import Any
 import httpx
 import pytest
 
-from emulator.app import create_app
 from emulator.delivery import dispatch
 from emulator.repos import retention as repo
-from emulator.runtime import Runtime
 from emulator.services import retention
-from emulator.settings import DEFAULT_RETAIN, from_env, parse_retain
+from emulator.serving.app import create_app
+from emulator.serving.runtime import Runtime
+from emulator.serving.settings import DEFAULT_RETAIN, from_env, parse_retain
 from tests.conftest import settings_for
 from tests.http.purchase_helpers import create, pay
 

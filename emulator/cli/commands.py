@@ -11,16 +11,20 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from emulator import __version__, cli_listen, cli_trigger, cli_verbs, serve_options
-from emulator.cli_client import client_parent
-from emulator.cli_client import run as run_client
+from emulator import __version__
+from emulator.cli import listen as cli_listen
+from emulator.cli import trigger as cli_trigger
+from emulator.cli import verbs as cli_verbs
+from emulator.cli.client import client_parent
+from emulator.cli.client import run as run_client
 from emulator.kernel.clock import CLOCK_RANGE, MODES, in_clock_range, parse_iso, to_us
 from emulator.kernel.dbfile import DatabaseInUse, FileLock
 from emulator.kernel.ids import Ids
 from emulator.scenarios import library
 from emulator.scenarios.rules import InvalidScenario
 from emulator.services.scenarios import resolve
-from emulator.settings import (
+from emulator.serving import options as serve_options
+from emulator.serving.settings import (
     DEFAULT_DB,
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -28,7 +32,7 @@ from emulator.settings import (
     Settings,
     from_env,
 )
-from emulator.startup import (
+from emulator.serving.startup import (
     DatabaseState,
     bind,
     check_admin_token,
@@ -198,10 +202,10 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
     port is checked before anything is created); bound here when not given."""
     import uvicorn
 
-    from emulator.app import create_app
     from emulator.http.protocol import JoinedWritesProtocol
-    from emulator.logs import server_options
-    from emulator.runtime import Runtime
+    from emulator.serving.app import create_app
+    from emulator.serving.logs import server_options
+    from emulator.serving.runtime import Runtime
 
     sock = sock or bind(settings)
     settings = serve_options.make_certificate(settings)

@@ -15,8 +15,9 @@ is created), and ``emulator_clock`` acts on it. A test without a merchant (or ma
 clock, as ``emulator_client`` applies the marker; a test that moved the server clock leaves it
 following system time again.
 
-Loading this plugin costs one small import: ``emulator.testing`` and the app are imported by
-the fixtures, only in runs that use them. With pytest-xdist every worker is its own session,
+Loading this plugin imports the helpers of ``emulator.testing`` (the package it lives in) but
+not the emulator: the app and its runtime are imported by the fixtures, only in runs that use
+them. With pytest-xdist every worker is its own session,
 so each gets its own in-process emulator (or they all share the external one).
 """
 

@@ -14,7 +14,7 @@ import msgspec
 from emulator.domain.merchants import MerchantSeed
 from emulator.domain.unpaids import Schedule
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent  # emulator/
 
 
 def data_dir(name: str) -> Path:

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import abc
 import time
-from typing import TYPE_CHECKING, Self
+from typing import Self
 
 import httpx
 
-from emulator.live_server import EmulatorStartError, LiveServer
-from emulator.testing_records import EmulatorError
-
-if TYPE_CHECKING:
-    from emulator.testing import EmulatorClient
+from emulator.testing.client import EmulatorClient
+from emulator.testing.live_server import EmulatorStartError, LiveServer
+from emulator.testing.records import EmulatorError
 
 POLL = 0.02  # seconds between polls of a starting server
 
@@ -31,8 +29,6 @@ class Emulator(abc.ABC):
     def stop(self) -> None: ...
 
     def client(self, *, timeout: float = 10.0) -> EmulatorClient:
-        from emulator.testing import EmulatorClient  # it imports this module
-
         return EmulatorClient(self.url, admin_token=self.admin_token, timeout=timeout)
 
     def follow_system_time(self) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from emulator.cli_client import Context, UsageError, client_parent, merchant_option
+from emulator.cli.client import Context, UsageError, client_parent, merchant_option
 from emulator.testing import Delivery
 
 POLL = 0.25  # seconds between reads of the delivery log

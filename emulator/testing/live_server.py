@@ -25,7 +25,7 @@ from emulator.http.protocol import JoinedWritesProtocol
 from emulator.kernel.clock import Mode, parse_iso
 
 if TYPE_CHECKING:
-    from emulator.runtime import Runtime
+    from emulator.serving.runtime import Runtime
 
 T = TypeVar("T")
 LoopKind = Literal["auto", "uvloop", "asyncio"]
@@ -151,9 +151,9 @@ class LiveServer:
         """Bind the socket, make the database directory, the runtime, the app and uvicorn."""
         # Imported here: importing this module (or a pytest run that never starts a server)
         # does not load the whole app.
-        from emulator.app import create_app
-        from emulator.runtime import Runtime
-        from emulator.settings import Settings
+        from emulator.serving.app import create_app
+        from emulator.serving.runtime import Runtime
+        from emulator.serving.settings import Settings
 
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.bind(("127.0.0.1", 0))

@@ -1,20 +1,5 @@
-"""Test helpers that need no pytest: a live emulator, its control plane, merchants, sinks.
-
-``emulator.pytest_plugin`` is a thin shim over these classes::
-
-    with EmulatorServer() as server, server.client() as control:
-        merchant = control.new_merchant(clock="frozen")  # its own clock, at the server's now
-        with control.gateway(merchant) as gateway:
-            gateway.post("clients/", json={"email": "jane@example.com"})
-        EmulatorClock(control, merchant).advance(timedelta(days=1))  # moves that merchant only
-
-The in-process emulator's real-mode clocks read ``time.time()``, so freezegun (or
-time-machine) in a test moves them too: the server clock (with every merchant that follows
-it) and a merchant's own clock in real mode; a frozen clock stands still.
-``emulator.live_server.loop_factory`` says why the emulator's event loop keeps running
-meanwhile. Waits here poll in real time with ``time.sleep`` and a bounded number of attempts,
-never against a deadline read from a clock that a test may have frozen.
-"""
+"""The control plane's client (``EmulatorClient``), a merchant's clock (``EmulatorClock``) and
+sinks (``Sink``): what a test calls on an emulator, in process or elsewhere."""
 
 from __future__ import annotations
 
@@ -28,24 +13,14 @@ import httpx
 import msgspec
 
 from emulator.kernel.clock import Mode, iso, parse_iso
-from emulator.live_server import EmulatorStartError
-from emulator.testing_actors import Actors, BankOutcome, Delivery, DeliveryKind
-from emulator.testing_records import (
-    ClientCredentials,
+from emulator.testing.actors import Actors
+from emulator.testing.records import (
     ClockInfo,
     EmulatorError,
     Merchant,
-    Profile,
     ScheduledJob,
     SinkMessage,
 )
-from emulator.testing_servers import Emulator, EmulatorServer, ExternalEmulator
-
-__all__ = [
-    "BankOutcome", "ClientCredentials", "ClockInfo", "Delivery", "DeliveryKind", "Emulator",
-    "EmulatorClient", "EmulatorClock", "EmulatorError", "EmulatorServer", "EmulatorStartError",
-    "ExternalEmulator", "Merchant", "Profile", "ScheduledJob", "Sink", "SinkMessage", "unique_name",
-]  # fmt: skip
 
 Instant = datetime | str  # an ISO-8601 string or a datetime (naive means UTC)
 POLL = 0.02  # seconds between polls of a starting server or a sink
@@ -111,7 +86,7 @@ def _scope(merchant: MerchantRef | None) -> dict[str, Any]:
 
 class EmulatorClient(Actors):
     """The control plane (``/_emulator/``) of one emulator, over ``httpx``; acting for the payer,
-    provider, debtor and bank, and reading deliveries: see ``emulator.testing_actors``.
+    provider, debtor and bank, and reading deliveries: see ``emulator.testing.actors``.
 
     Every method raises ``EmulatorError`` on a non-2xx answer. ``changed_clock`` turns True once
     this client moved the server clock or replaced the whole state (reset, restore); moving a

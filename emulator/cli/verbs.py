@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from emulator.cli_client import (
+from emulator.cli.client import (
     Context,
     UsageError,
     client_parent,

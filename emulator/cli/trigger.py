@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from emulator.cli_client import Context, Refused, UsageError, client_parent, merchant_option
+from emulator.cli.client import Context, Refused, UsageError, client_parent, merchant_option
 from emulator.kernel.ids import Ids
 from emulator.testing import EmulatorError, Merchant
 

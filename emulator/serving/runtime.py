@@ -45,7 +45,7 @@ from emulator.services import (
     retention,
     scenarios,
 )
-from emulator.settings import Settings
+from emulator.serving.settings import Settings
 
 
 class Runtime:

@@ -32,8 +32,8 @@ from emulator.http.gateway.routes import PAGES as GATEWAY_PAGES
 from emulator.http.gateway.routes import ROUTES as GATEWAY
 from emulator.http.middleware import Front
 from emulator.http.pages.checkout import ROUTES as PAYER_PAGES
-from emulator.runtime import Runtime
 from emulator.services.control import ControlError
+from emulator.serving.runtime import Runtime
 
 
 async def _plain_http_error(request: Request, exc: Exception) -> Response:

@@ -11,8 +11,8 @@ import ssl
 from pathlib import Path
 from typing import Any
 
-from emulator import tls
-from emulator.settings import Settings, parse_hosts, parse_retain
+from emulator.serving import tls
+from emulator.serving.settings import Settings, parse_hosts, parse_retain
 
 
 def add_flags(serve: argparse.ArgumentParser) -> None:
