@@ -391,7 +391,7 @@ def _console_script() -> str:
 
 
 def _snapshot_bytes(server: Server, name: str) -> int:
-    """Size of a saved snapshot (where emulator/serving/runtime.py keeps them, beside the database)."""
+    """Size of a saved snapshot (kept beside the database: emulator/serving/runtime.py)."""
     if server.db is None:
         return 0
     path = server.db.parent / f"{server.db.name}.snapshots" / f"{name}.sqlite"
