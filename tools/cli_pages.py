@@ -139,7 +139,8 @@ def _section(command: Command) -> list[str]:
         lines += ["", *table(("Argument", "Default", "Meaning"), _rows(own, reader))]
     if command.words == ("trigger",):
         events = [
-            [code(name), does, code(status)] for name, (_, does, status) in trigger.EVENTS.items()
+            [code(name), does, "" if status is None else code(status)]
+            for name, (_, does, status) in trigger.EVENTS.items()
         ]
         events += [
             [code(alias), f"the same as {code(name)}", ""]
