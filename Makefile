@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run test lint typecheck unit bench browser clean
+.PHONY: run test lint typecheck unit bench browser reference clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,8 +27,8 @@ run: $(RUN_STAMP)  ## serve on 127.0.0.1:8400 with the default merchant seeded f
 test: lint typecheck unit  ## lint, type check and the whole suite
 
 lint: $(STAMP)
-	$(BIN)/ruff check emulator tests bench
-	$(BIN)/ruff format --check emulator tests bench
+	$(BIN)/ruff check emulator tests bench tools
+	$(BIN)/ruff format --check emulator tests bench tools
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -46,6 +46,9 @@ browser:
 
 bench: $(STAMP)  ## benchmark harness: prints throughput, latency and timing figures
 	$(BIN)/python -m bench $(ARGS)
+
+reference: $(STAMP)  ## regenerate docs/reference/ from the code (a test fails while it is stale)
+	$(BIN)/python -m tools.reference
 
 clean:
 	rm -rf $(VENV) .emulator .pytest_cache .mypy_cache .ruff_cache

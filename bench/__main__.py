@@ -1,5 +1,6 @@
-"""``python -m bench [--quick] [--seconds S] [--repeat N] [--json PATH] [--state]``: every
-figure, printed (``--state``: the large-state ones too).
+"""``python -m bench [--quick] [--seconds S] [--repeat N] [--json PATH] [--state]
+[--results PATH]``: every figure, printed (``--state``: the large-state ones too), then written
+to bench/RESULTS.md (a ``--quick`` run writes no page unless ``--results`` says where).
 
 Exit status: 0 when every response was the expected one, 1 when some were not (the figures
 are then suspect; the report lists them), 2 when the harness could not run, 130 on Ctrl-C.
@@ -20,11 +21,23 @@ import sqlite3
 import sys
 import tempfile
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from types import FrameType
 
-from bench import bank, bank_pages, billing, clocks, deliveries, figures, large, purchases, tails
+from bench import (
+    bank,
+    bank_pages,
+    billing,
+    clocks,
+    deliveries,
+    figures,
+    large,
+    purchases,
+    results,
+    tails,
+)
 from bench.client import BenchError
 from bench.figures import progress
 from bench.plan import FULL, QUICK, Plan
@@ -50,6 +63,11 @@ def _parser() -> argparse.ArgumentParser:
         "--state",
         action="store_true",
         help="also the large-state figures (a reset with 200,000 clients stored: minutes)",
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        help="write the results page here (default: bench/RESULTS.md, none for --quick)",
     )
     return parser
 
@@ -177,6 +195,7 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser().parse_args(argv)
     plan = QUICK if args.quick else FULL
     if args.seconds is not None:
@@ -201,6 +220,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(render(report), flush=True)
     if args.json is not None:
         report.save(args.json)
+    page = args.results if args.results is not None or args.quick else results.RESULTS
+    if page is not None:
+        command = " ".join(["python -m bench", *argv])
+        results.write(report, plan, command, datetime.now(UTC), page)
+        print(f"wrote {page}", file=sys.stderr)
     return 1 if report.errors else 0
 
 

@@ -119,17 +119,54 @@ def _port(text: str) -> int:
     return port
 
 
+@dataclass(frozen=True)
+class Variable:
+    """An environment variable the emulator reads, the flag that wins over it and its default
+    (as the reference says it). ``key``: the Settings field ``serve`` sets from it (None: only
+    the client verbs read it, in ``emulator.cli.client``)."""
+
+    name: str
+    flag: str
+    default: str
+    key: str | None = None
+    parse: Callable[[str], object] = str
+    read_by: tuple[str, ...] = ("serve",)
+
+
+CLIENT_VERBS = "the client verbs"
+DEFAULT_URL = f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"  # where the client verbs look
+
+# Every EMULATOR_* variable, in one place: ``from_env`` reads the ones with a key, the
+# reference (tools/reference.py) tabulates them all.
+VARIABLES: tuple[Variable, ...] = (
+    Variable("EMULATOR_HOST", "--host", DEFAULT_HOST, "host"),
+    Variable("EMULATOR_PORT", "--port", str(DEFAULT_PORT), "port", _port),
+    Variable("EMULATOR_DB", "--db", str(DEFAULT_DB), "db_path", Path),
+    Variable("EMULATOR_CLOCK", "--clock", "real", "clock"),
+    Variable("EMULATOR_START", "--start", "now", "start", parse_iso),
+    Variable("EMULATOR_SEED", "--seed", "random", "seed", int),
+    Variable(
+        "EMULATOR_ADMIN_TOKEN",
+        "--admin-token",
+        "none on loopback; generated (and printed) when not bound to loopback",
+        "admin_token",
+        read_by=("serve", CLIENT_VERBS),
+    ),
+    Variable("EMULATOR_RATE_LIMIT", "--rate-limit", "none", "rate_limit", RateLimitSetting.parse),
+    Variable("EMULATOR_CALLBACK_HOSTS", "--callback-hosts", "none", "callback_hosts", parse_hosts),
+    Variable(
+        "EMULATOR_RETAIN",
+        "--retain",
+        f"{DEFAULT_RETAIN // 86_400}d",
+        "retain_seconds",
+        parse_retain,
+    ),
+    Variable("EMULATOR_URL", "--url", DEFAULT_URL, read_by=(CLIENT_VERBS,)),
+)
+
+# (variable, Settings field, parser) of what ``serve`` reads.
 _ENV: list[tuple[str, str, Callable[[str], object]]] = [
-    ("EMULATOR_HOST", "host", str),
-    ("EMULATOR_PORT", "port", _port),
-    ("EMULATOR_DB", "db_path", Path),
-    ("EMULATOR_CLOCK", "clock", str),
-    ("EMULATOR_START", "start", parse_iso),
-    ("EMULATOR_SEED", "seed", int),
-    ("EMULATOR_ADMIN_TOKEN", "admin_token", str),
-    ("EMULATOR_RATE_LIMIT", "rate_limit", RateLimitSetting.parse),
-    ("EMULATOR_CALLBACK_HOSTS", "callback_hosts", parse_hosts),
-    ("EMULATOR_RETAIN", "retain_seconds", parse_retain),
+    (v.name, v.key, v.parse) for v in VARIABLES if v.key is not None
 ]
 
 

@@ -1,0 +1,2 @@
+"""Tools of the repository, not of the package: ``python -m tools.reference`` writes the
+generated reference pages of ``docs/reference/``."""
