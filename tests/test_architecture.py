@@ -94,6 +94,7 @@ def imports_of(path: Path) -> frozenset[str]:
 
 
 def test_every_module_is_in_a_layer():
+    """A new package needs its place in ``LAYERS`` (and on the map)."""
     assert {m for m in MODULES if layer_of(m) < 0} == set()
 
 
@@ -109,6 +110,7 @@ def test_no_module_imports_a_layer_above_its_own():
 
 
 def test_layers_import_only_their_io_libraries():
+    """HTTP, SQLite and outgoing calls stay at the edges each layer's ``uses`` names."""
     offenders = {
         f"{module}: {name}"
         for module, path in MODULES.items()
@@ -175,6 +177,7 @@ def test_the_documents_describe_the_layers_and_nothing_depends_on_them():
 
 
 def test_the_top_of_the_package_holds_only_its_entry_points_and_packages():
+    """No loose modules at the top of emulator/: the directory listing is the architecture."""
     entries = [p for p in PACKAGE.iterdir() if p.name != "__pycache__"]
     files = {p.name for p in entries if p.is_file()}
     assert files <= TOP_FILES
@@ -197,6 +200,7 @@ def test_the_map_names_every_module():
 
 
 def test_the_map_names_no_module_that_does_not_exist():
+    """A module renamed or removed is renamed or removed on the map too."""
     named = set(re.findall(r"`(emulator/[\w/]+(?:\.py|/))`", MAP.read_text()))
     assert named, "the map names modules as `emulator/...py`"
     assert {p for p in named if not (PACKAGE.parent / p).exists()} == set()
