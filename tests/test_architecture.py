@@ -1,47 +1,155 @@
-"""Dependencies point inward: the domain imports nothing from the layers around it."""
+"""Dependencies point inward: the layers in ``LAYERS``, outermost first, and the map of the code
+(docs/architecture.md) that names every module."""
 
 from __future__ import annotations
 
 import ast
+import re
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import emulator
 
 PACKAGE = Path(emulator.__file__).parent
-OUTER = ("emulator.http", "emulator.services", "emulator.repos", "emulator.kernel", "emulator.serving.runtime",
-         "emulator.serving.app", "starlette", "aiosqlite", "sqlite3", "httpx", "uvicorn")  # fmt: skip
+MAP = PACKAGE.parent / "docs" / "architecture.md"
+# The libraries that do I/O or serve HTTP: a layer imports those in its ``uses`` only.
+IO = ("starlette", "uvicorn", "httpx", "aiosqlite", "sqlite3")
 
 
-def imports_of(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text())
+@dataclass(frozen=True)
+class Layer:
+    name: str
+    modules: tuple[str, ...]  # prefixes: a module is in the layer of the longest one naming it
+    uses: tuple[str, ...] = ()  # which of ``IO`` it may import
+
+
+# Outermost first. A module may import modules of its own layer and of the layers after it,
+# never of one before it, not even for type hints (under ``if TYPE_CHECKING:``).
+LAYERS = (
+    # `python -m emulator` and the command line (serve, the client verbs, trigger, listen):
+    # anything below.
+    Layer("cli", ("emulator.__main__", "emulator.cli"), ("httpx", "uvicorn")),
+    # The test helpers (client, actors, live server, pytest plugin): serving and below.
+    Layer("testing", ("emulator.testing",), ("httpx", "uvicorn")),
+    # Serving the app (app, startup, options, logs, TLS): puts http and the runtime together.
+    Layer("serving", ("emulator.serving",), ("starlette", "httpx", "uvicorn", "sqlite3")),
+    # The Starlette sub-apps: decode → one service call → encode; the runtime whole.
+    Layer("http", ("emulator.http",), ("starlette", "uvicorn")),
+    # The OpenAPI documents: read the structs of the layers below; only http serves them.
+    Layer("openapi", ("emulator.openapi",)),
+    # The composition root and its settings: builds everything below and owns it.
+    Layer("runtime", ("emulator.serving.runtime", "emulator.serving.settings"), ("httpx",)),
+    # One function per use case, typed against kernel.context.Context, never the runtime.
+    Layer("services", ("emulator.services",), ("sqlite3",)),
+    # The outbox's routers, messages and sends (its own HTTP client).
+    Layer("delivery", ("emulator.delivery",), ("httpx",)),
+    # The decision points and the scenario engine.
+    Layer("scenarios", ("emulator.scenarios",)),
+    # SQL for each resource, on the kernel's units of work.
+    Layer("repos", ("emulator.repos",), ("sqlite3",)),
+    # Clock, scheduler, storage, outbox, journal, ids; the services' Context.
+    Layer("kernel", ("emulator.kernel",), ("sqlite3", "aiosqlite")),
+    # Finds the shipped data folders (fixtures, scenario library) and reads them.
+    Layer("resources", ("emulator.resources",)),
+    # Pure: state machines, validation, money; no I/O, no clock reads.
+    Layer("domain", ("emulator.domain",)),
+    # The package itself (its version).
+    Layer("package", ("emulator",)),
+)
+TOP_FILES = {"__init__.py", "__main__.py", "py.typed"}  # py.typed: the PEP 561 marker
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer_of(module: str) -> int:
+    """The index in ``LAYERS`` of the module's layer (the longest prefix naming it)."""
+    best, index = -1, -1
+    for i, layer in enumerate(LAYERS):
+        for prefix in layer.modules:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, index = len(prefix), i
+    return index
+
+
+@cache
+def imports_of(path: Path) -> frozenset[str]:
+    """Every module ``path`` imports, anywhere in it (functions and TYPE_CHECKING included);
+    ``from package import module`` names the module."""
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-    return found
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                found.add(full if full in MODULES else node.module)
+    return frozenset(found)
+
+
+def test_every_module_is_in_a_layer():
+    """A new package needs its place in ``LAYERS`` (and on the map)."""
+    assert {m for m in MODULES if layer_of(m) < 0} == set()
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    """Type-only imports count: a type hint from an outer layer is still a dependency on it."""
+    offenders = {
+        f"{module} ({LAYERS[layer_of(module)].name}) imports {name} ({LAYERS[layer_of(name)].name})"
+        for module, path in MODULES.items()
+        for name in imports_of(path)
+        if name.split(".")[0] == "emulator" and layer_of(name) < layer_of(module)
+    }
+    assert offenders == set()
+
+
+def test_layers_import_only_their_io_libraries():
+    """HTTP, SQLite and outgoing calls stay at the edges each layer's ``uses`` names."""
+    offenders = {
+        f"{module}: {name}"
+        for module, path in MODULES.items()
+        for name in imports_of(path)
+        if name.split(".")[0] in IO and name.split(".")[0] not in LAYERS[layer_of(module)].uses
+    }
+    assert offenders == set()
 
 
 def test_domain_is_pure():
-    """emulator/domain imports no HTTP, storage, service, kernel or I/O module."""
+    """emulator/domain imports nothing but itself (and the package): no HTTP, storage,
+    service, kernel or I/O module."""
+    domain = [layer.name for layer in LAYERS].index("domain")
+    assert LAYERS[domain].uses == ()
+    assert all(layer_of(m) == domain for m in MODULES if m.startswith("emulator.domain."))
     offenders = {
-        f"{path.relative_to(PACKAGE)}: {name}"
-        for path in (PACKAGE / "domain").glob("*.py")
+        f"{module}: {name}"
+        for module, path in MODULES.items()
+        if layer_of(module) == domain
         for name in imports_of(path)
-        if name.startswith(OUTER)
+        if name.split(".")[0] in IO or (name.startswith("emulator.") and layer_of(name) != domain)
     }
     assert offenders == set()
 
 
 def test_only_the_http_layer_imports_starlette():
-    """Services, repositories and the kernel know nothing of HTTP."""
+    """Services, repositories and the kernel know nothing of HTTP: only http and the serving
+    of the app (which puts it together) use Starlette."""
+    assert {layer.name for layer in LAYERS if "starlette" in layer.uses} == {"http", "serving"}
+
+
+def test_no_service_imports_the_runtime():
+    """Services are typed against kernel.context.Context; the runtime is their caller."""
     offenders = {
-        f"{path.relative_to(PACKAGE)}: {name}"
-        for layer in ("services", "repos", "kernel", "scenarios", "delivery")
-        for path in (PACKAGE / layer).glob("*.py")
+        f"{module}: {name}"
+        for module, path in MODULES.items()
+        if module.startswith("emulator.services.")
         for name in imports_of(path)
-        if name.startswith(("starlette", "emulator.http"))
+        if name.startswith("emulator.serving")
     }
     assert offenders == set()
 
@@ -59,18 +167,46 @@ def test_modules_stay_small():
 def test_the_documents_describe_the_layers_and_nothing_depends_on_them():
     """emulator/openapi reads the structs of the inner layers; only the HTTP layer that serves
     the documents imports it."""
-    offenders = {
-        f"{path.relative_to(PACKAGE)}: {name}"
-        for layer in ("domain", "services", "repos", "kernel", "scenarios", "delivery")
-        for path in (PACKAGE / layer).glob("*.py")
-        for name in imports_of(path)
-        if name.startswith("emulator.openapi")
-    }
-    assert offenders == set()
     importers = {
         str(path.relative_to(PACKAGE))
-        for path in PACKAGE.rglob("*.py")
-        if not path.is_relative_to(PACKAGE / "openapi")
+        for module, path in MODULES.items()
+        if not module.startswith("emulator.openapi")
         and any(name.startswith("emulator.openapi") for name in imports_of(path))
     }
     assert importers == {"http/control/docs.py"}
+
+
+def test_the_top_of_the_package_holds_only_its_entry_points_and_packages():
+    """No loose modules at the top of emulator/: the directory listing is the architecture."""
+    entries = [p for p in PACKAGE.iterdir() if p.name != "__pycache__"]
+    files = {p.name for p in entries if p.is_file()}
+    assert files <= TOP_FILES
+    assert {p.name for p in entries if p.is_dir() and not (p / "__init__.py").is_file()} == set()
+
+
+# -- the map -----------------------------------------------------------------------------------
+
+
+def test_the_map_names_every_module():
+    """docs/architecture.md names each module by its path from the repository's root, in
+    backticks (`emulator/kernel/clock.py`)."""
+    text = MAP.read_text()
+    missing = {
+        path.relative_to(PACKAGE.parent).as_posix()
+        for path in MODULES.values()
+        if f"`{path.relative_to(PACKAGE.parent).as_posix()}`" not in text
+    }
+    assert missing == set()
+
+
+def test_the_map_names_no_module_that_does_not_exist():
+    """A module renamed or removed is renamed or removed on the map too."""
+    named = set(re.findall(r"`(emulator/[\w/]+(?:\.py|/))`", MAP.read_text()))
+    assert named, "the map names modules as `emulator/...py`"
+    assert {p for p in named if not (PACKAGE.parent / p).exists()} == set()
+
+
+def test_the_map_lists_the_layers_in_order():
+    """The map's table of layers has one row per layer of ``LAYERS``, in the same order."""
+    rows = re.findall(r"^\| \*\*(\w+)\*\* \|", MAP.read_text(), flags=re.MULTILINE)
+    assert rows == [layer.name for layer in LAYERS]

@@ -26,7 +26,7 @@ from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 log = logging.getLogger("emulator.delivery.engine")
 
@@ -45,7 +45,7 @@ def _do(work: list[Callable[[], object]]) -> None:
 
 
 def schedule_send(
-    rt: Runtime, tx: Tx, message_id: int, due_us: int, merchant_id: str | None, attempt: int = 1
+    rt: Context, tx: Tx, message_id: int, due_us: int, merchant_id: str | None, attempt: int = 1
 ) -> None:
     """A send job for ``attempt`` of the message: a job left over by a crash between an
     attempt's record and its job's removal finds the attempt taken and does nothing."""
@@ -54,7 +54,7 @@ def schedule_send(
 
 
 class Dispatcher:
-    def __init__(self, rt: Runtime) -> None:
+    def __init__(self, rt: Context) -> None:
         self._rt = rt
         self._routers: list[tuple[frozenset[str], Router]] = []
         self._preparers: list[tuple[frozenset[str], Prepare]] = []

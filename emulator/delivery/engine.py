@@ -32,21 +32,20 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import httpx
 import msgspec
 
 from emulator.delivery.dispatch import SEND_JOB, Dispatcher, schedule_send
 from emulator.delivery.outgoing import TIMEOUT_SECONDS, Prepare, Router, retry_due_us
+from emulator.delivery.transport import Sender
 from emulator.domain.events import Event
 from emulator.kernel.clock import TIME_HEADER, from_us, iso
+from emulator.kernel.context import Context
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
-
-if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +54,15 @@ SEND_WAIT_SECONDS = 3.0  # a read of deliveries waits for sends under way (< the
 DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
 
 
+class EngineContext(Context, Protocol):
+    """What the engine uses of the runtime: the context, and how it sends (once started)."""
+
+    @property
+    def sender(self) -> Sender | None: ...
+
+
 class DeliveryEngine:
-    def __init__(self, rt: Runtime) -> None:
+    def __init__(self, rt: EngineContext) -> None:
         self._rt = rt
         self._dispatcher = Dispatcher(rt)
         self._wake = asyncio.Event()

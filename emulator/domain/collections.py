@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Protocol
 
 import msgspec
 
@@ -17,7 +17,6 @@ from emulator.domain.bank import (
 )
 from emulator.domain.errors import BankBadRequest
 from emulator.domain.unpaids import Schedule, test_account_code
-from emulator.scenarios.points import BankOutcome
 
 Status = Literal["PENDING", "COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
 
@@ -175,7 +174,25 @@ TEST_DELAY_US = 40 * 1_000_000
 DAY_US = 86_400 * 1_000_000
 
 
-def decided(answer: BankOutcome, due_us: int) -> list[Step]:
+class BankAnswer(Protocol):
+    """A scenario's answer for a collection or payment (``scenarios.points.BankOutcome``),
+    as the plan reads it."""
+
+    @property
+    def status(self) -> str: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def after_seconds(self) -> int | None: ...
+    @property
+    def reasonCode(self) -> str | None: ...
+    @property
+    def dispute_after_days(self) -> int | None: ...
+    @property
+    def funds_on_day(self) -> int | None: ...
+
+
+def decided(answer: BankAnswer, due_us: int) -> list[Step]:
     """A scenario's outcome at ``due_us``: a DISPUTED one completes first (the money moves,
     then is disputed, ``dispute_after_days`` later), as the table allows no other way to
     DISPUTED."""
@@ -210,7 +227,7 @@ def plan(schedule: Schedule, account_number: str, now_us: int, processing_us: in
 
 def outcome_steps(
     schedule: Schedule,
-    answer: BankOutcome | None,
+    answer: BankAnswer | None,
     account_number: str,
     now_us: int,
     processing_us: int,

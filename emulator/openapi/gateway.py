@@ -24,11 +24,11 @@ from emulator.domain.ledger_view import TRANSACTION_FLOWS, TRANSACTION_PRODUCTS
 from emulator.domain.payment_methods import AVAILABLE
 from emulator.domain.payout_cards import CardInput
 from emulator.domain.payouts import Payout, PayoutInput
+from emulator.domain.purchase_actions import AmountBody, ChargeBody, MarkAsPaidBody
 from emulator.domain.purchase_input import PurchaseInput
 from emulator.domain.purchase_model import Payment, Purchase, StatusChange
 from emulator.domain.purchases import TRANSITIONS
 from emulator.domain.webhooks import EVENTS, SOURCE_TYPES, Webhook, WebhookInput
-from emulator.http.gateway.purchases import AmountBody, ChargeBody, MarkAsPaidBody
 from emulator.kernel.clock import TIME_HEADER
 from emulator.openapi import errors
 from emulator.openapi.gateway_shapes import (

@@ -20,14 +20,15 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from emulator.kernel.context import DecisionPoint
 from emulator.kernel.storage import Database, Tx
 from emulator.repos import scenarios as repo
-from emulator.scenarios.points import Outcome, Point
+from emulator.scenarios.points import Point
 from emulator.scenarios.rules import InvalidScenario, Rule, parse
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T", bound=Outcome)
+T = TypeVar("T")
 
 
 class ActiveRule(msgspec.Struct, frozen=True):
@@ -74,7 +75,7 @@ class Scenarios:
         return point.name in self._by_point
 
     def _candidates(
-        self, point: Point[Any], merchant_id: str | None, subject: Mapping[str, Any]
+        self, point: DecisionPoint[Any], merchant_id: str | None, subject: Mapping[str, Any]
     ) -> Iterator[ActiveRule]:
         for active in self._by_point.get(point.name, ()):
             if active.merchant_id is not None and active.merchant_id != merchant_id:
@@ -88,7 +89,7 @@ class Scenarios:
     # -- decisions --
 
     def decide(
-        self, tx: Tx, point: Point[T], merchant_id: str | None, subject: Mapping[str, Any]
+        self, tx: Tx, point: DecisionPoint[T], merchant_id: str | None, subject: Mapping[str, Any]
     ) -> T | None:
         """The outcome of the newest active rule at ``point`` that matches ``subject`` for
         ``merchant_id`` (global rules and rules scoped to this merchant), or ``None``.
@@ -98,7 +99,7 @@ class Scenarios:
         return None if active is None else active.rule.outcome  # type: ignore[return-value]
 
     def choose(
-        self, tx: Tx, point: Point[Any], merchant_id: str | None, subject: Mapping[str, Any]
+        self, tx: Tx, point: DecisionPoint[Any], merchant_id: str | None, subject: Mapping[str, Any]
     ) -> ActiveRule | None:
         """Like ``decide``, returning the rule itself (its scenario and activation)."""
         for active in self._candidates(point, merchant_id, subject):

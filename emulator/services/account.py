@@ -13,11 +13,11 @@ from emulator.repos import ledger_reads
 from emulator.repos import merchants as merchants_repo
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 
 async def balance(
-    rt: Runtime, merchant_id: str, filters: Mapping[str, Sequence[Any]], at_s: int | None
+    rt: Context, merchant_id: str, filters: Mapping[str, Sequence[Any]], at_s: int | None
 ) -> dict[str, dict[str, int]]:
     """Per currency, as of ``at_s`` (a past Unix time) or now."""
     now_us = rt.clock.now_us()
@@ -27,7 +27,7 @@ async def balance(
 
 
 async def turnover(
-    rt: Runtime,
+    rt: Context,
     merchant_id: str,
     filters: Mapping[str, Sequence[Any]],
     from_s: int | None,
@@ -41,7 +41,7 @@ async def turnover(
     return ledger_view.turnover(rows, from_us, to_us)
 
 
-async def methods(rt: Runtime, merchant_id: str, brand_id: str) -> dict[str, Any]:
+async def methods(rt: Context, merchant_id: str, brand_id: str) -> dict[str, Any]:
     def unit(tx: Tx) -> list[str]:
         return merchants_repo.brand_ids(tx, merchant_id)
 

@@ -19,7 +19,7 @@ from emulator.kernel.storage import Tx
 from emulator.repos import merchants as repo
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context, JobHandler
 
 TOKEN_EXPIRY_JOB = "oauth.token_expiry"
 PRODUCTION_KEY = "a production API key: this emulator is a sandbox, use the sandbox api_key"
@@ -45,7 +45,7 @@ class _Token:
 
 
 class Credentials:
-    def __init__(self, rt: Runtime) -> None:
+    def __init__(self, rt: Context) -> None:
         self._rt = rt
         self._keys: dict[str, tuple[str, str]] = {}
         self._tokens: dict[str, _Token] = {}
@@ -182,6 +182,9 @@ class Credentials:
         return Caller(merchant_id, client_id), body
 
 
-def expire_token(tx: Tx, job: Job) -> None:
+def expire_token(rt: Context, tx: Tx, job: Job) -> None:
     """Job: an access token reached the end of its 24 hours; remove it."""
     repo.delete_token(tx, str(job.payload["token"]))
+
+
+JOBS: dict[str, JobHandler] = {TOKEN_EXPIRY_JOB: expire_token}

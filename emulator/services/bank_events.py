@@ -10,7 +10,7 @@ from emulator.repos import bank_events as repo
 from emulator.services.bank_support import ObjectType
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 ID_FIELD = {
     "bank_mandate": "mandateId",
@@ -20,7 +20,7 @@ ID_FIELD = {
 
 
 async def feed(
-    rt: Runtime,
+    rt: Context,
     merchant_id: str,
     object_type: ObjectType,
     filters: dict[str, Any],

@@ -17,7 +17,7 @@ from emulator.repos import bank as repo
 from emulator.repos import ledger
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 ObjectType = Literal["bank_mandate", "bank_collection", "bank_payment"]
 EVENT_PREFIX = {
@@ -47,11 +47,11 @@ def instant(value: str | None, field: str) -> tuple[str | None, date | None]:
     return iso_us(int(parsed.timestamp()) * 1_000_000), sast_date(parsed)
 
 
-def now_iso(rt: Runtime) -> str:
+def now_iso(rt: Context) -> str:
     return iso_us(rt.clock.now_us())
 
 
-def emit(rt: Runtime, tx: Tx, merchant_id: str, object_type: ObjectType, obj: Any) -> None:
+def emit(rt: Context, tx: Tx, merchant_id: str, object_type: ObjectType, obj: Any) -> None:
     """The outbox event of a status change: type ``<object>.<status>``, payload the object
     exactly as the API returns it."""
     payload = msgspec.to_builtins(obj)

@@ -29,7 +29,7 @@ from emulator.services.clients import Page
 from emulator.services.purchase_common import now_s
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 
 def load(tx: Tx, merchant_id: str, template_id: str) -> BillingTemplate:
@@ -40,7 +40,7 @@ def load(tx: Tx, merchant_id: str, template_id: str) -> BillingTemplate:
 
 
 def _made(
-    rt: Runtime,
+    rt: Context,
     tx: Tx,
     merchant_id: str,
     data: TemplateInput,
@@ -62,7 +62,7 @@ def _made(
     )
 
 
-async def create(rt: Runtime, merchant_id: str, data: TemplateInput) -> BillingTemplate:
+async def create(rt: Context, merchant_id: str, data: TemplateInput) -> BillingTemplate:
     template_id = rt.ids.uuid()
 
     def unit(tx: Tx) -> BillingTemplate:
@@ -73,11 +73,11 @@ async def create(rt: Runtime, merchant_id: str, data: TemplateInput) -> BillingT
     return await rt.db.write(unit)
 
 
-async def get(rt: Runtime, merchant_id: str, template_id: str) -> BillingTemplate:
+async def get(rt: Context, merchant_id: str, template_id: str) -> BillingTemplate:
     return await rt.db.read(lambda tx: load(tx, merchant_id, template_id))
 
 
-async def page(rt: Runtime, merchant_id: str, number: int, size: int) -> Page:
+async def page(rt: Context, merchant_id: str, number: int, size: int) -> Page:
     found = await rt.db.read(
         lambda tx: repo.page_templates(tx, merchant_id, size + 1, (number - 1) * size)
     )
@@ -86,7 +86,7 @@ async def page(rt: Runtime, merchant_id: str, number: int, size: int) -> Page:
 
 
 def _pause_all(
-    rt: Runtime, tx: Tx, merchant_id: str, t: BillingTemplate, active: bool, now: int
+    rt: Context, tx: Tx, merchant_id: str, t: BillingTemplate, active: bool, now: int
 ) -> None:
     """subscription_active false pauses every active subscriber (spec); true again resumes
     exactly those it paused."""
@@ -102,7 +102,7 @@ def _pause_all(
 
 
 async def _change(
-    rt: Runtime, merchant_id: str, template_id: str, data: TemplateInput, partial: bool
+    rt: Context, merchant_id: str, template_id: str, data: TemplateInput, partial: bool
 ) -> BillingTemplate:
     def unit(tx: Tx) -> BillingTemplate:
         current = load(tx, merchant_id, template_id)
@@ -117,18 +117,18 @@ async def _change(
 
 
 async def replace(
-    rt: Runtime, merchant_id: str, template_id: str, data: TemplateInput
+    rt: Context, merchant_id: str, template_id: str, data: TemplateInput
 ) -> BillingTemplate:
     return await _change(rt, merchant_id, template_id, data, partial=False)
 
 
 async def patch(
-    rt: Runtime, merchant_id: str, template_id: str, data: TemplateInput
+    rt: Context, merchant_id: str, template_id: str, data: TemplateInput
 ) -> BillingTemplate:
     return await _change(rt, merchant_id, template_id, data, partial=True)
 
 
-async def delete(rt: Runtime, merchant_id: str, template_id: str) -> None:
+async def delete(rt: Context, merchant_id: str, template_id: str) -> None:
     """The template and its subscribers; each live one's billing is cancelled first."""
 
     def unit(tx: Tx) -> None:
@@ -144,7 +144,7 @@ async def delete(rt: Runtime, merchant_id: str, template_id: str) -> None:
 
 
 def _invoice(
-    rt: Runtime,
+    rt: Context,
     tx: Tx,
     merchant_id: str,
     t: BillingTemplate,
@@ -175,7 +175,7 @@ def _invoice(
 
 
 async def send_invoice(
-    rt: Runtime, merchant_id: str, template_id: str, entry: SubscriberInput, base_url: str
+    rt: Context, merchant_id: str, template_id: str, entry: SubscriberInput, base_url: str
 ) -> Purchase:
     def unit(tx: Tx) -> Purchase:
         t = load(tx, merchant_id, template_id)
@@ -187,7 +187,7 @@ async def send_invoice(
 
 
 async def send_invoices(
-    rt: Runtime, merchant_id: str, data: InvoicesInput, base_url: str
+    rt: Context, merchant_id: str, data: InvoicesInput, base_url: str
 ) -> list[str]:
     """``POST /billing/``: one sent invoice per client entry, all or none."""
     client_ids, errors = domain.invoice_entries(data)

@@ -34,14 +34,14 @@ from emulator.services import purchases
 from emulator.services.purchase_common import emit, now_s
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context, JobHandler
 
 BILL_JOB = "billing.bill"
 CHARGE_FAILURE = "purchase.subscription_charge_failure"
 
 
 def new_purchase(
-    rt: Runtime,
+    rt: Context,
     tx: Tx,
     merchant_id: str,
     t: BillingTemplate,
@@ -90,7 +90,7 @@ def new_purchase(
 
 
 def store(
-    rt: Runtime, tx: Tx, merchant_id: str, p: Purchase, internal: Internal, events: list[Event]
+    rt: Context, tx: Tx, merchant_id: str, p: Purchase, internal: Internal, events: list[Event]
 ) -> None:
     """Write a purchase billing made, emit its events; unpaid, its due date is a job."""
     purchases_repo.insert(tx, merchant_id, p, internal)
@@ -100,7 +100,7 @@ def store(
 
 
 def schedule_from(
-    rt: Runtime,
+    rt: Context,
     tx: Tx,
     merchant_id: str,
     t: BillingTemplate,
@@ -155,7 +155,7 @@ def shown(s: Subscriber, plan: Schedule) -> Subscriber:
 
 
 def start(
-    rt: Runtime,
+    rt: Context,
     tx: Tx,
     merchant_id: str,
     t: BillingTemplate,
@@ -170,7 +170,7 @@ def start(
 
 
 def _charge(
-    rt: Runtime, tx: Tx, merchant_id: str, s: Subscriber, p: Purchase, token: str
+    rt: Context, tx: Tx, merchant_id: str, s: Subscriber, p: Purchase, token: str
 ) -> tuple[Purchase, Internal, list[Event]]:
     """Charge the period's purchase with the subscriber's token. A failure (a decline, or a
     token gone or expired) is purchase.subscription_charge_failure, and sends the invoice
@@ -194,7 +194,7 @@ def _charge(
 
 
 def _bill(
-    rt: Runtime,
+    rt: Context,
     tx: Tx,
     merchant_id: str,
     t: BillingTemplate,
@@ -240,7 +240,7 @@ def _bill(
 
 
 def cancel(
-    rt: Runtime, tx: Tx, merchant_id: str, s: Subscriber, plan: Schedule
+    rt: Context, tx: Tx, merchant_id: str, s: Subscriber, plan: Schedule
 ) -> tuple[Subscriber, Schedule]:
     """Billing of a live subscriber stops for good: inactive, the cancellation event."""
     s, event = domain.cancelled(s, now_s(rt))
@@ -248,7 +248,7 @@ def cancel(
     return s, msgspec.structs.replace(plan, next_period=None, next_day=None)
 
 
-def bill_due(rt: Runtime, tx: Tx, job: Job) -> None:
+def bill_due(rt: Context, tx: Tx, job: Job) -> None:
     """A subscriber's billing day (atomic job). The next period's job is scheduled first, so
     the bill's payment (``on_paid``) sees it, and may end the subscription after all."""
     assert job.merchant_id is not None
@@ -310,7 +310,7 @@ def _billed_by(
     return (*found, None) if found is not None else None
 
 
-def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
+def on_paid(rt: Context, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
     """A purchase became paid: when it bills a subscriber, count the cycle (starting a pending
     subscriber, ending a subscription that has run all its cycles)."""
     found = _billed_by(tx, merchant_id, purchase)
@@ -337,7 +337,7 @@ def on_paid(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> 
     _save(tx, merchant_id, s, plan)
 
 
-def on_unpaid_for_good(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
+def on_unpaid_for_good(rt: Context, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
     """A purchase was cancelled or expired: when it was a pending subscriber's first purchase,
     the subscription can never start, so it ends (and the client may be added again)."""
     found = _billed_by(tx, merchant_id, purchase)
@@ -346,25 +346,18 @@ def on_unpaid_for_good(rt: Runtime, tx: Tx, merchant_id: str, purchase: dict[str
         _save(tx, merchant_id, s, plan)
 
 
-def on_purchase_event(rt: Runtime, tx: Tx, merchant_id: str, event: Event) -> None:
+def on_purchase_event(rt: Context, tx: Tx, merchant_id: str, event: Event) -> None:
     if event.type == "purchase.paid":
         on_paid(rt, tx, merchant_id, event.payload)
     elif event.type in ("purchase.cancelled", "purchase.expired"):
         on_unpaid_for_good(rt, tx, merchant_id, event.payload)
 
 
-def on_client_deleted(rt: Runtime, tx: Tx, merchant_id: str, client_id: str) -> None:
+def on_client_deleted(rt: Context, tx: Tx, merchant_id: str, client_id: str) -> None:
     """Nobody is left to bill: the client's live subscriptions end now."""
     for s, plan in repo.live_subscribers_of_client(tx, merchant_id, client_id):
         s, plan = cancel(rt, tx, merchant_id, s, plan)
         repo.update_subscriber(tx, merchant_id, s, plan)
 
 
-def register(rt: Runtime) -> None:
-    rt.scheduler.handle(BILL_JOB, lambda tx, job: bill_due(rt, tx, job))
-    rt.purchase_event_hooks.append(
-        lambda tx, merchant_id, event: on_purchase_event(rt, tx, merchant_id, event)
-    )
-    rt.client_deleted_hooks.append(
-        lambda tx, merchant_id, client_id: on_client_deleted(rt, tx, merchant_id, client_id)
-    )
+JOBS: dict[str, JobHandler] = {BILL_JOB: bill_due}

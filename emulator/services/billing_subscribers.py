@@ -22,11 +22,11 @@ from emulator.services.clients import Page
 from emulator.services.purchase_common import now_s
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 
 async def add(
-    rt: Runtime, merchant_id: str, template_id: str, data: SubscriberInput, base_url: str
+    rt: Context, merchant_id: str, template_id: str, data: SubscriberInput, base_url: str
 ) -> tuple[Subscriber, Purchase | None]:
     """Spec (BillingTemplateClient): active at once with no purchase when charged at the
     period end or after a trial; otherwise pending with a first purchase to pay."""
@@ -91,7 +91,7 @@ def _load(
     return found
 
 
-async def page(rt: Runtime, merchant_id: str, template_id: str, number: int, size: int) -> Page:
+async def page(rt: Context, merchant_id: str, template_id: str, number: int, size: int) -> Page:
     def unit(tx: Tx) -> list[bytes]:
         load(tx, merchant_id, template_id)
         return repo.page_subscribers(tx, template_id, size + 1, (number - 1) * size)
@@ -101,13 +101,13 @@ async def page(rt: Runtime, merchant_id: str, template_id: str, number: int, siz
 
 
 async def get(
-    rt: Runtime, merchant_id: str, subscriber_id: str, template_id: str | None
+    rt: Context, merchant_id: str, subscriber_id: str, template_id: str | None
 ) -> Subscriber:
     return (await rt.db.read(lambda tx: _load(tx, merchant_id, subscriber_id, template_id)))[0]
 
 
 async def patch(
-    rt: Runtime,
+    rt: Context,
     merchant_id: str,
     subscriber_id: str,
     template_id: str | None,
@@ -130,7 +130,7 @@ async def patch(
 
 
 async def delete(
-    rt: Runtime, merchant_id: str, subscriber_id: str, template_id: str | None
+    rt: Context, merchant_id: str, subscriber_id: str, template_id: str | None
 ) -> None:
     """Gone; a live subscriber's billing is cancelled first (the event)."""
 

@@ -14,13 +14,13 @@ from emulator.repos import bank as repo
 from emulator.services.payments import new_payment
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 _encode = msgspec.json.Encoder()
 _decode = msgspec.json.Decoder(dict[str, Any])
 
 
-async def upload(rt: Runtime, merchant_id: str, text: str) -> dict[str, Any]:
+async def upload(rt: Context, merchant_id: str, text: str) -> dict[str, Any]:
     rows = bulk.parse(text)
     bulk_id = rt.ids.uuid()
 
@@ -53,7 +53,7 @@ async def upload(rt: Runtime, merchant_id: str, text: str) -> dict[str, Any]:
     return await rt.db.write(unit)
 
 
-async def download(rt: Runtime, merchant_id: str, bulk_id: str, errors: bool | None) -> str:
+async def download(rt: Context, merchant_id: str, bulk_id: str, errors: bool | None) -> str:
     """The upload's rows with their outcome (a payment's current status): all of them, only
     the rows in error (``errors`` true) or only the others (false)."""
 

@@ -18,7 +18,7 @@ from emulator.repos import purchases as purchases_repo
 from emulator.services import purchases
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 
 class Page(msgspec.Struct, frozen=True):
@@ -28,15 +28,15 @@ class Page(msgspec.Struct, frozen=True):
     has_next: bool
 
 
-def _now(rt: Runtime) -> int:
+def _now(rt: Context) -> int:
     return rt.clock.now_us() // 1_000_000
 
 
-def _save(rt: Runtime, tx: Tx, merchant_id: str, event: Event) -> None:
+def _save(rt: Context, tx: Tx, merchant_id: str, event: Event) -> None:
     rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us())
 
 
-async def create(rt: Runtime, merchant_id: str, data: ClientInput) -> Client:
+async def create(rt: Context, merchant_id: str, data: ClientInput) -> Client:
     client, event = domain.create(data, rt.ids.uuid(), _now(rt))
 
     def unit(tx: Tx) -> None:
@@ -47,14 +47,14 @@ async def create(rt: Runtime, merchant_id: str, data: ClientInput) -> Client:
     return client
 
 
-async def get_raw(rt: Runtime, merchant_id: str, client_id: str) -> bytes:
+async def get_raw(rt: Context, merchant_id: str, client_id: str) -> bytes:
     raw = await rt.db.read_point(lambda tx: repo.get_raw(tx, merchant_id, client_id))
     if raw is None:
         raise ClientNotFound()
     return raw
 
 
-async def page(rt: Runtime, merchant_id: str, email: str | None, number: int, size: int) -> Page:
+async def page(rt: Context, merchant_id: str, email: str | None, number: int, size: int) -> Page:
     rows = await rt.db.read(
         lambda tx: repo.page_raw(tx, merchant_id, email, size + 1, (number - 1) * size)
     )
@@ -62,7 +62,7 @@ async def page(rt: Runtime, merchant_id: str, email: str | None, number: int, si
 
 
 async def _change(
-    rt: Runtime,
+    rt: Context,
     merchant_id: str,
     client_id: str,
     change: Callable[[Client], tuple[Client, Event]],
@@ -79,17 +79,17 @@ async def _change(
     return await rt.db.write(unit)
 
 
-async def replace(rt: Runtime, merchant_id: str, client_id: str, data: ClientInput) -> Client:
+async def replace(rt: Context, merchant_id: str, client_id: str, data: ClientInput) -> Client:
     now = _now(rt)
     return await _change(rt, merchant_id, client_id, lambda c: domain.replace(c, data, now))
 
 
-async def patch(rt: Runtime, merchant_id: str, client_id: str, data: ClientInput) -> Client:
+async def patch(rt: Context, merchant_id: str, client_id: str, data: ClientInput) -> Client:
     now = _now(rt)
     return await _change(rt, merchant_id, client_id, lambda c: domain.patch(c, data, now))
 
 
-async def delete(rt: Runtime, merchant_id: str, client_id: str) -> None:
+async def delete(rt: Context, merchant_id: str, client_id: str) -> None:
     def unit(tx: Tx) -> None:
         current = repo.get(tx, merchant_id, client_id)
         if current is None:
@@ -103,7 +103,7 @@ async def delete(rt: Runtime, merchant_id: str, client_id: str) -> None:
 
 
 async def recurring_tokens(
-    rt: Runtime, merchant_id: str, client_id: str, number: int, size: int
+    rt: Context, merchant_id: str, client_id: str, number: int, size: int
 ) -> tuple[list[dict[str, Any]], bool]:
     """The client's saved payment credentials (purchases that are recurring tokens), newest
     first."""
@@ -123,7 +123,7 @@ async def recurring_tokens(
 
 
 async def recurring_token(
-    rt: Runtime, merchant_id: str, client_id: str, token_id: str
+    rt: Context, merchant_id: str, client_id: str, token_id: str
 ) -> dict[str, Any]:
     """One of the client's recurring tokens (OpenAPI ``ClientRecurringToken``); 404
     ``client_not_found``, or ``recurring_token_not_found`` for a token that is not the
@@ -147,7 +147,7 @@ async def recurring_token(
 
 
 async def delete_recurring_token(
-    rt: Runtime, merchant_id: str, client_id: str, token_id: str
+    rt: Context, merchant_id: str, client_id: str, token_id: str
 ) -> None:
     """DELETE /clients/{id}/recurring_tokens/{token}/: the purchase stops being a token."""
     await get_raw(rt, merchant_id, client_id)
@@ -158,7 +158,7 @@ async def delete_recurring_token(
 
 
 async def feed(
-    rt: Runtime, merchant_id: str, client_id: str, number: int, size: int
+    rt: Context, merchant_id: str, client_id: str, number: int, size: int
 ) -> tuple[list[dict[str, Any]], bool]:
     """The client's activity, newest first: every event that concerned it."""
 

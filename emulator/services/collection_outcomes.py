@@ -17,7 +17,6 @@ from emulator.domain.bank import MANDATE_TRANSITIONS, MONEY_TRANSITIONS, Invalid
 from emulator.domain.collections import Attempt, Collection, Step
 from emulator.domain.errors import BankBadRequest
 from emulator.kernel.jobs import Job
-from emulator.kernel.steps import AtomicHandler
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.services import mandates
@@ -25,7 +24,7 @@ from emulator.services.bank_support import book, emit, now_iso
 from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context, JobHandler
 
 STEP_JOB = "bank.collection_step"
 RECENT = 20  # a mandate's collections looked at to count its consecutive unpaids
@@ -52,7 +51,7 @@ def payload_of(collection_id: str, step: Step) -> dict[str, Any]:
 
 
 def plan_steps(
-    rt: Runtime, tx: Tx, merchant_id: str, collection: Collection, steps: list[Step]
+    rt: Context, tx: Tx, merchant_id: str, collection: Collection, steps: list[Step]
 ) -> Collection:
     """Each step due now is applied before the request answers; the others are jobs."""
     now_us = rt.clock.now_us()
@@ -71,7 +70,7 @@ def _text(body: dict[str, Any], name: str) -> str | None:
 
 
 def outcome(
-    rt: Runtime, tx: Tx, merchant_id: str, collection: Collection, body: dict[str, Any]
+    rt: Context, tx: Tx, merchant_id: str, collection: Collection, body: dict[str, Any]
 ) -> Collection:
     """A step's outcome. A DebiCheck collection with a ``trackingPeriod`` that the debtor's bank
     returns unpaid for want of funds (02) is presented again on each following business day
@@ -106,7 +105,7 @@ def outcome(
 
 
 def change_status(
-    rt: Runtime,
+    rt: Context,
     tx: Tx,
     merchant_id: str,
     collection: Collection,
@@ -161,7 +160,7 @@ def _consecutive_unpaids(tx: Tx, mandate_id: str) -> int:
 
 
 def _reach_mandate(
-    rt: Runtime, tx: Tx, merchant_id: str, collection: Collection, code: str
+    rt: Context, tx: Tx, merchant_id: str, collection: Collection, code: str
 ) -> None:
     """An unpaid code other than 02 and 22 (or a dispute) makes the mandate INACTIVE; the
     third unpaid in a row SUSPENDS it. A mandate already out of force stays as it is."""
@@ -182,23 +181,20 @@ def _reach_mandate(
     mandates.change_status(rt, tx, merchant_id, mandate, verdict, text)
 
 
-def step_job(rt: Runtime) -> AtomicHandler:
-    def run(tx: Tx, job: Job) -> None:
-        found = repo.collection(tx, str(job.payload["id"]))
-        if found is None:
-            return
-        status = str(job.payload["status"])
-        if status not in MONEY_TRANSITIONS.get(found[1].status, frozenset()):
-            return  # overtaken (settled by hand, or a scenario's earlier answer)
-        try:
-            outcome(rt, tx, found[0], found[1], dict(job.payload))
-        except DisputeWindowClosed:
-            return  # a dispute planned after the window (the clock jumped past it)
-
-    return run
+def step_job(rt: Context, tx: Tx, job: Job) -> None:
+    found = repo.collection(tx, str(job.payload["id"]))
+    if found is None:
+        return
+    status = str(job.payload["status"])
+    if status not in MONEY_TRANSITIONS.get(found[1].status, frozenset()):
+        return  # overtaken (settled by hand, or a scenario's earlier answer)
+    try:
+        outcome(rt, tx, found[0], found[1], dict(job.payload))
+    except DisputeWindowClosed:
+        return  # a dispute planned after the window (the clock jumped past it)
 
 
-async def settle(rt: Runtime, collection_id: str, status: str, code: str | None) -> Collection:
+async def settle(rt: Context, collection_id: str, status: str, code: str | None) -> Collection:
     """Act as the bank now: PENDING to COMPLETED (default), UNPAID or REJECTED; COMPLETED to
     DISPUTED within its window. ``code``: the unpaid or dispute code (02 and 30 by default)."""
     problem = unpaids.code_problem(resources.unpaid_codes(), status, code)
@@ -219,5 +215,4 @@ async def settle(rt: Runtime, collection_id: str, status: str, code: str | None)
     return await rt.db.write(unit)
 
 
-def register(rt: Runtime) -> None:
-    rt.scheduler.handle(STEP_JOB, step_job(rt))
+JOBS: dict[str, JobHandler] = {STEP_JOB: step_job}

@@ -34,7 +34,7 @@ from emulator.services.bank_support import emit, instant, profile
 from emulator.services.mandates import new_eft_mandate
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 MAX_TRACKING_DAYS = 10
 
@@ -45,7 +45,7 @@ def _offers(p: MerchantProfile, instrument: str) -> None:
 
 
 def _build(
-    rt: Runtime,
+    rt: Context,
     mandate: Mandate,
     *,
     amount: int | None,
@@ -90,7 +90,7 @@ def _build(
     )
 
 
-def _submit(rt: Runtime, tx: Tx, merchant_id: str, collection: Collection) -> Collection:
+def _submit(rt: Context, tx: Tx, merchant_id: str, collection: Collection) -> Collection:
     """Save a new PENDING collection and plan its outcome: a scenario's, else the test
     accounts'. A step due now is applied before the request answers."""
     repo.insert_collection(tx, merchant_id, collection)
@@ -116,7 +116,7 @@ def _submit(rt: Runtime, tx: Tx, merchant_id: str, collection: Collection) -> Co
 # -- creation ------------------------------------------------------------------------------
 
 
-async def create_eft(rt: Runtime, merchant_id: str, data: EftCollectionInput) -> Collection:
+async def create_eft(rt: Context, merchant_id: str, data: EftCollectionInput) -> Collection:
     """POST /v2/collection/eft: its EFT mandate (rule 2 on the reference) and the collection."""
     rules.check_currency(data.currency)
     debtor = rules.require_account(data.debtor)
@@ -152,7 +152,7 @@ async def create_eft(rt: Runtime, merchant_id: str, data: EftCollectionInput) ->
     return done
 
 
-async def eft_from_mandate(rt: Runtime, merchant_id: str, data: EftFromMandateInput) -> Collection:
+async def eft_from_mandate(rt: Context, merchant_id: str, data: EftFromMandateInput) -> Collection:
     def unit(tx: Tx) -> Collection:
         mandate = _mandate(tx, merchant_id, data.mandateId, "EFT")
         if mandate.status != "ACTIVE":
@@ -189,7 +189,7 @@ def _mandate(tx: Tx, merchant_id: str, mandate_id: str | None, kind: str) -> Man
 
 
 async def debicheck_from_mandate(
-    rt: Runtime, merchant_id: str, data: DebiCheckCollectionInput
+    rt: Context, merchant_id: str, data: DebiCheckCollectionInput
 ) -> Collection:
     if data.trackingPeriod is not None and not 0 <= data.trackingPeriod <= MAX_TRACKING_DAYS:
         raise BankBadRequest("trackingPeriod must be between 0 and 10 days")
@@ -241,7 +241,7 @@ async def debicheck_from_mandate(
 
 
 async def recreate_as_eft(
-    rt: Runtime, merchant_id: str, collection_id: str, data: RecreateAsEftInput
+    rt: Context, merchant_id: str, collection_id: str, data: RecreateAsEftInput
 ) -> Collection:
     """A failed (UNPAID or REJECTED) DebiCheck collection again, as an EFT collection on the
     same debtor, with its own EFT mandate."""
@@ -298,7 +298,7 @@ async def recreate_as_eft(
 # -- control plane and reads ---------------------------------------------------------------
 
 
-async def get(rt: Runtime, merchant_id: str, kind: str, collection_id: str) -> Collection:
+async def get(rt: Context, merchant_id: str, kind: str, collection_id: str) -> Collection:
     found = await rt.db.read(lambda tx: repo.collection(tx, collection_id, merchant_id))
     if found is None or found[1].type != kind:
         raise NotFound()
@@ -306,12 +306,8 @@ async def get(rt: Runtime, merchant_id: str, kind: str, collection_id: str) -> C
 
 
 async def list_debicheck(
-    rt: Runtime, merchant_id: str, filters: dict[str, Any], skip: int, take: int
+    rt: Context, merchant_id: str, filters: dict[str, Any], skip: int, take: int
 ) -> list[Collection]:
     return await rt.db.read(
         lambda tx: bank_lists.collections(tx, merchant_id, "DEBICHECK", filters, skip, take)
     )
-
-
-def register(rt: Runtime) -> None:
-    outcomes.register(rt)

@@ -16,17 +16,17 @@ from emulator.repos import company_statements as repo
 from emulator.services.clients import Page
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context, JobHandler
 
 GENERATE_JOB = "company_statement.generate"
 DOWNLOAD_PATH = "/company_statements/{id}/download/{token}/"
 
 
-def _now(rt: Runtime) -> int:
+def _now(rt: Context) -> int:
     return rt.clock.now_us() // 1_000_000
 
 
-def _schedule(rt: Runtime, tx: Tx, merchant_id: str, statement_id: str, trigger: str) -> None:
+def _schedule(rt: Context, tx: Tx, merchant_id: str, statement_id: str, trigger: str) -> None:
     """The next step of the generation, a short while later on the merchant's clock."""
     delay = domain.QUEUE_SECONDS if trigger == "begin" else domain.GENERATION_SECONDS
     rt.scheduler.schedule(
@@ -39,7 +39,7 @@ def _schedule(rt: Runtime, tx: Tx, merchant_id: str, statement_id: str, trigger:
 
 
 async def create(
-    rt: Runtime,
+    rt: Context,
     merchant_id: str,
     data: StatementInput,
     params: Iterable[tuple[str, str]],
@@ -62,21 +62,21 @@ async def create(
     return await rt.db.write(unit)
 
 
-async def get_raw(rt: Runtime, merchant_id: str, statement_id: str) -> bytes:
+async def get_raw(rt: Context, merchant_id: str, statement_id: str) -> bytes:
     raw = await rt.db.read(lambda tx: repo.get_raw(tx, merchant_id, statement_id))
     if raw is None:
         raise CompanyStatementNotFound()
     return raw
 
 
-async def page(rt: Runtime, merchant_id: str, number: int, size: int) -> Page:
+async def page(rt: Context, merchant_id: str, number: int, size: int) -> Page:
     rows = await rt.db.read(
         lambda tx: repo.page_raw(tx, merchant_id, size + 1, (number - 1) * size)
     )
     return Page(items=rows[:size], has_next=len(rows) > size)
 
 
-async def cancel(rt: Runtime, merchant_id: str, statement_id: str) -> CompanyStatement:
+async def cancel(rt: Context, merchant_id: str, statement_id: str) -> CompanyStatement:
     """``cancelled`` while pending or processing; 409 once generated or cancelled."""
 
     def unit(tx: Tx) -> CompanyStatement:
@@ -90,7 +90,7 @@ async def cancel(rt: Runtime, merchant_id: str, statement_id: str) -> CompanySta
     return await rt.db.write(unit)
 
 
-async def download(rt: Runtime, statement_id: str, token: str) -> tuple[CompanyStatement, bytes]:
+async def download(rt: Context, statement_id: str, token: str) -> tuple[CompanyStatement, bytes]:
     """The generated file at the download URL; 404 for any other id or token."""
     found = await rt.db.read(lambda tx: repo.file(tx, statement_id, token))
     if found is None:
@@ -98,7 +98,7 @@ async def download(rt: Runtime, statement_id: str, token: str) -> tuple[CompanyS
     return found
 
 
-def generation_due(rt: Runtime, tx: Tx, job: Job) -> None:
+def generation_due(rt: Context, tx: Tx, job: Job) -> None:
     """One step: ``begin`` (pending → processing, the next step scheduled) or ``finish``
     (processing → success: the file is made from the merchant's purchases as they are now)."""
     trigger = job.payload.get("trigger")
@@ -122,5 +122,4 @@ def generation_due(rt: Runtime, tx: Tx, job: Job) -> None:
     repo.update(tx, found.merchant_id, statement, file)
 
 
-def register(rt: Runtime) -> None:
-    rt.scheduler.handle(GENERATE_JOB, lambda tx, job: generation_due(rt, tx, job))
+JOBS: dict[str, JobHandler] = {GENERATE_JOB: generation_due}

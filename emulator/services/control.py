@@ -37,7 +37,7 @@ from emulator.repos import merchants as merchants_repo
 from emulator.services import merchants, schedule_view
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 CLOCK_KEY = "clock"
 SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
@@ -56,7 +56,7 @@ class ControlError(Exception):
 # -- clocks ----------------------------------------------------------------------------------
 
 
-def clock_view(rt: Runtime, timeline: Timeline | None = None) -> dict[str, Any]:
+def clock_view(rt: Context, timeline: Timeline | None = None) -> dict[str, Any]:
     clock = (timeline or rt.scheduler.server).clock
     return {"now": iso(clock.now()), "mode": clock.mode}
 
@@ -74,7 +74,7 @@ def persist_clock(tx: Tx, timeline: Timeline) -> None:
         merchants_repo.save_own_clock(tx, timeline.key, state)
 
 
-async def save_clock(rt: Runtime, timeline: Timeline | None = None) -> None:
+async def save_clock(rt: Context, timeline: Timeline | None = None) -> None:
     held = timeline or rt.scheduler.server
     await rt.db.write(lambda tx: persist_clock(tx, held))
 
@@ -84,14 +84,14 @@ def is_fresh(tx: Tx) -> bool:
     return tx.one("SELECT 1 FROM merchants LIMIT 1") is None
 
 
-async def load_clock(rt: Runtime) -> ClockState | None:
+async def load_clock(rt: Context) -> ClockState | None:
     row = await rt.db.read(
         lambda tx: tx.one("SELECT value FROM settings WHERE key = ?", (CLOCK_KEY,))
     )
     return msgspec.json.decode(row[0], type=ClockState) if row is not None else None
 
 
-async def load_own_clocks(rt: Runtime) -> None:
+async def load_own_clocks(rt: Context) -> None:
     """Merchants' own clocks as stored (a start, a restore); after ``forget_own_clocks``."""
     for merchant_id, state in await rt.db.read(merchants_repo.own_clocks):
         clock = Clock()
@@ -107,7 +107,7 @@ class Advance(msgspec.Struct, frozen=True):
     next: bool = False
 
 
-async def advance(rt: Runtime, how: Advance, timeline: Timeline | None = None) -> dict[str, Any]:
+async def advance(rt: Context, how: Advance, timeline: Timeline | None = None) -> dict[str, Any]:
     held = timeline or rt.scheduler.server
     upcoming: Job | None = None
     try:
@@ -142,7 +142,7 @@ def _replaced() -> ControlError:
 
 
 @contextlib.asynccontextmanager
-async def _held(rt: Runtime, timeline: Timeline) -> AsyncIterator[None]:
+async def _held(rt: Context, timeline: Timeline) -> AsyncIterator[None]:
     """The timeline paused (nothing runs on it meanwhile); 409 if a reset or restore replaced
     it while this call waited for it."""
     try:
@@ -158,7 +158,7 @@ def _check_range(moment_us: int) -> None:
 
 
 async def freeze(
-    rt: Runtime, at: datetime | None, timeline: Timeline | None = None
+    rt: Context, at: datetime | None, timeline: Timeline | None = None
 ) -> dict[str, Any]:
     held = timeline or rt.scheduler.server
     if at is not None:
@@ -171,7 +171,7 @@ async def freeze(
 
 
 async def resume(
-    rt: Runtime, at: datetime | None, system: bool = False, timeline: Timeline | None = None
+    rt: Context, at: datetime | None, system: bool = False, timeline: Timeline | None = None
 ) -> dict[str, Any]:
     """Back to real mode: from now, from ``at``, or (``system``) exactly on system time."""
     held = timeline or rt.scheduler.server
@@ -189,12 +189,12 @@ async def resume(
     return clock_view(rt, held)
 
 
-async def _merchant(rt: Runtime, company_id: str) -> None:
+async def _merchant(rt: Context, company_id: str) -> None:
     if await rt.db.read(lambda tx: merchants_repo.get(tx, company_id)) is None:
         raise ControlError(404, "merchant_not_found", f"no merchant with company_id {company_id!r}")
 
 
-async def own_timeline(rt: Runtime, company_id: str) -> Timeline:
+async def own_timeline(rt: Context, company_id: str) -> Timeline:
     """The merchant's own clock's timeline, for advance, freeze and resume."""
     await _merchant(rt, company_id)
     timeline = rt.scheduler.timeline_of(company_id)
@@ -208,13 +208,13 @@ async def own_timeline(rt: Runtime, company_id: str) -> Timeline:
     return timeline
 
 
-async def merchant_clock(rt: Runtime, company_id: str) -> dict[str, Any]:
+async def merchant_clock(rt: Context, company_id: str) -> dict[str, Any]:
     await _merchant(rt, company_id)
     return merchants.clock_view(rt, company_id)
 
 
 async def give_clock(
-    rt: Runtime, company_id: str, mode: Mode | None, now: datetime | None
+    rt: Context, company_id: str, mode: Mode | None, now: datetime | None
 ) -> dict[str, Any]:
     """The merchant owns a clock from now on (``new_clock``); a merchant that owns one has it
     set anew."""
@@ -239,13 +239,13 @@ async def give_clock(
     return merchants.clock_view(rt, company_id)
 
 
-def new_clock(rt: Runtime, mode: Mode | None, now: datetime | None) -> Clock:
+def new_clock(rt: Context, mode: Mode | None, now: datetime | None) -> Clock:
     """A merchant's own clock as asked: frozen, at the server clock's instant, unless told."""
     return Clock(mode or "frozen", now or rt.clock.server.now())
 
 
 async def schedule(
-    rt: Runtime, timeline: Timeline, merchant_id: str | None, object_id: str | None, limit: int
+    rt: Context, timeline: Timeline, merchant_id: str | None, object_id: str | None, limit: int
 ) -> list[dict[str, Any]]:
     """Pending jobs, soonest first, as a user reads them: the merchant's (``merchant_id``), or
     those of every merchant on the timeline."""
@@ -267,7 +267,7 @@ SCHEDULE_SCAN = 100_000  # jobs looked through for one object's
 # -- reset and snapshots -----------------------------------------------------------------------
 
 
-async def reset(rt: Runtime) -> None:
+async def reset(rt: Context) -> None:
     """Wipe all state, put the clock back to how the emulator was started, reseed fixtures.
 
     One transaction of its own (never part of a group commit, so concurrent writes cannot share
@@ -281,7 +281,7 @@ async def reset(rt: Runtime) -> None:
         await rt.reload_state(wiped=True)
 
 
-async def _reset(rt: Runtime) -> None:
+async def _reset(rt: Context) -> None:
     """The state becomes a new database file, built beside the old one with the default
     merchant and the clock, and swapped in as a restore swaps its copy: it costs the schema,
     not the rows stored (a DELETE of every row cost seconds with 200,000 objects)."""
@@ -313,7 +313,7 @@ async def _reset(rt: Runtime) -> None:
         fresh.unlink(missing_ok=True)
 
 
-def _snapshot_path(rt: Runtime, name: str) -> Any:
+def _snapshot_path(rt: Context, name: str) -> Any:
     if not SNAPSHOT_NAME.match(name):
         raise ControlError(
             400, "invalid", "snapshot names are 1-64 letters, digits, '.', '_' or '-'"
@@ -321,7 +321,7 @@ def _snapshot_path(rt: Runtime, name: str) -> Any:
     return rt.snapshot_dir / f"{name}.sqlite"
 
 
-async def save_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
+async def save_snapshot(rt: Context, name: str) -> dict[str, Any]:
     path = _snapshot_path(rt, name)
     await rt.journal.flush()
     await save_clock(rt)
@@ -342,7 +342,7 @@ async def save_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
     return {"name": name, "saved_at": iso(rt.clock.server.now())}
 
 
-async def restore_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
+async def restore_snapshot(rt: Context, name: str) -> dict[str, Any]:
     path = _snapshot_path(rt, name)
     if not path.is_file():
         raise ControlError(404, "snapshot_not_found", f"no snapshot named {name!r}")
@@ -369,7 +369,7 @@ async def restore_snapshot(rt: Runtime, name: str) -> dict[str, Any]:
         return {"name": name, "restored": True, **clock_view(rt)}
 
 
-def list_snapshots(rt: Runtime) -> list[str]:
+def list_snapshots(rt: Context) -> list[str]:
     if not rt.snapshot_dir.is_dir():
         return []
     return sorted(p.stem for p in rt.snapshot_dir.glob("*.sqlite"))

@@ -13,7 +13,7 @@ from emulator.repos import merchants as merchants_repo
 from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 
 def _known(tx: Tx, company_id: str) -> None:
@@ -29,7 +29,7 @@ def _view(company_id: str, value: AuthenticationWindows | None) -> dict[str, Any
     }
 
 
-async def get(rt: Runtime, company_id: str) -> dict[str, Any]:
+async def get(rt: Context, company_id: str) -> dict[str, Any]:
     def unit(tx: Tx) -> dict[str, Any]:
         _known(tx, company_id)
         return _view(company_id, repo.windows(tx, company_id))
@@ -37,7 +37,7 @@ async def get(rt: Runtime, company_id: str) -> dict[str, Any]:
     return await rt.db.read(unit)
 
 
-async def put(rt: Runtime, company_id: str, body: dict[str, Any]) -> dict[str, Any]:
+async def put(rt: Context, company_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """Set the windows of the mandates created (or reset) from now on; a field left out takes
     its default. Windows already open keep their end."""
     try:

@@ -12,7 +12,7 @@ from emulator.repos import deliveries as repo
 from emulator.repos import payouts as payouts_repo
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 GATEWAY_KINDS = ("webhook", "success_callback")
 
@@ -38,7 +38,7 @@ def _gateway_view(row: dict[str, Any]) -> dict[str, Any]:
 
 
 async def of_object(
-    rt: Runtime, merchant_id: str, object_id: str, source_type: str, number: int, size: int
+    rt: Context, merchant_id: str, object_id: str, source_type: str, number: int, size: int
 ) -> tuple[list[dict[str, Any]], bool]:
     """The attempts for one object of the merchant, oldest first; 404 when nothing of the
     merchant's names it (no event, and not one of its payouts)."""
@@ -62,7 +62,7 @@ async def of_object(
 
 
 async def recent(
-    rt: Runtime,
+    rt: Context,
     merchant_id: str | None,
     object_id: str | None,
     kind: str | None,

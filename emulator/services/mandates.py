@@ -21,7 +21,6 @@ from emulator.domain.mandates import (
 )
 from emulator.domain.merchants import MerchantProfile
 from emulator.kernel.jobs import Job
-from emulator.kernel.steps import AtomicHandler
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.repos import bank_lists
@@ -30,7 +29,7 @@ from emulator.services.bank_support import emit, instant, now_iso, profile
 from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context, JobHandler
 
 EXPIRY_JOB = "bank.mandate_window"
 DECISION_JOB = "bank.mandate_decision"
@@ -51,7 +50,7 @@ def creditor_of(p: MerchantProfile, given: Creditor | None) -> Creditor:
 
 
 def new_eft_mandate(
-    rt: Runtime, tx: Tx, merchant_id: str, data: EftMandateInput, p: MerchantProfile
+    rt: Context, tx: Tx, merchant_id: str, data: EftMandateInput, p: MerchantProfile
 ) -> Mandate:
     """Make and save an ACTIVE EFT mandate (also the first step of an EFT collection)."""
     debtor = rules.require_account(data.debtor)
@@ -83,14 +82,14 @@ def new_eft_mandate(
     return mandate
 
 
-def _schedule_release(rt: Runtime, tx: Tx, merchant_id: str, mandate: Mandate) -> None:
+def _schedule_release(rt: Context, tx: Tx, merchant_id: str, mandate: Mandate) -> None:
     """EFT and DebiCheck mandates alike are EXPIRED at their releaseDate."""
     if mandate.releaseDate is not None:
         due = iso_to_us(mandate.releaseDate)
         rt.scheduler.schedule(tx, RELEASE_JOB, due, {"id": mandate.id}, merchant_id)
 
 
-async def create_eft(rt: Runtime, merchant_id: str, data: EftMandateInput) -> Mandate:
+async def create_eft(rt: Context, merchant_id: str, data: EftMandateInput) -> Mandate:
     def unit(tx: Tx) -> Mandate:
         return new_eft_mandate(
             rt, tx, merchant_id, data, profile(tx, merchant_id, data.profileCode)
@@ -99,7 +98,7 @@ async def create_eft(rt: Runtime, merchant_id: str, data: EftMandateInput) -> Ma
     return await rt.db.write(unit)
 
 
-def _open_window(rt: Runtime, tx: Tx, merchant_id: str, mandate: Mandate) -> Mandate:
+def _open_window(rt: Context, tx: Tx, merchant_id: str, mandate: Mandate) -> Mandate:
     """Start the debtor's window: a scenario answer, else wait (expiry at the window's end)."""
     now_us = rt.clock.now_us()
     windows = repo.windows(tx, merchant_id) or DEFAULT_WINDOWS
@@ -123,7 +122,7 @@ def _open_window(rt: Runtime, tx: Tx, merchant_id: str, mandate: Mandate) -> Man
     return mandate
 
 
-async def create_debicheck(rt: Runtime, merchant_id: str, data: DebiCheckMandateInput) -> Mandate:
+async def create_debicheck(rt: Context, merchant_id: str, data: DebiCheckMandateInput) -> Mandate:
     debtor = rules.require_account(data.debtor)
     if not data.externalReference:
         raise BankBadRequest("externalReference is required")
@@ -174,7 +173,7 @@ async def create_debicheck(rt: Runtime, merchant_id: str, data: DebiCheckMandate
 
 
 def change_status(
-    rt: Runtime, tx: Tx, merchant_id: str, mandate: Mandate, status: str, reason: str | None
+    rt: Context, tx: Tx, merchant_id: str, mandate: Mandate, status: str, reason: str | None
 ) -> Mandate:
     rules.check_transition(MANDATE_TRANSITIONS, "mandate", mandate.status, status)
     changes: dict[str, Any] = {"status": status, "reason": reason, "updatedAt": now_iso(rt)}
@@ -186,7 +185,7 @@ def change_status(
     return updated
 
 
-async def reset(rt: Runtime, merchant_id: str, mandate_id: str) -> Mandate:
+async def reset(rt: Context, merchant_id: str, mandate_id: str) -> Mandate:
     """A REJECTED or EXPIRED DebiCheck mandate goes back to PENDING_AUTHENTICATION, with a new
     window."""
 
@@ -206,7 +205,7 @@ async def reset(rt: Runtime, merchant_id: str, mandate_id: str) -> Mandate:
     return await rt.db.write(unit)
 
 
-async def decide_now(rt: Runtime, mandate_id: str, status: str) -> Mandate:
+async def decide_now(rt: Context, mandate_id: str, status: str) -> Mandate:
     """Control plane: the debtor's bank answers now (AUTHENTICATED or REJECTED)."""
 
     def unit(tx: Tx) -> Mandate:
@@ -231,49 +230,38 @@ def _pending_in_window(tx: Tx, job: Job) -> tuple[str, Mandate] | None:
     return found
 
 
-def window_ends(rt: Runtime) -> AtomicHandler:
-    def run(tx: Tx, job: Job) -> None:
-        found = _pending_in_window(tx, job)
-        if found is not None:
-            change_status(rt, tx, found[0], found[1], "EXPIRED", "not authenticated in time")
-
-    return run
+def window_ends(rt: Context, tx: Tx, job: Job) -> None:
+    found = _pending_in_window(tx, job)
+    if found is not None:
+        change_status(rt, tx, found[0], found[1], "EXPIRED", "not authenticated in time")
 
 
-def scenario_decision(rt: Runtime) -> AtomicHandler:
-    def run(tx: Tx, job: Job) -> None:
-        found = _pending_in_window(tx, job)
-        if found is not None:
-            status = str(job.payload["status"])
-            reason = job.payload.get("reason")
-            change_status(
-                rt, tx, found[0], found[1], status, None if reason is None else str(reason)
-            )
-
-    return run
+def scenario_decision(rt: Context, tx: Tx, job: Job) -> None:
+    found = _pending_in_window(tx, job)
+    if found is not None:
+        status = str(job.payload["status"])
+        reason = job.payload.get("reason")
+        change_status(rt, tx, found[0], found[1], status, None if reason is None else str(reason))
 
 
-def released(rt: Runtime) -> AtomicHandler:
+def released(rt: Context, tx: Tx, job: Job) -> None:
     """The release date: a mandate still in force (or waiting for the debtor) is EXPIRED."""
-
-    def run(tx: Tx, job: Job) -> None:
-        found = repo.mandate(tx, str(job.payload["id"]))
-        if found is not None and "EXPIRED" in MANDATE_TRANSITIONS[found[1].status]:
-            change_status(rt, tx, found[0], found[1], "EXPIRED", "release date reached")
-
-    return run
+    found = repo.mandate(tx, str(job.payload["id"]))
+    if found is not None and "EXPIRED" in MANDATE_TRANSITIONS[found[1].status]:
+        change_status(rt, tx, found[0], found[1], "EXPIRED", "release date reached")
 
 
-def register(rt: Runtime) -> None:
-    rt.scheduler.handle(EXPIRY_JOB, window_ends(rt))
-    rt.scheduler.handle(DECISION_JOB, scenario_decision(rt))
-    rt.scheduler.handle(RELEASE_JOB, released(rt))
+JOBS: dict[str, JobHandler] = {
+    EXPIRY_JOB: window_ends,
+    DECISION_JOB: scenario_decision,
+    RELEASE_JOB: released,
+}
 
 
 # -- reads ---------------------------------------------------------------------------------
 
 
-async def get(rt: Runtime, merchant_id: str, kind: str, mandate_id: str) -> Mandate:
+async def get(rt: Context, merchant_id: str, kind: str, mandate_id: str) -> Mandate:
     found = await rt.db.read(lambda tx: repo.mandate(tx, mandate_id, merchant_id))
     if found is None or found[1].type != kind:
         raise NotFound()
@@ -281,7 +269,7 @@ async def get(rt: Runtime, merchant_id: str, kind: str, mandate_id: str) -> Mand
 
 
 async def list_eft(
-    rt: Runtime, merchant_id: str, filters: dict[str, Any], skip: int, take: int
+    rt: Context, merchant_id: str, filters: dict[str, Any], skip: int, take: int
 ) -> list[Mandate]:
     return await rt.db.read(
         lambda tx: bank_lists.mandates(tx, merchant_id, "EFT", filters, skip, take)

@@ -19,10 +19,10 @@ from emulator.kernel.storage import Tx
 from emulator.repos import merchants as repo
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 
-async def seed_default(rt: Runtime) -> None:
+async def seed_default(rt: Context) -> None:
     """Insert the fixtures' default merchant unless it is already there (one stored by an
     older version gets the fixtures' bank accounts)."""
     seed = rt.default_merchant
@@ -38,7 +38,7 @@ async def seed_default(rt: Runtime) -> None:
     await rt.db.write(unit)
 
 
-def fresh_seed(rt: Runtime, name: str | None, client_number: int) -> MerchantSeed:
+def fresh_seed(rt: Context, name: str | None, client_number: int) -> MerchantSeed:
     ids = rt.ids
     company_id = ids.uuid()
     short = company_id[:8].upper()
@@ -70,7 +70,7 @@ def fresh_seed(rt: Runtime, name: str | None, client_number: int) -> MerchantSee
 
 
 async def create(
-    rt: Runtime, name: str | None = None, clock: Clock | None = None
+    rt: Context, name: str | None = None, clock: Clock | None = None
 ) -> dict[str, Any]:
     """A new isolated merchant with its credentials, in one unit of work; with ``clock``, a
     merchant that owns that clock (else it follows the server clock)."""
@@ -109,7 +109,7 @@ def describe(seed: MerchantSeed, profiles: list[MerchantProfile]) -> dict[str, A
     }
 
 
-async def list_all(rt: Runtime) -> list[dict[str, Any]]:
+async def list_all(rt: Context) -> list[dict[str, Any]]:
     """Every merchant with its credentials (the control plane's GET /merchants)."""
 
     def unit(tx: Tx) -> list[dict[str, Any]]:
@@ -140,7 +140,7 @@ async def list_all(rt: Runtime) -> list[dict[str, Any]]:
     return found
 
 
-def clock_view(rt: Runtime, company_id: str) -> dict[str, Any]:
+def clock_view(rt: Context, company_id: str) -> dict[str, Any]:
     """The clock a merchant's time is read from: ``own`` once it has its own."""
     clock = rt.clock.of(company_id)
     return {"now": iso(clock.now()), "mode": clock.mode, "own": clock is not rt.clock.server}

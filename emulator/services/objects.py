@@ -13,7 +13,7 @@ from emulator.services import control, deliveries
 from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 KINDS = tuple(repo.KINDS)
 EVENTS = 500  # events of one object, at most
@@ -25,7 +25,7 @@ def _kind(kind: str) -> None:
 
 
 async def listed(
-    rt: Runtime, company_id: str, kind: str, status: str | None, id_part: str | None, limit: int
+    rt: Context, company_id: str, kind: str, status: str | None, id_part: str | None, limit: int
 ) -> list[dict[str, Any]]:
     _kind(kind)
     await control.merchant_clock(rt, company_id)  # 404 for an unknown merchant
@@ -33,7 +33,7 @@ async def listed(
     return await rt.db.read(lambda tx: repo.listed(tx, company_id, kind, status, id_part, limit))
 
 
-async def detail(rt: Runtime, kind: str, object_id: str) -> dict[str, Any]:
+async def detail(rt: Context, kind: str, object_id: str) -> dict[str, Any]:
     _kind(kind)
     found = await rt.db.read(lambda tx: repo.one(tx, kind, object_id))
     if found is None and object_id != object_id.lower():
@@ -66,7 +66,7 @@ async def detail(rt: Runtime, kind: str, object_id: str) -> dict[str, Any]:
     }
 
 
-async def resend(rt: Runtime, attempt_id: int) -> dict[str, Any]:
+async def resend(rt: Context, attempt_id: int) -> dict[str, Any]:
     """Send again what a delivery attempt sent (same event, URL, headers and body), now, as
     a new message; answers its first attempt."""
     merchant_id = await rt.db.read(lambda tx: repo.attempt_merchant(tx, attempt_id))

@@ -20,7 +20,7 @@ from emulator.services.purchase_common import book, emit, now_s, subject
 from emulator.services.purchase_jobs import schedule_hold_expiry
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 DIRECT_POST_SECONDS = 900  # spec: direct post URL validity, single use
 
@@ -66,14 +66,14 @@ def _result(p: Purchase, challenge: str | None = None) -> PayResult:
     return PayResult("paid" if p.status == "paid" else "authorized", p)
 
 
-async def read(rt: Runtime, purchase_id: str) -> Purchase:
+async def read(rt: Context, purchase_id: str) -> Purchase:
     found = await rt.db.read(lambda tx: repo.get_any(tx, purchase_id))
     if found is None:
         raise e.PurchaseNotFound()
     return found[1]
 
 
-async def view(rt: Runtime, purchase_id: str, *, looked_only: bool = False) -> Purchase:
+async def view(rt: Context, purchase_id: str, *, looked_only: bool = False) -> Purchase:
     """The checkout page was opened: a created purchase becomes viewed (not for a HEAD
     request, ``looked_only``: nobody saw the page)."""
 
@@ -102,7 +102,7 @@ def _saved(card: cards.Card) -> SavedCard:
 
 
 def _settle(
-    rt: Runtime,
+    rt: Context,
     tx: Tx,
     merchant_id: str,
     p: Purchase,
@@ -118,7 +118,7 @@ def _settle(
 
 
 async def pay(
-    rt: Runtime,
+    rt: Context,
     purchase_id: str,
     form: CardForm,
     flow: Flow,
@@ -182,7 +182,7 @@ async def pay(
 
 
 async def complete_challenge(
-    rt: Runtime, purchase_id: str, challenge_id: str, cancelled: bool
+    rt: Context, purchase_id: str, challenge_id: str, cancelled: bool
 ) -> PayResult:
     """The payer answered the 3-D Secure challenge (or cancelled it)."""
 
@@ -206,7 +206,7 @@ async def complete_challenge(
     return await rt.db.write(unit)
 
 
-async def read_challenge(rt: Runtime, purchase_id: str, challenge_id: str) -> tuple[Purchase, str]:
+async def read_challenge(rt: Context, purchase_id: str, challenge_id: str) -> tuple[Purchase, str]:
     """The purchase and the masked card of a waiting 3-D Secure challenge."""
     found = await rt.db.read(lambda tx: repo.get_any(tx, purchase_id))
     if found is None:

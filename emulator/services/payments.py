@@ -15,7 +15,6 @@ from emulator.domain.collections import outcome_steps
 from emulator.domain.errors import BankBadRequest, NotFound
 from emulator.domain.payments import REAL_TIME_US, REQUIRED, REQUIRED_TEXT, EftPaymentInput, Payment
 from emulator.kernel.jobs import Job
-from emulator.kernel.steps import AtomicHandler
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.scenarios import points
@@ -24,7 +23,7 @@ from emulator.services.collection_outcomes import payload_of
 from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context, JobHandler
 
 STEP_JOB = "bank.payment_step"
 
@@ -45,7 +44,7 @@ def check(data: EftPaymentInput) -> None:
 
 
 def new_payment(
-    rt: Runtime, tx: Tx, merchant_id: str, data: EftPaymentInput, bulk_id: str | None = None
+    rt: Context, tx: Tx, merchant_id: str, data: EftPaymentInput, bulk_id: str | None = None
 ) -> Payment:
     """Save a PENDING payment and plan its outcome (the same test accounts as collections, on
     the creditor's account; real-time clearing lands 10 s after submission)."""
@@ -109,13 +108,13 @@ def _code(body: dict[str, Any]) -> str | None:
     return None if code is None else str(code)
 
 
-async def create(rt: Runtime, merchant_id: str, data: EftPaymentInput) -> Payment:
+async def create(rt: Context, merchant_id: str, data: EftPaymentInput) -> Payment:
     check(data)
     return await rt.db.write(lambda tx: new_payment(rt, tx, merchant_id, data))
 
 
 def change_status(
-    rt: Runtime,
+    rt: Context,
     tx: Tx,
     merchant_id: str,
     payment: Payment,
@@ -144,22 +143,19 @@ def change_status(
     return updated
 
 
-def step_job(rt: Runtime) -> AtomicHandler:
-    def run(tx: Tx, job: Job) -> None:
-        found = repo.payment(tx, str(job.payload["id"]))
-        if found is None:
-            return
-        status = str(job.payload["status"])
-        if status not in MONEY_TRANSITIONS.get(found[1].status, frozenset()):
-            return
-        reason = job.payload.get("reason")
-        text = None if reason is None else str(reason)
-        change_status(rt, tx, found[0], found[1], status, text, _code(job.payload))
-
-    return run
+def step_job(rt: Context, tx: Tx, job: Job) -> None:
+    found = repo.payment(tx, str(job.payload["id"]))
+    if found is None:
+        return
+    status = str(job.payload["status"])
+    if status not in MONEY_TRANSITIONS.get(found[1].status, frozenset()):
+        return
+    reason = job.payload.get("reason")
+    text = None if reason is None else str(reason)
+    change_status(rt, tx, found[0], found[1], status, text, _code(job.payload))
 
 
-async def settle(rt: Runtime, payment_id: str, status: str, code: str | None) -> Payment:
+async def settle(rt: Context, payment_id: str, status: str, code: str | None) -> Payment:
     problem = unpaids.code_problem(resources.unpaid_codes(), status, code)
     if problem is not None:
         raise ControlError(400, "invalid", problem)
@@ -176,12 +172,11 @@ async def settle(rt: Runtime, payment_id: str, status: str, code: str | None) ->
     return await rt.db.write(unit)
 
 
-async def get(rt: Runtime, merchant_id: str, payment_id: str) -> Payment:
+async def get(rt: Context, merchant_id: str, payment_id: str) -> Payment:
     found = await rt.db.read(lambda tx: repo.payment(tx, payment_id, merchant_id))
     if found is None:
         raise NotFound()
     return found[1]
 
 
-def register(rt: Runtime) -> None:
-    rt.scheduler.handle(STEP_JOB, step_job(rt))
+JOBS: dict[str, JobHandler] = {STEP_JOB: step_job}

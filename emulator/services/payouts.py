@@ -26,7 +26,7 @@ from emulator.scenarios import points
 from emulator.services.clients import Page
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context, JobHandler
 
 EXPIRY_JOB = "payout.expiry"
 SETTLEMENT_JOB = "payout.settlement"
@@ -34,7 +34,7 @@ CARD_COUNTRY = "ZA"  # the emulator's test cards are issued in South Africa
 EXECUTION_PATH = "/payouts/{id}/execute/{token}/"
 
 
-def _emit(rt: Runtime, tx: Tx, merchant_id: str, event: Event) -> None:
+def _emit(rt: Context, tx: Tx, merchant_id: str, event: Event) -> None:
     rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us())
 
 
@@ -52,7 +52,7 @@ def _entry(payout: Payout, state: Any) -> LedgerEntry:
     )
 
 
-async def create(rt: Runtime, merchant_id: str, data: PayoutInput, base_url: str) -> Payout:
+async def create(rt: Context, merchant_id: str, data: PayoutInput, base_url: str) -> Payout:
     now_us = rt.clock.now_us()
     payout_id, token = rt.ids.uuid(), rt.ids.token(32)
     url = base_url.rstrip("/") + EXECUTION_PATH.format(id=payout_id, token=token)
@@ -78,21 +78,21 @@ async def create(rt: Runtime, merchant_id: str, data: PayoutInput, base_url: str
     return await rt.db.write(unit)
 
 
-async def get_raw(rt: Runtime, merchant_id: str, payout_id: str) -> bytes:
+async def get_raw(rt: Context, merchant_id: str, payout_id: str) -> bytes:
     raw = await rt.db.read(lambda tx: repo.get_raw(tx, merchant_id, payout_id))
     if raw is None:
         raise PayoutNotFound()
     return raw
 
 
-async def page(rt: Runtime, merchant_id: str, number: int, size: int) -> Page:
+async def page(rt: Context, merchant_id: str, number: int, size: int) -> Page:
     rows = await rt.db.read(
         lambda tx: repo.page_raw(tx, merchant_id, size + 1, (number - 1) * size)
     )
     return Page(items=rows[:size], has_next=len(rows) > size)
 
 
-def _plan(rt: Runtime, tx: Tx, merchant_id: str, payout: Payout, card: cards.Card) -> CardPlan:
+def _plan(rt: Context, tx: Tx, merchant_id: str, payout: Payout, card: cards.Card) -> CardPlan:
     """The execution's outcome: a scenario's, else the test card's (DESIGN.md)."""
     subject = {
         "amount": payout.payment.amount,
@@ -132,7 +132,7 @@ def _plan(rt: Runtime, tx: Tx, merchant_id: str, payout: Payout, card: cards.Car
     )
 
 
-async def execute(rt: Runtime, payout_id: str, token: str, data: CardInput) -> Payout:
+async def execute(rt: Context, payout_id: str, token: str, data: CardInput) -> Payout:
     """The card payload at execution_url: 200 with the payout, or the refusal as an ApiError
     (after the payout's own change, when there is one, has committed)."""
     now_us = rt.clock.now_us()
@@ -180,7 +180,7 @@ async def execute(rt: Runtime, payout_id: str, token: str, data: CardInput) -> P
 
 
 def _settle(
-    rt: Runtime, tx: Tx, row: repo.PayoutRow, success: bool, message: str | None = None
+    rt: Context, tx: Tx, row: repo.PayoutRow, success: bool, message: str | None = None
 ) -> Payout:
     now_us = rt.clock.now_us()
     updated, event = domain.settle(row.payout, success, now_us // 1_000_000, message)
@@ -191,7 +191,7 @@ def _settle(
     return updated
 
 
-def settlement_due(rt: Runtime, tx: Tx, job: Job) -> None:
+def settlement_due(rt: Context, tx: Tx, job: Job) -> None:
     """The provider finishes a pending payout (unless the control plane already did)."""
     row = repo.row(tx, str(job.payload["payout"]))
     if row is not None and row.payout.status == "pending":
@@ -201,7 +201,7 @@ def settlement_due(rt: Runtime, tx: Tx, job: Job) -> None:
         )
 
 
-def expiry_due(rt: Runtime, tx: Tx, job: Job) -> None:
+def expiry_due(rt: Context, tx: Tx, job: Job) -> None:
     """Fifteen minutes after creation: a payout still not executed ends in error."""
     row = repo.row(tx, str(job.payload["payout"]))
     if row is not None and row.payout.status == "initialized":
@@ -211,6 +211,9 @@ def expiry_due(rt: Runtime, tx: Tx, job: Job) -> None:
         _emit(rt, tx, row.merchant_id, event)
 
 
+JOBS: dict[str, JobHandler] = {EXPIRY_JOB: expiry_due, SETTLEMENT_JOB: settlement_due}
+
+
 class NotPending(Exception):
     """The control plane asked to settle a payout that is not pending."""
 
@@ -218,7 +221,7 @@ class NotPending(Exception):
         super().__init__(f"the payout is {status}, not pending")
 
 
-async def settle_now(rt: Runtime, payout_id: str, status: str | None) -> Payout:
+async def settle_now(rt: Context, payout_id: str, status: str | None) -> Payout:
     """The control plane acts as the provider: settle a pending payout now (as planned, or
     as ``status`` says: "success" or "failed")."""
 

@@ -8,10 +8,10 @@ from emulator.domain.merchants import MerchantProfile
 from emulator.repos import merchants as repo
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 
 async def list_profiles(
-    rt: Runtime, merchant_id: str, filters: dict[str, Any], skip: int, take: int
+    rt: Context, merchant_id: str, filters: dict[str, Any], skip: int, take: int
 ) -> list[MerchantProfile]:
     return await rt.db.read(lambda tx: repo.profiles(tx, merchant_id, filters, skip, take))

@@ -14,14 +14,14 @@ from emulator.repos import ledger
 from emulator.repos import purchases as repo
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 
-def now_s(rt: Runtime) -> int:
+def now_s(rt: Context) -> int:
     return rt.clock.now_us() // 1_000_000
 
 
-def emit(rt: Runtime, tx: Tx, merchant_id: str, events: list[Event]) -> None:
+def emit(rt: Context, tx: Tx, merchant_id: str, events: list[Event]) -> None:
     """Emit a purchase's events; each also goes to the runtime's purchase event hooks
     (billing: a paid bill counts a cycle), in the same unit of work."""
     for event in events:

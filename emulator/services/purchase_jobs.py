@@ -15,7 +15,7 @@ from emulator.repos import purchases as repo
 from emulator.services.purchase_common import book, emit, now_s
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context, JobHandler
 
 DUE_JOB = "purchase.due"
 CAPTURE_JOB = "purchase.capture_settles"
@@ -25,7 +25,7 @@ SLOW_SECONDS = 600  # test card 4000 0000 0000 0259: paid 10 minutes after a cap
 HOLD_SECONDS = 7 * 86_400  # an authorisation not captured within 7 days is released
 
 
-def schedule_hold_expiry(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase, now: int) -> None:
+def schedule_hold_expiry(rt: Context, tx: Tx, merchant_id: str, p: Purchase, now: int) -> None:
     if p.status == "hold":
         rt.scheduler.schedule(
             tx,
@@ -36,42 +36,61 @@ def schedule_hold_expiry(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase, now
         )
 
 
-def _job(
-    rt: Runtime, change: Callable[[Purchase, Internal, int], tuple[Purchase, list[Event]]]
-) -> Callable[[Tx, Job], None]:
-    def handler(tx: Tx, job: Job) -> None:
-        assert job.merchant_id is not None
-        found = repo.get(tx, job.merchant_id, job.payload["purchase_id"])
-        if found is None:  # the merchant was wiped since
-            return
-        p, internal = found
-        p, events = change(p, internal, now_s(rt))
-        if events:
-            repo.update(tx, job.merchant_id, p, internal)
-            emit(rt, tx, job.merchant_id, events)
-            book(tx, job.merchant_id, p, internal, rt.clock.now_us())
-
-    return handler
+Change = Callable[[Purchase, Internal, int], tuple[Purchase, list[Event]]]
 
 
-def register_jobs(rt: Runtime) -> None:
-    def hold_expired(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
-        # Provider quirk (card schemes): an authorisation lapses; the hold is released.
-        return domain.release(p, i.card, now) if p.status == "hold" else (p, [])
+def _apply(rt: Context, tx: Tx, job: Job, change: Change) -> None:
+    assert job.merchant_id is not None
+    found = repo.get(tx, job.merchant_id, job.payload["purchase_id"])
+    if found is None:  # the merchant was wiped since
+        return
+    p, internal = found
+    p, events = change(p, internal, now_s(rt))
+    if events:
+        repo.update(tx, job.merchant_id, p, internal)
+        emit(rt, tx, job.merchant_id, events)
+        book(tx, job.merchant_id, p, internal, rt.clock.now_us())
 
-    def due(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
-        return domain.due_passed(p, now)
 
-    def captured(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
-        if p.status != "pending_capture":
-            return p, []
-        amount = i.capturing if i.capturing is not None else p.purchase.total
-        return domain.capture_done(p, amount, i.card, now)
+def _hold_expired(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
+    # Provider quirk (card schemes): an authorisation lapses; the hold is released.
+    return domain.release(p, i.card, now) if p.status == "hold" else (p, [])
 
-    def charged(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
-        return domain.charge_done(p, i.card, now) if p.status == "pending_charge" else (p, [])
 
-    rt.scheduler.handle(DUE_JOB, _job(rt, due))
-    rt.scheduler.handle(CAPTURE_JOB, _job(rt, captured))
-    rt.scheduler.handle(CHARGE_JOB, _job(rt, charged))
-    rt.scheduler.handle(HOLD_EXPIRY_JOB, _job(rt, hold_expired))
+def _due(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
+    return domain.due_passed(p, now)
+
+
+def _captured(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
+    if p.status != "pending_capture":
+        return p, []
+    amount = i.capturing if i.capturing is not None else p.purchase.total
+    return domain.capture_done(p, amount, i.card, now)
+
+
+def _charged(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
+    return domain.charge_done(p, i.card, now) if p.status == "pending_charge" else (p, [])
+
+
+def due(rt: Context, tx: Tx, job: Job) -> None:
+    _apply(rt, tx, job, _due)
+
+
+def captured(rt: Context, tx: Tx, job: Job) -> None:
+    _apply(rt, tx, job, _captured)
+
+
+def charged(rt: Context, tx: Tx, job: Job) -> None:
+    _apply(rt, tx, job, _charged)
+
+
+def hold_expired(rt: Context, tx: Tx, job: Job) -> None:
+    _apply(rt, tx, job, _hold_expired)
+
+
+JOBS: dict[str, JobHandler] = {
+    DUE_JOB: due,
+    CAPTURE_JOB: captured,
+    CHARGE_JOB: charged,
+    HOLD_EXPIRY_JOB: hold_expired,
+}

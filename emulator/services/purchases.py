@@ -35,7 +35,7 @@ from emulator.services.purchase_common import book, emit, load, now_s, subject
 from emulator.services.purchase_jobs import CAPTURE_JOB, CHARGE_JOB, DUE_JOB, SLOW_SECONDS
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 Changed = tuple[Purchase, Internal, list[Event]]
 
@@ -55,7 +55,7 @@ def client_of(tx: Tx, merchant_id: str, client_id: str) -> PurchaseClient:
 
 
 def _client(
-    rt: Runtime, tx: Tx, merchant_id: str, data: PurchaseInput, fields: dict[str, Any] | None
+    rt: Context, tx: Tx, merchant_id: str, data: PurchaseInput, fields: dict[str, Any] | None
 ) -> tuple[PurchaseClient, str]:
     """The purchase's client details and client id: the client named by client_id, or the
     merchant's client with the given email, made on the spot when there is none."""
@@ -85,7 +85,7 @@ def issuer_of(tx: Tx, merchant_id: str) -> IssuerDetails:
     )
 
 
-def insert_new(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> bytes:
+def insert_new(rt: Context, tx: Tx, merchant_id: str, p: Purchase) -> bytes:
     """Store a purchase just built: the merchant as issuer, purchase.created. Returns its JSON
     as stored."""
     p.issuer_details = issuer_of(tx, merchant_id)
@@ -94,14 +94,14 @@ def insert_new(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> bytes:
     return raw
 
 
-def schedule_due(rt: Runtime, tx: Tx, merchant_id: str, p: Purchase) -> None:
+def schedule_due(rt: Context, tx: Tx, merchant_id: str, p: Purchase) -> None:
     """At ``due`` an unpaid purchase becomes overdue, or expires with due_strict."""
     rt.scheduler.schedule(
         tx, DUE_JOB, p.due * 1_000_000, {"purchase_id": p.id}, merchant_id=merchant_id
     )
 
 
-async def create(rt: Runtime, merchant_id: str, data: PurchaseInput, base_url: str) -> bytes:
+async def create(rt: Context, merchant_id: str, data: PurchaseInput, base_url: str) -> bytes:
     """The new purchase's JSON (as stored: the answer needs no second encoding)."""
     details, client_fields = validate(data, rt.url_rule)
     unavailable = unavailable_methods(data.payment_method_whitelist)
@@ -133,7 +133,7 @@ async def create(rt: Runtime, merchant_id: str, data: PurchaseInput, base_url: s
     return await rt.db.write(unit)
 
 
-async def get_raw(rt: Runtime, merchant_id: str, purchase_id: str) -> bytes:
+async def get_raw(rt: Context, merchant_id: str, purchase_id: str) -> bytes:
     raw = await rt.db.read_point(lambda tx: repo.get_raw(tx, merchant_id, purchase_id))
     if raw is None:
         raise e.PurchaseNotFound()
@@ -144,7 +144,7 @@ async def get_raw(rt: Runtime, merchant_id: str, purchase_id: str) -> bytes:
 
 
 async def _act(
-    rt: Runtime,
+    rt: Context,
     merchant_id: str,
     purchase_id: str,
     action: Callable[[Tx, Purchase, Internal, int], Changed],
@@ -159,7 +159,7 @@ async def _act(
     return await rt.db.write(unit)
 
 
-async def cancel(rt: Runtime, merchant_id: str, purchase_id: str) -> Purchase:
+async def cancel(rt: Context, merchant_id: str, purchase_id: str) -> Purchase:
     def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
         p, events = domain.cancel(p, now)
         return p, i, events
@@ -167,7 +167,7 @@ async def cancel(rt: Runtime, merchant_id: str, purchase_id: str) -> Purchase:
     return await _act(rt, merchant_id, purchase_id, action)
 
 
-async def release(rt: Runtime, merchant_id: str, purchase_id: str) -> Purchase:
+async def release(rt: Context, merchant_id: str, purchase_id: str) -> Purchase:
     def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
         p, events = domain.release(p, i.card, now)
         return p, i, events
@@ -176,7 +176,7 @@ async def release(rt: Runtime, merchant_id: str, purchase_id: str) -> Purchase:
 
 
 async def mark_as_paid(
-    rt: Runtime, merchant_id: str, purchase_id: str, paid_on: int | None
+    rt: Context, merchant_id: str, purchase_id: str, paid_on: int | None
 ) -> Purchase:
     def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
         p, events = domain.mark_as_paid(p, paid_on if paid_on is not None else now, now)
@@ -190,7 +190,7 @@ async def mark_as_paid(
 INVOICE_RESENT = "purchase.invoice_resent"
 
 
-async def resend_invoice(rt: Runtime, merchant_id: str, purchase_id: str) -> Purchase:
+async def resend_invoice(rt: Context, merchant_id: str, purchase_id: str) -> Purchase:
     """POST .../resend_invoice/: the invoice goes to the client again (nothing is e-mailed).
     An unpaid purchase not sent yet (created, error) becomes ``sent``, as billing's invoices;
     any other keeps its status."""
@@ -203,7 +203,7 @@ async def resend_invoice(rt: Runtime, merchant_id: str, purchase_id: str) -> Pur
     return await _act(rt, merchant_id, purchase_id, action)
 
 
-async def capture(rt: Runtime, merchant_id: str, purchase_id: str, amount: int | None) -> Purchase:
+async def capture(rt: Context, merchant_id: str, purchase_id: str, amount: int | None) -> Purchase:
     failure: list[str] = []
 
     def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
@@ -241,7 +241,7 @@ async def capture(rt: Runtime, merchant_id: str, purchase_id: str, amount: int |
 
 
 def charge_with_token(
-    rt: Runtime, tx: Tx, merchant_id: str, p: Purchase, i: Internal, token: str, now: int
+    rt: Context, tx: Tx, merchant_id: str, p: Purchase, i: Internal, token: str, now: int
 ) -> tuple[Purchase, Internal, list[Event], str | None]:
     """Charge ``p`` with the recurring token ``token`` (the API's charge, and subscription
     billing's): paid, pending_charge (settled by a job) or declined, decided by the
@@ -286,7 +286,7 @@ def charge_with_token(
     return p, i, events, None
 
 
-async def charge(rt: Runtime, merchant_id: str, purchase_id: str, token: str) -> Purchase:
+async def charge(rt: Context, merchant_id: str, purchase_id: str, token: str) -> Purchase:
     failure: list[str] = []
 
     def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
@@ -301,7 +301,7 @@ async def charge(rt: Runtime, merchant_id: str, purchase_id: str, token: str) ->
     return p
 
 
-async def refund(rt: Runtime, merchant_id: str, purchase_id: str, amount: int | None) -> Payment:
+async def refund(rt: Context, merchant_id: str, purchase_id: str, amount: int | None) -> Payment:
     payment_id = rt.ids.uuid()
     made: list[Payment] = []
 
@@ -365,7 +365,7 @@ def _refund_payment(p: Purchase, amount: int, payment_id: str, now: int) -> Paym
 
 
 async def delete_recurring_token(
-    rt: Runtime, merchant_id: str, purchase_id: str, client_id: str | None = None
+    rt: Context, merchant_id: str, purchase_id: str, client_id: str | None = None
 ) -> Purchase:
     def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
         if client_id is not None and p.client_id != client_id:

@@ -15,7 +15,7 @@ from emulator.kernel.timeline import SERVER
 from emulator.repos import retention as repo
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context, JobHandler
 
 log = logging.getLogger(__name__)
 
@@ -30,12 +30,7 @@ def every_us(window_s: int) -> int:
     return max(MIN_EVERY_US, min(DAY_US, window_s * 1_000_000))
 
 
-def register(rt: Runtime) -> None:
-    rt.scheduler.handle(PRUNE_JOB, lambda tx, job: prune_due(rt, tx, job))
-    rt.scheduler.housekeeping += (PRUNE_JOB,)  # "advance to the next job" passes it by
-
-
-def prune_now(rt: Runtime, tx: Tx, now_us: int, window_us: int) -> dict[str, int]:
+def prune_now(rt: Context, tx: Tx, now_us: int, window_us: int) -> dict[str, int]:
     """Prune up to CHUNK rows of each table older than the window: on the server clock, and
     for each merchant with its own clock, on that clock."""
     own = {k: t.clock.now_us() for k, t in rt.scheduler.timelines.items() if k != SERVER}
@@ -46,7 +41,7 @@ def prune_now(rt: Runtime, tx: Tx, now_us: int, window_us: int) -> dict[str, int
     return counts
 
 
-def prune_due(rt: Runtime, tx: Tx, job: Job) -> None:
+def prune_due(rt: Context, tx: Tx, job: Job) -> None:
     """One chunk; the next one at the same instant while a table had a whole chunk to prune
     (each chunk its own step: the writer and the WAL see small deletes), else the next period."""
     window = rt.settings.retain_seconds
@@ -60,7 +55,11 @@ def prune_due(rt: Runtime, tx: Tx, job: Job) -> None:
     rt.scheduler.schedule(tx, PRUNE_JOB, due, {"window_s": window})
 
 
-async def ensure_job(rt: Runtime) -> None:
+JOBS: dict[str, JobHandler] = {PRUNE_JOB: prune_due}
+HOUSEKEEPING = (PRUNE_JOB,)  # "advance to the next job" passes it by
+
+
+async def ensure_job(rt: Context) -> None:
     """Exactly one pending prune job when retention is on (kept when due within one period,
     so restarts do not postpone it), none when off."""
     window = rt.settings.retain_seconds

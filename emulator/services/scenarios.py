@@ -17,7 +17,7 @@ from emulator.scenarios.rules import InvalidScenario, Scenario, parse
 from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 
 def _invalid(exc: InvalidScenario) -> ControlError:
@@ -35,7 +35,7 @@ def _find(tx: Tx, name: str) -> Scenario | None:
     return library.shipped().get(name)
 
 
-async def define(rt: Runtime, source: bytes | str) -> Scenario:
+async def define(rt: Context, source: bytes | str) -> Scenario:
     """Load (or replace) a scenario from YAML; it is not active until activated."""
     try:
         scenario = parse(source)
@@ -47,7 +47,7 @@ async def define(rt: Runtime, source: bytes | str) -> Scenario:
 
 
 async def activate(
-    rt: Runtime, name: str, merchant_id: str | None, chosen: Scenario | None = None
+    rt: Context, name: str, merchant_id: str | None, chosen: Scenario | None = None
 ) -> dict[str, Any]:
     """Activate ``name`` (the loaded definition, else the shipped one; or ``chosen``)."""
     now = rt.clock.now_us()
@@ -72,7 +72,7 @@ async def activate(
     }
 
 
-async def deactivate(rt: Runtime, name: str, merchant_id: str | None) -> dict[str, Any]:
+async def deactivate(rt: Context, name: str, merchant_id: str | None) -> dict[str, Any]:
     scope = merchant_id or repo.GLOBAL
     found = await rt.db.write(lambda tx: repo.deactivate(tx, name, scope))
     if not found:
@@ -105,7 +105,7 @@ def resolve(items: tuple[str, ...]) -> list[StartScenario]:
     return found
 
 
-async def activate_at_start(rt: Runtime, chosen: list[StartScenario], *, keep_counts: bool) -> None:
+async def activate_at_start(rt: Context, chosen: list[StartScenario], *, keep_counts: bool) -> None:
     """Activate the ``serve --scenario`` scenarios for every merchant. At a restart
     (``keep_counts``) one already active with the same definition is left as it is, so its
     ``times`` counts go on where they were; after a reset each starts afresh."""
@@ -126,7 +126,7 @@ def looks_like_file(item: str) -> bool:
     return item.endswith((".yaml", ".yml")) or "/" in item or Path(item).is_file()
 
 
-async def listing(rt: Runtime) -> dict[str, Any]:
+async def listing(rt: Context) -> dict[str, Any]:
     def unit(tx: Tx) -> dict[str, Any]:
         loaded = repo.definitions(tx)
         active = repo.activations(tx)

@@ -9,7 +9,7 @@ from emulator.repos import sink as repo
 from emulator.services.control import SNAPSHOT_NAME, ControlError
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 SINK_NAME = SNAPSHOT_NAME
 
@@ -30,7 +30,7 @@ def _check_sink(name: str) -> None:
 
 
 async def receive(
-    rt: Runtime, name: str, method: str, path: str, headers: dict[str, str], body: str
+    rt: Context, name: str, method: str, path: str, headers: dict[str, str], body: str
 ) -> int:
     """Record a message; stamped with the instant its sender says it was sent at (the
     emulator's deliveries say it, on their merchant's clock), else the server clock's now."""
@@ -39,12 +39,12 @@ async def receive(
     return await rt.db.write(lambda tx: repo.insert(tx, name, at, method, path, headers, body))
 
 
-async def messages(rt: Runtime, name: str) -> list[dict[str, Any]]:
+async def messages(rt: Context, name: str) -> list[dict[str, Any]]:
     _check_sink(name)
     await rt.db.barrier()
     return await rt.db.read(lambda tx: repo.messages(tx, name))
 
 
-async def clear(rt: Runtime, name: str) -> int:
+async def clear(rt: Context, name: str) -> int:
     _check_sink(name)
     return await rt.db.write(lambda tx: repo.clear(tx, name))

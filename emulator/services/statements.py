@@ -11,10 +11,10 @@ from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 
-async def get(rt: Runtime, merchant_id: str, account: str, statement_id: str) -> dict[str, Any]:
+async def get(rt: Context, merchant_id: str, account: str, statement_id: str) -> dict[str, Any]:
     def unit(tx: Tx) -> dict[str, Any] | None:
         head = repo.statement(tx, merchant_id, account, statement_id)
         if head is None:

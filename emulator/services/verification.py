@@ -13,7 +13,7 @@ from emulator.kernel.storage import Tx
 from emulator.scenarios import points
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 AVS_KEYS = (
     "AccountExists",
@@ -43,7 +43,7 @@ def check_digits(debtor: Debtor) -> None:
 
 
 def verify(
-    rt: Runtime, tx: Tx, merchant_id: str, debtor: Debtor
+    rt: Context, tx: Tx, merchant_id: str, debtor: Debtor
 ) -> AccountVerificationFailed | None:
     """``verifyAccount`` (AVS-R): a scenario's answer, else the account exists and matches
     when it passes CDV. A failure is the 400 whose Message holds the details keys; the caller
@@ -64,7 +64,7 @@ def verify(
     return AccountVerificationFailed({key: given.get(key, "N") for key in AVS_KEYS})
 
 
-async def validate(rt: Runtime, merchant_id: str, data: ValidateInput) -> dict[str, object]:
+async def validate(rt: Context, merchant_id: str, data: ValidateInput) -> dict[str, object]:
     """POST /v2/accountverification/validate: CDV of the given account (a scenario at
     ``account.verification`` may override the answer)."""
     account, branch = data.accountNumber or "", data.branchCode or ""

@@ -17,14 +17,14 @@ from emulator.repos import webhooks as repo
 from emulator.services.clients import Page
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.kernel.context import Context
 
 
-def _now(rt: Runtime) -> int:
+def _now(rt: Context) -> int:
     return rt.clock.now_us() // 1_000_000
 
 
-async def create(rt: Runtime, merchant_id: str, data: WebhookInput) -> Webhook:
+async def create(rt: Context, merchant_id: str, data: WebhookInput) -> Webhook:
     domain.create(data, "", "", 0, rt.url_rule)  # refuse a bad body before paying for a key pair
     private, public = await asyncio.to_thread(signing.generate)
     webhook = domain.create(data, rt.ids.uuid(), public, _now(rt), rt.url_rule)
@@ -32,14 +32,14 @@ async def create(rt: Runtime, merchant_id: str, data: WebhookInput) -> Webhook:
     return webhook
 
 
-async def get(rt: Runtime, merchant_id: str, webhook_id: str) -> Webhook:
+async def get(rt: Context, merchant_id: str, webhook_id: str) -> Webhook:
     webhook = await rt.db.read(lambda tx: repo.get(tx, merchant_id, webhook_id))
     if webhook is None:
         raise WebhookNotFound()
     return webhook
 
 
-async def page(rt: Runtime, merchant_id: str, number: int, size: int) -> Page:
+async def page(rt: Context, merchant_id: str, number: int, size: int) -> Page:
     rows = await rt.db.read(
         lambda tx: repo.page_raw(tx, merchant_id, size + 1, (number - 1) * size)
     )
@@ -47,7 +47,7 @@ async def page(rt: Runtime, merchant_id: str, number: int, size: int) -> Page:
 
 
 async def _change(
-    rt: Runtime, merchant_id: str, webhook_id: str, change: Callable[[Webhook], Webhook]
+    rt: Context, merchant_id: str, webhook_id: str, change: Callable[[Webhook], Webhook]
 ) -> Webhook:
     def unit(tx: Tx) -> Webhook:
         current = repo.get(tx, merchant_id, webhook_id)
@@ -60,21 +60,21 @@ async def _change(
     return await rt.db.write(unit)
 
 
-async def replace(rt: Runtime, merchant_id: str, webhook_id: str, data: WebhookInput) -> Webhook:
+async def replace(rt: Context, merchant_id: str, webhook_id: str, data: WebhookInput) -> Webhook:
     now = _now(rt)
     return await _change(
         rt, merchant_id, webhook_id, lambda w: domain.replace(w, data, now, rt.url_rule)
     )
 
 
-async def patch(rt: Runtime, merchant_id: str, webhook_id: str, data: WebhookInput) -> Webhook:
+async def patch(rt: Context, merchant_id: str, webhook_id: str, data: WebhookInput) -> Webhook:
     now = _now(rt)
     return await _change(
         rt, merchant_id, webhook_id, lambda w: domain.patch(w, data, now, rt.url_rule)
     )
 
 
-async def delete(rt: Runtime, merchant_id: str, webhook_id: str) -> None:
+async def delete(rt: Context, merchant_id: str, webhook_id: str) -> None:
     """Delete a webhook; what was still to be sent to it is given up (no more retries)."""
 
     def unit(tx: Tx) -> bool:
@@ -87,7 +87,7 @@ async def delete(rt: Runtime, merchant_id: str, webhook_id: str) -> None:
         raise WebhookNotFound()
 
 
-async def public_key(rt: Runtime, merchant_id: str) -> str:
+async def public_key(rt: Context, merchant_id: str) -> str:
     """The company key's public PEM; the pair is made (in a worker thread) on first use."""
     found = await rt.db.read(lambda tx: repo.company_key(tx, merchant_id))
     if found is None:

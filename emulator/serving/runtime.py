@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+import functools
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -18,33 +18,20 @@ from emulator.delivery.engine import DeliveryEngine
 from emulator.delivery.gateway import OBJECT_TYPES, gateway_presigner, gateway_router
 from emulator.delivery.signing import Signer
 from emulator.delivery.transport import Sender
-from emulator.domain.events import Event
 from emulator.domain.urls import UrlRule
 from emulator.kernel import ticker
 from emulator.kernel.clock import Clock, Clocks
+from emulator.kernel.context import ClientDeletedHook, PurchaseEventHook
 from emulator.kernel.ids import Ids
 from emulator.kernel.journal import Journal
 from emulator.kernel.outbox import Outbox
 from emulator.kernel.ratelimit import FixedWindow
 from emulator.kernel.scheduler import Scheduler
-from emulator.kernel.storage import Database, Tx
+from emulator.kernel.storage import Database
 from emulator.kernel.timeline import Timeline
 from emulator.repos import merchants as merchants_repo
 from emulator.scenarios.engine import Scenarios
-from emulator.services import (
-    auth,
-    billing_engine,
-    collections,
-    company_statements,
-    control,
-    mandates,
-    merchants,
-    payments,
-    payouts,
-    purchase_jobs,
-    retention,
-    scenarios,
-)
+from emulator.services import auth, control, jobs, merchants, retention, scenarios
 from emulator.serving.settings import Settings
 
 
@@ -73,10 +60,13 @@ class Runtime:
         self.limiter = FixedWindow()  # rate-limit windows: traffic, not state
         self._start_scenarios: list[scenarios.StartScenario] = []
         self.credentials = auth.Credentials(self)
-        # Called in the unit of work of every purchase event: (tx, merchant id, the event).
-        self.purchase_event_hooks: list[Callable[[Tx, str, Event], None]] = []
-        # Called in the unit of work that deletes a client: (tx, merchant id, client id).
-        self.client_deleted_hooks: list[Callable[[Tx, str, str], None]] = []
+        # Called in the unit of work of every purchase event, of every deleted client.
+        self.purchase_event_hooks: list[PurchaseEventHook] = [
+            functools.partial(hook, self) for hook in jobs.PURCHASE_EVENT_HOOKS
+        ]
+        self.client_deleted_hooks: list[ClientDeletedHook] = [
+            functools.partial(hook, self) for hook in jobs.CLIENT_DELETED_HOOKS
+        ]
         self.default_merchant = resources.default_merchant()
         self.test_values: dict[str, Any] = resources.test_values()
         # Deliveries to the emulator's own address reach its app in-process while no real
@@ -87,18 +77,9 @@ class Runtime:
         self.sender: Sender | None = None  # how deliveries are sent, once started
         self._ticker: asyncio.Task[None] | None = None
         self.started = False
-        self.scheduler.handle(auth.TOKEN_EXPIRY_JOB, auth.expire_token)
-        purchase_jobs.register_jobs(self)
-        mandates.register(self)
-        collections.register(self)
-        payments.register(self)
-        billing_engine.register(self)
-        company_statements.register(self)
-        retention.register(self)
-        self.scheduler.handle(payouts.EXPIRY_JOB, lambda tx, job: payouts.expiry_due(self, tx, job))
-        self.scheduler.handle(
-            payouts.SETTLEMENT_JOB, lambda tx, job: payouts.settlement_due(self, tx, job)
-        )
+        for kind, handler in jobs.JOBS.items():  # every job kind the services run
+            self.scheduler.handle(kind, functools.partial(handler, self))
+        self.scheduler.housekeeping = jobs.HOUSEKEEPING
         self.signer = Signer()
         self.deliveries = DeliveryEngine(self)
         self.deliveries.register(

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
-import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
 from emulator.domain.errors import InvalidRecurringToken, ValidationFailed
+from emulator.domain.purchase_actions import AmountBody, ChargeBody, MarkAsPaidBody
 from emulator.domain.purchase_input import PurchaseInput
 from emulator.domain.validation import invalid, is_uuid, uuid_field
 from emulator.http.common import JSON, RawJSON, read_body, runtime
@@ -17,18 +17,6 @@ from emulator.http.gateway.auth import gateway_caller
 from emulator.services import purchases
 
 T = TypeVar("T")
-
-
-class AmountBody(msgspec.Struct, forbid_unknown_fields=False):
-    amount: int | None = None
-
-
-class ChargeBody(msgspec.Struct, forbid_unknown_fields=False):
-    recurring_token: Any = None
-
-
-class MarkAsPaidBody(msgspec.Struct, forbid_unknown_fields=False):
-    paid_on: int | float | None = None
 
 
 def purchase_id(request: Request, name: str = "id") -> str:
