@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run test lint typecheck unit bench browser reference clean
+.PHONY: run test lint typecheck unit bench browser reference clean docs docs-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 run: $(RUN_STAMP)  ## serve on 127.0.0.1:8400 with the default merchant seeded from fixtures/
 	$(BIN)/payments-emulator serve $(ARGS)
 
-test: lint typecheck unit  ## lint, type check and the whole suite
+test: lint typecheck docs-check unit  ## lint, type check, the manual's build and the whole suite
 
 lint: $(STAMP)
 	$(BIN)/ruff check emulator tests bench tools
@@ -43,6 +43,19 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 browser:
 	@test -x $(CHROMEDRIVER) || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver; }
+
+# The manual (docs/, MkDocs with the Material theme). --strict turns every warning into a failure:
+# a page left out of the nav, a broken link or anchor, a missing include (mkdocs.yml says which).
+# NO_MKDOCS_2_WARNING quiets Material's banner about its successor, printed on every build.
+MKDOCS := NO_MKDOCS_2_WARNING=1 NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
+
+docs: $(STAMP)  ## build the manual into site/; `.venv/bin/mkdocs serve` previews it
+	$(MKDOCS) build --strict
+
+# The same build into a directory thrown away, so `make test` leaves no site/ behind.
+docs-check: $(STAMP)
+	@dir=$$(mktemp -d) && $(MKDOCS) build --strict --site-dir "$$dir"; \
+		status=$$?; rm -rf "$$dir"; exit $$status
 
 bench: $(STAMP)  ## benchmark harness: prints throughput, latency and timing figures
 	$(BIN)/python -m bench $(ARGS)

@@ -1,6 +1,6 @@
-"""The README's recipes are true: each one's requests, parsed out of its ```http blocks (the
-REST Client format), run in order against the app, every answer a success, and the flow ends
-where the recipe says."""
+"""The manual's recipes (docs/recipes.md) are true: each one's requests, parsed out of its
+```http blocks (the REST Client format), run in order against the app, every answer a success,
+and the flow ends where the recipe says."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+RECIPES = Path(__file__).resolve().parent.parent / "docs" / "recipes.md"
 ORIGIN = "http://127.0.0.1:8400"
 REFERENCE = re.compile(r"\{\{(\w+)\.response\.body\.\$\.([\w.]+)\}\}")
+VARIABLE = re.compile(r"^@(\w+)\s*=\s*(\S+)\s*$", re.M)  # a file variable: @name = value
+USE = re.compile(r"\{\{(\w+)\}\}")
 
 
 @dataclass
@@ -28,9 +30,11 @@ class Request:
     name: str | None = None
 
 
-def parse(text: str) -> Request | None:
+def parse(text: str, variables: dict[str, str]) -> Request | None:
     """One request of a ``.http`` block: ``# @name``, comments, the request line, headers, a
-    blank line and the body."""
+    blank line and the body; the block's file variables (``{{EMULATOR_URL}}``) filled in."""
+    text = VARIABLE.sub("", text)
+    text = USE.sub(lambda match: variables.get(match.group(1), match.group(0)), text)
     lines = text.strip("\n").splitlines()
     name, request = None, None
     index = 0
@@ -54,14 +58,15 @@ def parse(text: str) -> Request | None:
 
 
 def recipes() -> dict[str, list[Request]]:
-    text = README.read_text(encoding="utf-8")
-    section = text.split("\n## Recipes\n", 1)[1].split("\n## ", 1)[0]
+    text = RECIPES.read_text(encoding="utf-8")
     found: dict[str, list[Request]] = {}
-    for chunk in section.split("\n### ")[1:]:
+    for chunk in text.split("\n## ")[1:]:
         title, rest = chunk.split("\n", 1)
         blocks = re.findall(r"```http\n(.*?)```", rest, flags=re.S)
+        variables = {k: v for block in blocks for k, v in VARIABLE.findall(block)}
         parts = [p for block in blocks for p in re.split(r"^###[ \t]*$", block, flags=re.M)]
-        found[title.strip()] = [r for r in map(parse, parts) if r is not None]
+        requests = (parse(part, variables) for part in parts)
+        found[title.strip()] = [r for r in requests if r is not None]
     return found
 
 
