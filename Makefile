@@ -47,7 +47,7 @@ browser:
 # The manual (docs/, MkDocs with the Material theme). --strict turns every warning into a failure:
 # a page left out of the nav, a broken link or anchor, a missing include (mkdocs.yml says which).
 # NO_MKDOCS_2_WARNING quiets Material's banner about its successor, printed on every build.
-MKDOCS := NO_MKDOCS_2_WARNING=1 NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
 
 docs: $(STAMP)  ## build the manual into site/; `.venv/bin/mkdocs serve` previews it
 	$(MKDOCS) build --strict
