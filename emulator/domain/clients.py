@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from emulator.domain import validation as v
+from emulator.domain import validation
 from emulator.domain.errors import FieldError, ValidationFailed
 from emulator.domain.events import Event
 
@@ -120,25 +120,25 @@ def validate(data: ClientInput) -> dict[str, Any]:
     given = {f: value for f in data.__struct_fields__ if (value := getattr(data, f)) is not UNSET}
     errors: list[FieldError | None] = []
     if "email" not in given:
-        errors.append(v.required("email"))
+        errors.append(validation.required("email"))
     for name, value in given.items():
         if name == "email":
-            errors.append(v.email(name, value))
+            errors.append(validation.email(name, value))
         elif name in ("cc", "bcc"):
-            errors.extend(v.email(f"{name}.{i}", a) for i, a in enumerate(value))
+            errors.extend(validation.email(f"{name}.{i}", a) for i, a in enumerate(value))
         elif name == "phone":
-            errors.append(v.phone(name, value))
+            errors.append(validation.phone(name, value))
         elif name in ("country", "shipping_country"):
-            errors.append(v.country(name, value))
+            errors.append(validation.country(name, value))
         elif name == "delivery_methods":
             allowed = ", ".join(DELIVERY_METHODS)
             errors.extend(
-                v.invalid(f"{name}.{i}.method", f"Must be one of: {allowed}.")
+                validation.invalid(f"{name}.{i}.method", f"Must be one of: {allowed}.")
                 for i, item in enumerate(value)
                 if item.method not in DELIVERY_METHODS
             )
         elif name in TEXT_LIMITS:
-            errors.append(v.max_length(name, value, TEXT_LIMITS[name]))
+            errors.append(validation.max_length(name, value, TEXT_LIMITS[name]))
     found = [e for e in errors if e is not None]
     if found:
         raise ValidationFailed(found)
