@@ -12,6 +12,7 @@ from emulator.domain.errors import FieldError, ValidationFailed
 from emulator.domain.events import Event
 
 DELIVERY_METHODS = ("email", "text", "whatsapp")
+CLIENT = "client"  # Client.type
 
 # Text fields of ClientDetails with their maximum lengths (OpenAPI document) and their checks.
 TEXT_LIMITS: dict[str, int] = {
@@ -74,13 +75,10 @@ class ClientInput(msgspec.Struct, forbid_unknown_fields=False):
     delivery_methods: list[DeliveryMethod] | UnsetType = UNSET
 
 
-class Client(msgspec.Struct, kw_only=True):
-    """The stored and returned object (unset text fields are empty strings, as the provider's)."""
+class ClientDetails(msgspec.Struct, kw_only=True):
+    """OpenAPI ``ClientDetails``: the payer's fields, as a client and a purchase's client both
+    carry them (unset text fields are empty strings, as the provider's)."""
 
-    id: str
-    type: str = "client"
-    created_on: int
-    updated_on: int
     email: str
     cc: list[str] = []
     bcc: list[str] = []
@@ -105,6 +103,18 @@ class Client(msgspec.Struct, kw_only=True):
     bank_code: str = ""
     client_type: str | None = None
     delivery_methods: list[DeliveryMethod] = msgspec.field(default_factory=_default_delivery)
+
+
+# msgspec puts a subclass's positional fields before its base's keyword-only ones, so a Client
+# keeps the provider's key order (id, type, times, then the details); a positional field cannot
+# have a default before required ones, so ``type`` is given (CLIENT) wherever a client is made.
+class Client(ClientDetails):
+    """The stored and returned object (unset text fields are empty strings, as the provider's)."""
+
+    id: str
+    type: str
+    created_on: int
+    updated_on: int
 
     @property
     def email_key(self) -> str:
@@ -152,14 +162,16 @@ def create(data: ClientInput, client_id: str, now: int) -> tuple[Client, Event]:
 def create_valid(fields: dict[str, Any], client_id: str, now: int) -> tuple[Client, Event]:
     """``create`` from the fields ``validate`` returned (a purchase's client: validated with
     the purchase, not twice)."""
-    client = Client(id=client_id, created_on=now, updated_on=now, **fields)
+    client = Client(id=client_id, type=CLIENT, created_on=now, updated_on=now, **fields)
     return client, _event("client.created", client)
 
 
 def replace(client: Client, data: ClientInput, now: int) -> tuple[Client, Event]:
     """PUT: every field not given goes back to its default."""
     given = validate(data)
-    updated = Client(id=client.id, created_on=client.created_on, updated_on=now, **given)
+    updated = Client(
+        id=client.id, type=CLIENT, created_on=client.created_on, updated_on=now, **given
+    )
     return updated, _event("client.updated", updated)
 
 

@@ -173,10 +173,7 @@ def _client(data: ClientInput | UnsetType, errors: list[FieldError]) -> dict[str
     except ValidationFailed as exc:
         errors.extend(_prefixed("client", exc.errors))
         return {}
-    details = msgspec.structs.asdict(clients.Client(id="", created_on=0, updated_on=0, **given))
-    for name in ("id", "type", "created_on", "updated_on"):
-        del details[name]
-    details["delivery_methods"] = msgspec.to_builtins(details["delivery_methods"])
+    details: dict[str, Any] = msgspec.to_builtins(clients.ClientDetails(**given))
     return details
 
 
