@@ -15,14 +15,13 @@ from emulator.domain import bank_calendar as cal
 from emulator.domain import unpaids
 from emulator.domain.bank import MANDATE_TRANSITIONS, MONEY_TRANSITIONS, InvalidTransition
 from emulator.domain.collections import Attempt, Collection, Step
-from emulator.domain.errors import BankBadRequest
+from emulator.domain.errors import BankBadRequest, ControlError
 from emulator.kernel.jobs import Job
 from emulator.kernel.steps import AtomicHandler
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.services import mandates
 from emulator.services.bank_support import book, emit, now_iso
-from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
     from emulator.serving.runtime import Runtime

@@ -9,7 +9,7 @@ import msgspec
 from emulator.domain import bank as rules
 from emulator.domain.bank import MANDATE_TRANSITIONS, Creditor, InvalidTransition
 from emulator.domain.bank_calendar import iso_to_us, iso_us
-from emulator.domain.errors import BankBadRequest, NotFound
+from emulator.domain.errors import BankBadRequest, ControlError, NotFound
 from emulator.domain.mandates import (
     DEFAULT_WINDOWS,
     DebiCheckMandateInput,
@@ -27,7 +27,6 @@ from emulator.repos import bank as repo
 from emulator.repos import bank_lists
 from emulator.scenarios import points
 from emulator.services.bank_support import emit, instant, now_iso, profile
-from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
     from emulator.serving.runtime import Runtime

@@ -12,7 +12,7 @@ from emulator.domain import bank_calendar as cal
 from emulator.domain import unpaids
 from emulator.domain.bank import MONEY_TRANSITIONS, PAYMENT_LIMIT_CENTS, InvalidTransition
 from emulator.domain.collections import outcome_steps
-from emulator.domain.errors import BankBadRequest, NotFound
+from emulator.domain.errors import BankBadRequest, ControlError, NotFound
 from emulator.domain.payments import REAL_TIME_US, REQUIRED, REQUIRED_TEXT, EftPaymentInput, Payment
 from emulator.kernel.jobs import Job
 from emulator.kernel.steps import AtomicHandler
@@ -21,7 +21,6 @@ from emulator.repos import bank as repo
 from emulator.scenarios import points
 from emulator.services.bank_support import book, emit, instant, now_iso, profile
 from emulator.services.collection_outcomes import payload_of
-from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
     from emulator.serving.runtime import Runtime
