@@ -17,6 +17,8 @@ from emulator.domain.bank import (
     Debtor,
     Frequency,
     Text,
+    require_account,
+    require_text,
 )
 from emulator.domain.bank_calendar import SAST, iso_to_us, local, next_business_day, processing_us
 from emulator.domain.errors import BankBadRequest
@@ -123,6 +125,14 @@ def reference_number(seq_hint: str) -> str:
     """The bank's mandate reference number (MRN), from the mandate id: 22 characters."""
     digits = "".join(c for c in seq_hint if c.isalnum()).upper()
     return ("MRN" + digits)[:22]
+
+
+def check_parties(data: EftMandateInput | DebiCheckMandateInput) -> Debtor:
+    """What a request for either kind of mandate gives first: the debtor's account and an
+    externalReference."""
+    debtor = require_account(data.debtor)
+    require_text(data.externalReference, "externalReference")
+    return debtor
 
 
 def check_release(release: str | None, now_us: int, first_collection: str | None = None) -> None:

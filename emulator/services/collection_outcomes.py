@@ -21,7 +21,7 @@ from emulator.kernel.steps import AtomicHandler
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.services import mandates
-from emulator.services.bank_support import book, emit, now_iso
+from emulator.services.bank_support import book, check_outcome_code, emit, now_iso
 
 if TYPE_CHECKING:
     from emulator.serving.runtime import Runtime
@@ -200,9 +200,7 @@ def step_job(rt: Runtime) -> AtomicHandler:
 async def settle(rt: Runtime, collection_id: str, status: str, code: str | None) -> Collection:
     """Act as the bank now: PENDING to COMPLETED (default), UNPAID or REJECTED; COMPLETED to
     DISPUTED within its window. ``code``: the unpaid or dispute code (02 and 30 by default)."""
-    problem = unpaids.code_problem(resources.unpaid_codes(), status, code)
-    if problem is not None:
-        raise ControlError(400, "invalid", problem)
+    check_outcome_code(status, code)
 
     def unit(tx: Tx) -> Collection:
         found = repo.collection(tx, collection_id)

@@ -16,6 +16,7 @@ from emulator.domain.mandates import (
     EftMandateInput,
     Mandate,
     authentication_deadline_us,
+    check_parties,
     check_release,
     reference_number,
 )
@@ -53,9 +54,7 @@ def new_eft_mandate(
     rt: Runtime, tx: Tx, merchant_id: str, data: EftMandateInput, p: MerchantProfile
 ) -> Mandate:
     """Make and save an ACTIVE EFT mandate (also the first step of an EFT collection)."""
-    debtor = rules.require_account(data.debtor)
-    if not data.externalReference:
-        raise BankBadRequest("externalReference is required")
+    debtor = check_parties(data)
     rules.check_entry_class(data.entryClass)
     release, _ = instant(data.releaseDate, "releaseDate")
     now = now_iso(rt)
@@ -123,9 +122,7 @@ def _open_window(rt: Runtime, tx: Tx, merchant_id: str, mandate: Mandate) -> Man
 
 
 async def create_debicheck(rt: Runtime, merchant_id: str, data: DebiCheckMandateInput) -> Mandate:
-    debtor = rules.require_account(data.debtor)
-    if not data.externalReference:
-        raise BankBadRequest("externalReference is required")
+    debtor = check_parties(data)
     if data.maxAmountCents is None:
         raise BankBadRequest("maxAmountCents is required")
     if (data.installmentAmountCents or 0) > data.maxAmountCents:
@@ -137,8 +134,7 @@ async def create_debicheck(rt: Runtime, merchant_id: str, data: DebiCheckMandate
 
     def unit(tx: Tx) -> Mandate:
         p = profile(tx, merchant_id, data.profileCode)
-        if "DEBICHECK" not in p.instruments:
-            raise BankBadRequest("profileCode: the profile does not offer DEBICHECK")
+        rules.check_offered(p, "DEBICHECK", "profileCode")
         now = now_iso(rt)
         mandate = Mandate(
             id=rt.ids.uuid(),
