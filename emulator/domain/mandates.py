@@ -55,25 +55,24 @@ class Mandate(msgspec.Struct, kw_only=True):
     updatedAt: str
 
 
-class EftMandateInput(msgspec.Struct, kw_only=True):
+class MandateInput(msgspec.Struct, kw_only=True):
+    """The fields a request for either kind of mandate begins with."""
+
     debtor: Debtor | None = None
     creditor: Creditor | None = None
     profileCode: Text | None = None
     externalReference: Text | None = None
     abbreviatedName: Annotated[str, msgspec.Meta(max_length=30)] | None = None
     contractReference: Text | None = None
+
+
+class EftMandateInput(MandateInput, kw_only=True):
     releaseDate: Text | None = None
     frequency: Frequency = "ADHOC"
     entryClass: Text | None = None
 
 
-class DebiCheckMandateInput(msgspec.Struct, kw_only=True):
-    debtor: Debtor | None = None
-    creditor: Creditor | None = None
-    profileCode: Text | None = None
-    externalReference: Text | None = None
-    abbreviatedName: Annotated[str, msgspec.Meta(max_length=30)] | None = None
-    contractReference: Text | None = None
+class DebiCheckMandateInput(MandateInput, kw_only=True):
     authenticationType: AuthenticationType = "REALTIME"
     maxAmountCents: Cents | None = None
     installmentAmountCents: Cents | None = None
@@ -127,7 +126,7 @@ def reference_number(seq_hint: str) -> str:
     return ("MRN" + digits)[:22]
 
 
-def check_parties(data: EftMandateInput | DebiCheckMandateInput) -> Debtor:
+def check_parties(data: MandateInput) -> Debtor:
     """What a request for either kind of mandate gives first: the debtor's account and an
     externalReference."""
     debtor = require_account(data.debtor)
