@@ -9,6 +9,7 @@ import msgspec
 
 from emulator import resources
 from emulator.domain import unpaids
+from emulator.domain.bank import require_text
 from emulator.domain.bank_calendar import instant_problem, iso_us, parse_instant, sast_date
 from emulator.domain.errors import BankBadRequest, ControlError
 from emulator.domain.events import Event
@@ -31,9 +32,7 @@ EVENT_PREFIX = {
 
 def profile(tx: Tx, merchant_id: str, code: str | None) -> MerchantProfile:
     """Rule 1: a profile code the token's merchant does not own does not exist for it."""
-    if not code:
-        raise BankBadRequest("profileCode is required")
-    found = repo.profile_by_code(tx, merchant_id, code)
+    found = repo.profile_by_code(tx, merchant_id, require_text(code, "profileCode"))
     if found is None:
         raise BankBadRequest("profile code does not exist")
     return found

@@ -171,9 +171,7 @@ def _why(mandate: Mandate) -> str:
 
 
 def _mandate(tx: Tx, merchant_id: str, mandate_id: str | None, kind: str) -> Mandate:
-    if not mandate_id:
-        raise BankBadRequest("mandateId is required")
-    found = repo.mandate(tx, mandate_id, merchant_id)
+    found = repo.mandate(tx, rules.require_text(mandate_id, "mandateId"), merchant_id)
     if found is None or found[1].type != kind:
         raise BankBadRequest("mandate does not exist")
     return found[1]

@@ -123,9 +123,8 @@ def _open_window(rt: Runtime, tx: Tx, merchant_id: str, mandate: Mandate) -> Man
 
 async def create_debicheck(rt: Runtime, merchant_id: str, data: DebiCheckMandateInput) -> Mandate:
     debtor = check_parties(data)
-    if data.maxAmountCents is None:
-        raise BankBadRequest("maxAmountCents is required")
-    if (data.installmentAmountCents or 0) > data.maxAmountCents:
+    max_amount = rules.require(data.maxAmountCents, "maxAmountCents")
+    if (data.installmentAmountCents or 0) > max_amount:
         raise BankBadRequest("installmentAmountCents must not exceed maxAmountCents")
     rules.check_entry_class(data.entryClass)
     first, _ = instant(data.firstCollectionDate, "firstCollectionDate")
