@@ -11,6 +11,7 @@ from typing import Annotated, Literal, TypeVar
 import msgspec
 
 from emulator.domain.errors import BankBadRequest
+from emulator.domain.merchants import MerchantProfile
 
 Text = Annotated[str, msgspec.Meta(max_length=128)]
 Name = Annotated[str, msgspec.Meta(max_length=64)]
@@ -97,12 +98,36 @@ def check_transition(table: dict[str, frozenset[str]], kind: str, current: str, 
 
 
 Account = TypeVar("Account", Debtor, Creditor)
+Given = TypeVar("Given")
 
 
 def ascii_digits(value: str) -> bool:
     """Only 0-9: ``str.isdigit`` also accepts superscripts and other scripts' digits, which
     ``int`` then refuses."""
     return value.isascii() and value.isdigit()
+
+
+# -- request checks shared by mandates, collections and payments ---------------------------
+
+
+def require(value: Given | None, field: str) -> Given:
+    """A field the v2 schema leaves optional that the request must still give."""
+    if value is None:
+        raise BankBadRequest(f"{field} is required")
+    return value
+
+
+def require_text(value: str | None, field: str) -> str:
+    """A text field the request must give, not empty."""
+    if not value:
+        raise BankBadRequest(f"{field} is required")
+    return value
+
+
+def check_offered(profile: MerchantProfile, instrument: str, field: str = "serviceType") -> None:
+    """The profile offers the instrument asked for (EFTONEDAY, EFTSAMEDAY, DEBICHECK...)."""
+    if instrument not in profile.instruments:
+        raise BankBadRequest(f"{field}: the profile does not offer {instrument}")
 
 
 def require_account(debtor: Account | None, field: str = "debtor") -> Account:

@@ -14,8 +14,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec import UNSET
 
-from emulator.domain import errors as e
-from emulator.domain import validation as v
+from emulator.domain import validation
 from emulator.domain.billing_model import (
     LIVE,
     SETTABLE,
@@ -27,7 +26,7 @@ from emulator.domain.billing_model import (
     TemplateInput,
 )
 from emulator.domain.billing_schedule import is_zone
-from emulator.domain.errors import FieldError, ValidationFailed
+from emulator.domain.errors import FieldError, SubscriptionInactive, ValidationFailed
 from emulator.domain.events import Event
 from emulator.domain.purchase_input import details as purchase_details
 from emulator.domain.purchase_input import unavailable_methods
@@ -60,11 +59,11 @@ def _day(field: str, value: str) -> FieldError | None:
     try:
         date.fromisoformat(value)
     except ValueError:
-        return v.invalid(field, "Date has wrong format. Use YYYY-MM-DD.")
+        return validation.invalid(field, "Date has wrong format. Use YYYY-MM-DD.")
     return (
         None
         if _DAY.fullmatch(value)
-        else v.invalid(field, "Date has wrong format. Use YYYY-MM-DD.")
+        else validation.invalid(field, "Date has wrong format. Use YYYY-MM-DD.")
     )
 
 
@@ -73,23 +72,27 @@ def _invoice_fields(fields: dict[str, Any]) -> list[FieldError | None]:
     due, issued = fields["invoice_due"], fields["invoice_issued"]
     errors: list[FieldError | None] = []
     if due is None:
-        errors.append(v.required("invoice_due"))
+        errors.append(validation.required("invoice_due"))
     elif not isinstance(due, int) or isinstance(due, bool):
-        errors.append(v.invalid("invoice_due", "A valid integer (Unix seconds) is required."))
+        errors.append(
+            validation.invalid("invoice_due", "A valid integer (Unix seconds) is required.")
+        )
     else:
-        errors.append(v.bounds("invoice_due", due, 0, MAX_TIMESTAMP))
+        errors.append(validation.bounds("invoice_due", due, 0, MAX_TIMESTAMP))
     if isinstance(issued, str):
         errors.append(_day("invoice_issued", issued))
     elif issued is not None:
-        errors.append(v.invalid("invoice_issued", "Date has wrong format. Use YYYY-MM-DD."))
+        errors.append(
+            validation.invalid("invoice_issued", "Date has wrong format. Use YYYY-MM-DD.")
+        )
     for name in ("invoice_send_receipt", "invoice_skip_capture"):
         if not isinstance(fields[name], bool):
-            errors.append(v.invalid(name, "Must be a valid boolean."))
+            errors.append(validation.invalid(name, "Must be a valid boolean."))
     return errors
 
 
 def _uuid_list(field: str, values: list[str]) -> list[FieldError | None]:
-    return [v.uuid_field(f"{field}.{i}", value) for i, value in enumerate(values)]
+    return [validation.uuid_field(f"{field}.{i}", value) for i, value in enumerate(values)]
 
 
 def template(
@@ -113,13 +116,15 @@ def template(
     if not partial:
         for name in ("is_subscription", "brand_id"):
             if getattr(data, name) is UNSET:
-                errors.append(v.required(name))
+                errors.append(validation.required(name))
     if current is not None and data.is_subscription is UNSET:
         fields["is_subscription"] = current.is_subscription  # never changes, even on PUT
     subscription = bool(fields["is_subscription"])
     if current is not None and data.is_subscription is not UNSET:
         if data.is_subscription != current.is_subscription:
-            errors.append(v.invalid("is_subscription", "is_subscription cannot be changed."))
+            errors.append(
+                validation.invalid("is_subscription", "is_subscription cannot be changed.")
+            )
             subscription = current.is_subscription
     if subscription:  # read-only for subscriptions: what was given is ignored
         fields.update(
@@ -137,10 +142,12 @@ def template(
         else:
             if not is_zone(purchase.timezone):
                 errors.append(
-                    v.invalid("purchase.timezone", f"'{purchase.timezone}' is not a time zone.")
+                    validation.invalid(
+                        "purchase.timezone", f"'{purchase.timezone}' is not a time zone."
+                    )
                 )
     elif purchase is None:
-        errors.append(v.required("purchase"))
+        errors.append(validation.required("purchase"))
     elif purchase.total == 0 and fields["invoice_skip_capture"] is not True:
         # Provider quirk (as POST /purchases/): a zero total is a preauthorization.
         errors.append(
@@ -148,20 +155,24 @@ def template(
         )
     brand_id = str(fields["brand_id"]).lower()
     if data.brand_id is not UNSET:
-        problem = v.uuid_field("brand_id", data.brand_id)
+        problem = validation.uuid_field("brand_id", data.brand_id)
         if problem is None and brand_id not in brand_ids:
-            problem = v.invalid("brand_id", "No brand with this id.")
+            problem = validation.invalid("brand_id", "No brand with this id.")
         errors.append(problem)
     errors += [
-        v.max_length("title", fields["title"], 256),
-        v.bounds("subscription_period", fields["subscription_period"], 1, 256),
-        v.bounds("subscription_due_period", fields["subscription_due_period"], 1, 256),
-        v.bounds("subscription_trial_periods", fields["subscription_trial_periods"], 0, 256),
-        v.bounds("number_of_billing_cycles", fields["number_of_billing_cycles"], 0, MAX_CYCLES),
+        validation.max_length("title", fields["title"], 256),
+        validation.bounds("subscription_period", fields["subscription_period"], 1, 256),
+        validation.bounds("subscription_due_period", fields["subscription_due_period"], 1, 256),
+        validation.bounds(
+            "subscription_trial_periods", fields["subscription_trial_periods"], 0, 256
+        ),
+        validation.bounds(
+            "number_of_billing_cycles", fields["number_of_billing_cycles"], 0, MAX_CYCLES
+        ),
         *_uuid_list("upsell_campaigns", fields["upsell_campaigns"]),
     ]
     if fields["referral_campaign_id"] is not None:
-        errors.append(v.uuid_field("referral_campaign_id", fields["referral_campaign_id"]))
+        errors.append(validation.uuid_field("referral_campaign_id", fields["referral_campaign_id"]))
     if not subscription:
         errors += _invoice_fields(fields)
     _raise(errors)
@@ -185,12 +196,14 @@ def invoice_entries(data: InvoicesInput) -> tuple[list[str], list[FieldError]]:
     of the body but the template's own fields (one-off only; ``clients.N.`` names)."""
     errors: list[FieldError | None] = []
     if data.is_subscription is True:
-        errors.append(v.invalid("is_subscription", "One-off invoices cannot be a subscription."))
+        errors.append(
+            validation.invalid("is_subscription", "One-off invoices cannot be a subscription.")
+        )
     entries = data.clients if isinstance(data.clients, list) else None
     if entries is None:
-        errors.append(v.required("clients"))
+        errors.append(validation.required("clients"))
     elif not entries:
-        errors.append(v.invalid("clients", "Ensure this list is not empty."))
+        errors.append(validation.invalid("clients", "Ensure this list is not empty."))
     elif len(entries) > MAX_INVOICES:
         message = f"Ensure this list has no more than {MAX_INVOICES} items."
         errors.append(FieldError("clients", "max_length", message))
@@ -208,9 +221,9 @@ def entry(data: SubscriberInput, at: str = "") -> tuple[str | None, list[FieldEr
     errors: list[FieldError | None] = []
     client_id: str | None = None
     if data.client_id is UNSET:
-        errors.append(v.required(f"{at}client_id"))
+        errors.append(validation.required(f"{at}client_id"))
     else:
-        problem = v.uuid_field(f"{at}client_id", data.client_id)
+        problem = validation.uuid_field(f"{at}client_id", data.client_id)
         errors.append(problem)
         client_id = data.client_id.lower() if problem is None else None
     errors += _options(data, at)
@@ -220,12 +233,14 @@ def entry(data: SubscriberInput, at: str = "") -> tuple[str | None, list[FieldEr
 def _options(data: SubscriberInput, at: str) -> list[FieldError | None]:
     errors: list[FieldError | None] = []
     if isinstance(data.invoice_reference, str):
-        errors.append(v.max_length(f"{at}invoice_reference", data.invoice_reference, 128))
+        errors.append(validation.max_length(f"{at}invoice_reference", data.invoice_reference, 128))
     whitelist = data.payment_method_whitelist
     if isinstance(whitelist, list):
         if not whitelist:
             errors.append(
-                v.invalid(f"{at}payment_method_whitelist", "Ensure this list is not empty.")
+                validation.invalid(
+                    f"{at}payment_method_whitelist", "Ensure this list is not empty."
+                )
             )
         elif unavailable := unavailable_methods(whitelist):
             errors.append(
@@ -247,17 +262,21 @@ def check_entry(data: SubscriberInput) -> str:
 
 def check_subscribable(t: BillingTemplate) -> None:
     if not t.is_subscription:
-        raise e.ValidationFailed(
-            [v.invalid("__all__", "This billing template is not a subscription.")]
+        raise ValidationFailed(
+            [validation.invalid("__all__", "This billing template is not a subscription.")]
         )
     if not t.subscription_active:
-        raise e.SubscriptionInactive()
+        raise SubscriptionInactive()
 
 
 def check_invoiceable(t: BillingTemplate) -> None:
     if t.is_subscription:
-        raise e.ValidationFailed(
-            [v.invalid("__all__", "A subscription template is billed through add_subscriber.")]
+        raise ValidationFailed(
+            [
+                validation.invalid(
+                    "__all__", "A subscription template is billed through add_subscriber."
+                )
+            ]
         )
 
 
@@ -320,14 +339,16 @@ def patch(s: Subscriber, data: SubscriberInput, template_active: bool, now: int)
         choices = ", ".join(SETTABLE)
         known = status in STATUSES
         message = f"Only {choices} can be set." if known else f"'{status}' is not a valid choice."
-        errors.append(v.invalid("status", message))
+        errors.append(validation.invalid("status", message))
     elif changes and s.status == "pending":
-        errors.append(v.invalid("status", "A pending subscriber becomes active when it pays."))
+        errors.append(
+            validation.invalid("status", "A pending subscriber becomes active when it pays.")
+        )
     _raise(errors)
     if changes and s.status == "inactive":
-        raise e.SubscriptionInactive("The subscription has ended.")
+        raise SubscriptionInactive("The subscription has ended.")
     if changes and status == "active" and not template_active:
-        raise e.SubscriptionInactive()
+        raise SubscriptionInactive()
     s = _apply(s, data)
     if status is not UNSET:
         s = msgspec.structs.replace(s, status=status)

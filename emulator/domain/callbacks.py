@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from emulator.domain import urls
+from emulator.domain.bank import require
 from emulator.domain.errors import BankBadRequest
 from emulator.domain.urls import UrlRule
 
@@ -33,15 +34,14 @@ class Registration(msgspec.Struct, kw_only=True):
 
 
 def check_registration(data: RegistrationInput, rule: UrlRule) -> tuple[int, str, str, str]:
-    for name in ("clientId", "url", "callbackType", "callbackVersion"):
-        if getattr(data, name) is None:
-            raise BankBadRequest(f"{name} is required")
-    assert data.clientId is not None and data.url is not None and data.callbackType is not None
-    assert data.callbackVersion is not None
-    if data.callbackVersion not in VERSIONS:
-        raise BankBadRequest(f"callbackVersion: '{data.callbackVersion}' is not one of V1, V2")
-    check_url(data.url, rule)
-    return data.clientId, data.url, data.callbackType, data.callbackVersion
+    client_id = require(data.clientId, "clientId")
+    url = require(data.url, "url")
+    callback_type = require(data.callbackType, "callbackType")
+    version = require(data.callbackVersion, "callbackVersion")
+    if version not in VERSIONS:
+        raise BankBadRequest(f"callbackVersion: '{version}' is not one of V1, V2")
+    check_url(url, rule)
+    return client_id, url, callback_type, version
 
 
 def check_url(url: str, rule: UrlRule) -> None:
@@ -136,17 +136,14 @@ class TriggerInput(msgspec.Struct, kw_only=True):
 
 def check_trigger(data: TriggerInput, rule: UrlRule) -> str:
     """Both fields are required; the status must be one a collection can have."""
-    for name in ("collectionStatus", "callbackVersion"):
-        if getattr(data, name) is None:
-            raise BankBadRequest(f"{name} is required")
-    assert data.collectionStatus is not None and data.callbackVersion is not None
-    if data.collectionStatus not in COLLECTION_STATUSES:
+    status = require(data.collectionStatus, "collectionStatus")
+    version = require(data.callbackVersion, "callbackVersion")
+    if status not in COLLECTION_STATUSES:
         raise BankBadRequest(
-            f"collectionStatus: '{data.collectionStatus}' is not one of "
-            + ", ".join(COLLECTION_STATUSES)
+            f"collectionStatus: '{status}' is not one of " + ", ".join(COLLECTION_STATUSES)
         )
-    if data.callbackVersion not in VERSIONS:
-        raise BankBadRequest(f"callbackVersion: '{data.callbackVersion}' is not one of V1, V2")
+    if version not in VERSIONS:
+        raise BankBadRequest(f"callbackVersion: '{version}' is not one of V1, V2")
     if data.overrideUrl is not None:
         check_url(data.overrideUrl, rule)
-    return data.collectionStatus
+    return status

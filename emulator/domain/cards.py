@@ -9,12 +9,12 @@ from typing import Literal
 
 import msgspec
 
+from emulator.domain.card_rules import CARDHOLDER_NAME, brand_of, luhn_valid
 from emulator.domain.errors import InvalidCardData
 
 DEFAULT_CARD = "4444333322221111"
 TEST_CVC = "123"
 
-_NAME = re.compile(r"^[A-Za-z .'\-]+\Z")
 _EXPIRES = re.compile(r"^(\d{2})/(\d{2})\Z", re.ASCII)  # \d is ASCII only: int() takes "١٢"
 _CVC = re.compile(r"^\d{3,4}\Z", re.ASCII)
 
@@ -100,26 +100,6 @@ def outcome(card: Card) -> Outcome:
     return TEST_CARDS.get(card.number, Outcome("decline", "invalid_card"))
 
 
-def luhn(number: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(number)):
-        d = int(ch)
-        if i % 2 == 1:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
-def brand_of(number: str) -> str:
-    if number.startswith("4"):
-        return "visa"
-    if number[:2] in {"51", "52", "53", "54", "55"} or "2221" <= number[:4] <= "2720":
-        return "mastercard"
-    if number[:2] in {"34", "37"}:
-        return "american_express"
-    return "unknown"
-
-
 def mask(number: str) -> str:
     return number[:6] + "*" * (len(number) - 10) + number[-4:]
 
@@ -132,7 +112,7 @@ def validate(card_number: str, expires: str, cvc: str, cardholder_name: str, now
     """The spec's card field validation, first problem first: ``invalid_card_data`` naming
     the field."""
     name = cardholder_name.strip()
-    if not name or len(name) > 30 or not _NAME.fullmatch(name):
+    if not name or len(name) > 30 or not CARDHOLDER_NAME.fullmatch(name):
         raise _bad(
             "cardholder_name",
             "Cardholder name must be 1 to 30 Latin letters, spaces, apostrophes, dots or dashes.",
@@ -140,7 +120,7 @@ def validate(card_number: str, expires: str, cvc: str, cardholder_name: str, now
     number = card_number.replace(" ", "")
     if not number.isascii() or not number.isdigit() or not 12 <= len(number) <= 19:
         raise _bad("card_number", "Card number must be 12 to 19 digits.")
-    if not luhn(number):
+    if not luhn_valid(number):
         raise _bad("card_number", "Card number is not valid (Luhn check failed).")
     match = _EXPIRES.match(expires.strip())
     if match is None or not 1 <= int(match.group(1)) <= 12:

@@ -7,11 +7,12 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from emulator.domain import validation as v
+from emulator.domain import validation
 from emulator.domain.errors import FieldError, ValidationFailed
 from emulator.domain.events import Event
 
 DELIVERY_METHODS = ("email", "text", "whatsapp")
+CLIENT = "client"  # Client.type
 
 # Text fields of ClientDetails with their maximum lengths (OpenAPI document) and their checks.
 TEXT_LIMITS: dict[str, int] = {
@@ -74,13 +75,10 @@ class ClientInput(msgspec.Struct, forbid_unknown_fields=False):
     delivery_methods: list[DeliveryMethod] | UnsetType = UNSET
 
 
-class Client(msgspec.Struct, kw_only=True):
-    """The stored and returned object (unset text fields are empty strings, as the provider's)."""
+class ClientDetails(msgspec.Struct, kw_only=True):
+    """OpenAPI ``ClientDetails``: the payer's fields, as a client and a purchase's client both
+    carry them (unset text fields are empty strings, as the provider's)."""
 
-    id: str
-    type: str = "client"
-    created_on: int
-    updated_on: int
     email: str
     cc: list[str] = []
     bcc: list[str] = []
@@ -106,6 +104,18 @@ class Client(msgspec.Struct, kw_only=True):
     client_type: str | None = None
     delivery_methods: list[DeliveryMethod] = msgspec.field(default_factory=_default_delivery)
 
+
+# msgspec puts a subclass's positional fields before its base's keyword-only ones, so a Client
+# keeps the provider's key order (id, type, times, then the details); a positional field cannot
+# have a default before required ones, so ``type`` is given (CLIENT) wherever a client is made.
+class Client(ClientDetails):
+    """The stored and returned object (unset text fields are empty strings, as the provider's)."""
+
+    id: str
+    type: str
+    created_on: int
+    updated_on: int
+
     @property
     def email_key(self) -> str:
         return self.email.lower()
@@ -120,25 +130,25 @@ def validate(data: ClientInput) -> dict[str, Any]:
     given = {f: value for f in data.__struct_fields__ if (value := getattr(data, f)) is not UNSET}
     errors: list[FieldError | None] = []
     if "email" not in given:
-        errors.append(v.required("email"))
+        errors.append(validation.required("email"))
     for name, value in given.items():
         if name == "email":
-            errors.append(v.email(name, value))
+            errors.append(validation.email(name, value))
         elif name in ("cc", "bcc"):
-            errors.extend(v.email(f"{name}.{i}", a) for i, a in enumerate(value))
+            errors.extend(validation.email(f"{name}.{i}", a) for i, a in enumerate(value))
         elif name == "phone":
-            errors.append(v.phone(name, value))
+            errors.append(validation.phone(name, value))
         elif name in ("country", "shipping_country"):
-            errors.append(v.country(name, value))
+            errors.append(validation.country(name, value))
         elif name == "delivery_methods":
             allowed = ", ".join(DELIVERY_METHODS)
             errors.extend(
-                v.invalid(f"{name}.{i}.method", f"Must be one of: {allowed}.")
+                validation.invalid(f"{name}.{i}.method", f"Must be one of: {allowed}.")
                 for i, item in enumerate(value)
                 if item.method not in DELIVERY_METHODS
             )
         elif name in TEXT_LIMITS:
-            errors.append(v.max_length(name, value, TEXT_LIMITS[name]))
+            errors.append(validation.max_length(name, value, TEXT_LIMITS[name]))
     found = [e for e in errors if e is not None]
     if found:
         raise ValidationFailed(found)
@@ -152,14 +162,16 @@ def create(data: ClientInput, client_id: str, now: int) -> tuple[Client, Event]:
 def create_valid(fields: dict[str, Any], client_id: str, now: int) -> tuple[Client, Event]:
     """``create`` from the fields ``validate`` returned (a purchase's client: validated with
     the purchase, not twice)."""
-    client = Client(id=client_id, created_on=now, updated_on=now, **fields)
+    client = Client(id=client_id, type=CLIENT, created_on=now, updated_on=now, **fields)
     return client, _event("client.created", client)
 
 
 def replace(client: Client, data: ClientInput, now: int) -> tuple[Client, Event]:
     """PUT: every field not given goes back to its default."""
     given = validate(data)
-    updated = Client(id=client.id, created_on=client.created_on, updated_on=now, **given)
+    updated = Client(
+        id=client.id, type=CLIENT, created_on=client.created_on, updated_on=now, **given
+    )
     return updated, _event("client.updated", updated)
 
 

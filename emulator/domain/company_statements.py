@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-from emulator.domain import validation as v
+from emulator.domain import validation
 from emulator.domain.billing_schedule import is_zone
 from emulator.domain.errors import CompanyStatementInvalidStatus, FieldError, ValidationFailed
 
@@ -67,11 +67,13 @@ def validate(data: StatementInput) -> tuple[str, str]:
     fmt = "csv" if data.format is None else data.format
     zone = "UTC" if data.timezone is None else data.timezone
     if len(fmt) > FORMAT_MAX:
-        errors.append(v.max_length("format", fmt, FORMAT_MAX))
+        errors.append(validation.max_length("format", fmt, FORMAT_MAX))
     elif fmt not in FORMATS:
-        errors.append(v.invalid("format", f'"{fmt[:64]}" is not a valid choice (csv, xlsx).'))
+        errors.append(
+            validation.invalid("format", f'"{fmt[:64]}" is not a valid choice (csv, xlsx).')
+        )
     if not is_zone(zone):
-        errors.append(v.invalid("timezone", f"'{zone[:64]}' is not a time zone."))
+        errors.append(validation.invalid("timezone", f"'{zone[:64]}' is not a time zone."))
     found = [e for e in errors if e is not None]
     if found:
         raise ValidationFailed(found)

@@ -1,7 +1,8 @@
 """Every error the emulator answers with, as classes with a code, a message and a status.
 
 Each interface turns these into its own wire format in exactly one place
-(``emulator/http/gateway/errors.py``, ``emulator/http/bank/errors.py``).
+(``emulator/http/gateway/errors.py``, ``emulator/http/bank/errors.py``,
+``emulator/http/control/errors.py``...).
 """
 
 from __future__ import annotations
@@ -131,6 +132,23 @@ class BankBadRequest(ApiError):
 
     code = "bad_request"
     message = "Bad request"
+
+
+# -- control plane (/_emulator/) --
+
+
+class ControlError(ApiError):
+    """A control-plane request that cannot be done. The control plane has many codes of its
+    own (``not_found``, ``invalid_state``, ``clock_replaced``...), so each refusal gives its
+    status and code, as ``FieldError`` gives its code."""
+
+    code = "invalid"
+    message = "The control plane cannot do this."
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status  # type: ignore[misc]
+        self.code = code  # type: ignore[misc]
 
 
 # -- faults (the rate limiter and the http.request decision point) --

@@ -17,6 +17,8 @@ from emulator.domain.bank import (
     Debtor,
     Frequency,
     Text,
+    require_account,
+    require_text,
 )
 from emulator.domain.bank_calendar import SAST, iso_to_us, local, next_business_day, processing_us
 from emulator.domain.errors import BankBadRequest
@@ -53,25 +55,24 @@ class Mandate(msgspec.Struct, kw_only=True):
     updatedAt: str
 
 
-class EftMandateInput(msgspec.Struct, kw_only=True):
+class MandateInput(msgspec.Struct, kw_only=True):
+    """The fields a request for either kind of mandate begins with."""
+
     debtor: Debtor | None = None
     creditor: Creditor | None = None
     profileCode: Text | None = None
     externalReference: Text | None = None
     abbreviatedName: Annotated[str, msgspec.Meta(max_length=30)] | None = None
     contractReference: Text | None = None
+
+
+class EftMandateInput(MandateInput, kw_only=True):
     releaseDate: Text | None = None
     frequency: Frequency = "ADHOC"
     entryClass: Text | None = None
 
 
-class DebiCheckMandateInput(msgspec.Struct, kw_only=True):
-    debtor: Debtor | None = None
-    creditor: Creditor | None = None
-    profileCode: Text | None = None
-    externalReference: Text | None = None
-    abbreviatedName: Annotated[str, msgspec.Meta(max_length=30)] | None = None
-    contractReference: Text | None = None
+class DebiCheckMandateInput(MandateInput, kw_only=True):
     authenticationType: AuthenticationType = "REALTIME"
     maxAmountCents: Cents | None = None
     installmentAmountCents: Cents | None = None
@@ -123,6 +124,14 @@ def reference_number(seq_hint: str) -> str:
     """The bank's mandate reference number (MRN), from the mandate id: 22 characters."""
     digits = "".join(c for c in seq_hint if c.isalnum()).upper()
     return ("MRN" + digits)[:22]
+
+
+def check_parties(data: MandateInput) -> Debtor:
+    """What a request for either kind of mandate gives first: the debtor's account and an
+    externalReference."""
+    debtor = require_account(data.debtor)
+    require_text(data.externalReference, "externalReference")
+    return debtor
 
 
 def check_release(release: str | None, now_us: int, first_collection: str | None = None) -> None:

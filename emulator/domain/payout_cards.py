@@ -9,15 +9,14 @@ from typing import Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from emulator.domain import validation as v
+from emulator.domain import validation
+from emulator.domain.card_rules import CARDHOLDER_NAME, brand_of, luhn_valid
 from emulator.domain.errors import FieldError, ValidationFailed
 
 DAY = 86_400
 
 _DIGITS = re.compile(r"^[0-9]+\Z")
 _SHORT_NUMBER = re.compile(r"^[0-9]{1,2}\Z")
-# Spec: Latin letters, space, apostrophe, dot, dash.
-_NAME = re.compile(r"^[A-Za-z .'\-]+\Z")
 
 
 class CardInput(msgspec.Struct, forbid_unknown_fields=False):
@@ -69,24 +68,10 @@ def default_plan(number: str) -> CardPlan:
     return TEST_CARDS.get(number, OTHER_CARD)
 
 
-def luhn(number: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(number)):
-        d = int(ch)
-        if i % 2 == 1:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
 def card_brand(number: str) -> str:
-    if number.startswith("4"):
-        return "visa"
-    if number[:2] in {"51", "52", "53", "54", "55"} or "2221" <= number[:4] <= "2720":
-        return "mastercard"
-    if number[:2] in {"34", "37"}:
-        return "amex"
-    return "unknown"
+    """The payout's ``recipient_card_brand``: a purchase's brands, American Express as amex."""
+    brand = brand_of(number)
+    return "amex" if brand == "american_express" else brand
 
 
 def _bad(field: str, message: str) -> FieldError:
@@ -100,17 +85,17 @@ def validate(data: CardInput, now: int) -> Card:
     for field in CardInput.__struct_fields__:
         value = getattr(data, field)
         if isinstance(value, UnsetType):
-            errors.append(v.required(field))
+            errors.append(validation.required(field))
         else:
             values[field] = value
     number = values.get("card_number")
     if number is not None:
         if not 16 <= len(number) <= 19 or not _DIGITS.fullmatch(number):
             errors.append(_bad("card_number", "Card number must be 16 to 19 digits."))
-        elif not luhn(number):
+        elif not luhn_valid(number):
             errors.append(_bad("card_number", "Card number is not valid."))
     holder = values.get("cardholder_name")
-    if holder is not None and (not 1 <= len(holder) <= 30 or not _NAME.fullmatch(holder)):
+    if holder is not None and (not 1 <= len(holder) <= 30 or not CARDHOLDER_NAME.fullmatch(holder)):
         errors.append(
             _bad(
                 "cardholder_name",

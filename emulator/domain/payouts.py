@@ -7,8 +7,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from emulator.domain import clients
-from emulator.domain import validation as v
+from emulator.domain import clients, validation
 from emulator.domain.clients import ClientInput
 from emulator.domain.errors import (
     FieldError,
@@ -75,7 +74,7 @@ class PayoutInput(msgspec.Struct, forbid_unknown_fields=False):
     client: ClientInput | UnsetType = UNSET
     payment: PaymentInput | UnsetType = UNSET
     brand_id: str | UnsetType = UNSET
-    reference: v.Reference | UnsetType = UNSET
+    reference: validation.Reference | UnsetType = UNSET
     sender_name: str | UnsetType = UNSET
     payout_method_whitelist: list[str] | UnsetType | None = UNSET
 
@@ -167,27 +166,24 @@ def _prefixed(prefix: str, errors: list[FieldError]) -> list[FieldError]:
 
 def _client(data: ClientInput | UnsetType, errors: list[FieldError]) -> dict[str, Any]:
     if isinstance(data, UnsetType):
-        errors.append(v.required("client"))
+        errors.append(validation.required("client"))
         return {}
     try:
         given = clients.validate(data)
     except ValidationFailed as exc:
         errors.extend(_prefixed("client", exc.errors))
         return {}
-    details = msgspec.structs.asdict(clients.Client(id="", created_on=0, updated_on=0, **given))
-    for name in ("id", "type", "created_on", "updated_on"):
-        del details[name]
-    details["delivery_methods"] = msgspec.to_builtins(details["delivery_methods"])
+    details: dict[str, Any] = msgspec.to_builtins(clients.ClientDetails(**given))
     return details
 
 
 def _payment(data: PaymentInput | UnsetType, errors: list[FieldError]) -> PayoutPayment | None:
     if isinstance(data, UnsetType):
-        errors.append(v.required("payment"))
+        errors.append(validation.required("payment"))
         return None
     found: list[FieldError | None] = []
     if isinstance(data.amount, UnsetType):
-        found.append(v.required("payment.amount"))
+        found.append(validation.required("payment.amount"))
     elif data.amount < 1:
         found.append(FieldError("payment.amount", "min_value", "Ensure this value is >= 1."))
     elif data.amount > AMOUNT_MAX:
@@ -195,11 +191,11 @@ def _payment(data: PaymentInput | UnsetType, errors: list[FieldError]) -> Payout
             FieldError("payment.amount", "max_value", f"Ensure this value is <= {AMOUNT_MAX}.")
         )
     if isinstance(data.currency, UnsetType):
-        found.append(v.required("payment.currency"))
+        found.append(validation.required("payment.currency"))
     else:
-        found.append(v.currency("payment.currency", data.currency))
+        found.append(validation.currency("payment.currency", data.currency))
     description = "" if isinstance(data.description, UnsetType) else data.description
-    found.append(v.max_length("payment.description", description, DESCRIPTION_MAX))
+    found.append(validation.max_length("payment.description", description, DESCRIPTION_MAX))
     problems = [e for e in found if e is not None]
     errors.extend(problems)
     if problems:
@@ -218,18 +214,18 @@ def create(
     client = _client(data.client, errors)
     payment = _payment(data.payment, errors)
     if isinstance(data.brand_id, UnsetType):
-        errors.append(v.required("brand_id"))
-    elif (problem := v.uuid_field("brand_id", data.brand_id)) is not None:
+        errors.append(validation.required("brand_id"))
+    elif (problem := validation.uuid_field("brand_id", data.brand_id)) is not None:
         errors.append(problem)
     elif data.brand_id.lower() not in brand_ids:
-        errors.append(v.invalid("brand_id", "Brand with this id does not exist."))
+        errors.append(validation.invalid("brand_id", "Brand with this id does not exist."))
     reference = "" if isinstance(data.reference, UnsetType) else data.reference
     sender = "" if isinstance(data.sender_name, UnsetType) else data.sender_name
     for field, value, limit in (
         ("reference", reference, REFERENCE_MAX),
         ("sender_name", sender, SENDER_NAME_MAX),
     ):
-        if (problem := v.max_length(field, value, limit)) is not None:
+        if (problem := validation.max_length(field, value, limit)) is not None:
             errors.append(problem)
     whitelist = (
         None
@@ -238,7 +234,9 @@ def create(
     )
     for i, method in enumerate(whitelist or []):
         if not method or len(method) > 64:
-            errors.append(v.invalid(f"payout_method_whitelist.{i}", "Not a payment method."))
+            errors.append(
+                validation.invalid(f"payout_method_whitelist.{i}", "Not a payment method.")
+            )
     if errors or payment is None or isinstance(data.brand_id, UnsetType):
         raise ValidationFailed(errors)
     payout = Payout(

@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from emulator.domain import validation as v
+from emulator.domain import validation
 from emulator.domain.clients import ClientInput
 from emulator.domain.clients import validate as validate_client
 from emulator.domain.errors import FieldError, ValidationFailed
@@ -85,7 +85,7 @@ class PurchaseInput(msgspec.Struct, forbid_unknown_fields=False):
     send_receipt: bool = False
     skip_capture: bool = False
     force_recurring: bool = False
-    reference: v.Reference = ""
+    reference: validation.Reference = ""
     due: int | None = None
     payment_method_whitelist: list[str] | None = None
     success_redirect: str = ""
@@ -115,9 +115,9 @@ def _url(field: str, value: str) -> FieldError | None:
     if value == "":
         return None
     if len(value) > 500:
-        return v.max_length(field, value, 500)
+        return validation.max_length(field, value, 500)
     if not value.startswith(("http://", "https://")) or " " in value:
-        return v.invalid(field, "Enter a valid URL.")
+        return validation.invalid(field, "Enter a valid URL.")
     return None
 
 
@@ -131,7 +131,7 @@ def _callback(value: str, rule: UrlRule) -> FieldError | None:
 def _products(items: list[ProductInput]) -> tuple[list[Product], int, list[FieldError | None]]:
     errors: list[FieldError | None] = []
     if not items:
-        errors.append(v.invalid("purchase.products", "At least one product is required."))
+        errors.append(validation.invalid("purchase.products", "At least one product is required."))
     products: list[Product] = []
     total = 0
     for i, item in enumerate(items):
@@ -139,14 +139,14 @@ def _products(items: list[ProductInput]) -> tuple[list[Product], int, list[Field
         quantity, quantity_problem = _decimal(f"{at}.quantity", item.quantity)
         tax, tax_problem = _decimal(f"{at}.tax_percent", item.tax_percent)
         problems = [
-            v.required(f"{at}.name")
+            validation.required(f"{at}.name")
             if not item.name
-            else v.max_length(f"{at}.name", item.name, 256),
-            v.bounds(f"{at}.price", item.price, 0, MAX_PRICE),
-            quantity_problem or v.bounds(f"{at}.quantity", quantity, 0, 1_000_000),
-            v.bounds(f"{at}.discount", item.discount, 0, MAX_AMOUNT),
-            tax_problem or v.bounds(f"{at}.tax_percent", tax, 0, 100),
-            v.max_length(f"{at}.category", item.category, 256),
+            else validation.max_length(f"{at}.name", item.name, 256),
+            validation.bounds(f"{at}.price", item.price, 0, MAX_PRICE),
+            quantity_problem or validation.bounds(f"{at}.quantity", quantity, 0, 1_000_000),
+            validation.bounds(f"{at}.discount", item.discount, 0, MAX_AMOUNT),
+            tax_problem or validation.bounds(f"{at}.tax_percent", tax, 0, 100),
+            validation.max_length(f"{at}.category", item.category, 256),
         ]
         errors.extend(problems)
         if any(problems):
@@ -170,32 +170,34 @@ def details(data: DetailsInput, skip_capture: bool) -> PurchaseDetails:
     """PurchaseDetails with its computed total, or ValidationFailed (dotted field names)."""
     products, total, errors = _products(data.products)
     errors += [
-        v.currency("purchase.currency", data.currency),
-        v.bounds("purchase.debt", data.debt, -MAX_AMOUNT, MAX_AMOUNT),
-        v.max_length("purchase.notes", data.notes, 10_000),
-        v.max_length("purchase.language", data.language, 2),
-        v.max_length("purchase.timezone", data.timezone, 64),
-        v.max_length("purchase.email_message", data.email_message, 256),
+        validation.currency("purchase.currency", data.currency),
+        validation.bounds("purchase.debt", data.debt, -MAX_AMOUNT, MAX_AMOUNT),
+        validation.max_length("purchase.notes", data.notes, 10_000),
+        validation.max_length("purchase.language", data.language, 2),
+        validation.max_length("purchase.timezone", data.timezone, 64),
+        validation.max_length("purchase.email_message", data.email_message, 256),
     ]
     if data.total_override is not None:
         errors.append(
-            v.bounds("purchase.total_override", data.total_override, 0, MAX_TOTAL_OVERRIDE)
+            validation.bounds("purchase.total_override", data.total_override, 0, MAX_TOTAL_OVERRIDE)
         )
     for name in ("subtotal_override", "total_tax_override", "total_discount_override"):
         value = getattr(data, name)
         if value is not None:
-            errors.append(v.bounds(f"purchase.{name}", value, 0, MAX_TOTAL_OVERRIDE))
+            errors.append(validation.bounds(f"purchase.{name}", value, 0, MAX_TOTAL_OVERRIDE))
     errors.extend(
-        v.invalid(f"purchase.request_client_details.{i}", f"'{item}' is not a valid choice.")
+        validation.invalid(
+            f"purchase.request_client_details.{i}", f"'{item}' is not a valid choice."
+        )
         for i, item in enumerate(data.request_client_details)
         if item not in REQUEST_CLIENT_DETAILS
     )
     _raise(errors)
     total = data.total_override if data.total_override is not None else total + data.debt
     if total < 0:
-        _raise([v.invalid("purchase.debt", "The total cannot be negative.")])
+        _raise([validation.invalid("purchase.debt", "The total cannot be negative.")])
     # The total is bounded like total_override: the ledger's sums stay within 64 bits.
-    _raise([v.bounds("purchase.total", total, 0, MAX_TOTAL_OVERRIDE)])
+    _raise([validation.bounds("purchase.total", total, 0, MAX_TOTAL_OVERRIDE)])
     if total == 0 and not skip_capture:
         # Provider quirk: a zero total is the preauthorization scenario, which needs skip_capture.
         _raise([FieldError("purchase.total", "invalid_amount", "A zero total needs skip_capture.")])
@@ -221,12 +223,12 @@ def validate(data: PurchaseInput, rule: UrlRule) -> tuple[PurchaseDetails, dict[
     """The purchase details and the client fields given (None when only client_id is), or
     ValidationFailed with every problem found."""
     errors: list[FieldError | None] = [
-        v.uuid_field("brand_id", data.brand_id),
-        v.max_length("reference", data.reference, 128),
-        v.max_length("creator_agent", data.creator_agent, 32),
-        v.invalid("platform", "This field may not be blank.")
+        validation.uuid_field("brand_id", data.brand_id),
+        validation.max_length("reference", data.reference, 128),
+        validation.max_length("creator_agent", data.creator_agent, 32),
+        validation.invalid("platform", "This field may not be blank.")
         if not data.platform
-        else v.max_length("platform", data.platform, PLATFORM_MAX),
+        else validation.max_length("platform", data.platform, PLATFORM_MAX),
         *(
             _url(name, getattr(data, name))
             for name in ("success_redirect", "failure_redirect", "cancel_redirect")
@@ -234,13 +236,15 @@ def validate(data: PurchaseInput, rule: UrlRule) -> tuple[PurchaseDetails, dict[
         _callback(data.success_callback, rule),
     ]
     if data.due is not None:
-        errors.append(v.bounds("due", data.due, 0, 253_402_300_799))
+        errors.append(validation.bounds("due", data.due, 0, 253_402_300_799))
     whitelist = data.payment_method_whitelist
     if whitelist is not None and not whitelist:
-        errors.append(v.invalid("payment_method_whitelist", "Ensure this list is not empty."))
+        errors.append(
+            validation.invalid("payment_method_whitelist", "Ensure this list is not empty.")
+        )
     client_fields: dict[str, Any] | None = None
     if isinstance(data.client_id, str):
-        errors.append(v.uuid_field("client_id", data.client_id))
+        errors.append(validation.uuid_field("client_id", data.client_id))
     elif isinstance(data.client, ClientInput):
         try:
             client_fields = validate_client(data.client)
@@ -248,7 +252,7 @@ def validate(data: PurchaseInput, rule: UrlRule) -> tuple[PurchaseDetails, dict[
             for e in exc.errors:
                 errors.append(FieldError(f"client.{e.field}", e.code, e.detail))
     else:
-        errors.append(v.required("client"))
+        errors.append(validation.required("client"))
     try:
         purchase = details(data.purchase, data.skip_capture)
     except ValidationFailed as exc:

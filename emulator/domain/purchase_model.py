@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from emulator.domain.clients import DeliveryMethod, _default_delivery
+from emulator.domain.clients import ClientDetails
 from emulator.domain.merchants import BankAccount
 
 # Purchase.product of the purchases billing makes (the rest are "purchases").
@@ -15,33 +15,8 @@ INVOICES = "billing_invoices"  # send_invoice, POST /billing/
 SUBSCRIPTIONS = "billing_subscriptions"  # a subscription's first purchase and its bills
 
 
-class PurchaseClient(msgspec.Struct, kw_only=True):
+class PurchaseClient(ClientDetails, kw_only=True):
     """ClientDetails as a purchase carries them (unset text fields are "")."""
-
-    email: str
-    cc: list[str] = []
-    bcc: list[str] = []
-    phone: str = ""
-    full_name: str = ""
-    personal_code: str = ""
-    street_address: str = ""
-    country: str = ""
-    city: str = ""
-    zip_code: str = ""
-    state: str = ""
-    shipping_street_address: str = ""
-    shipping_country: str = ""
-    shipping_city: str = ""
-    shipping_zip_code: str = ""
-    shipping_state: str = ""
-    legal_name: str = ""
-    brand_name: str = ""
-    registration_number: str = ""
-    tax_number: str = ""
-    bank_account: str = ""
-    bank_code: str = ""
-    client_type: str | None = None
-    delivery_methods: list[DeliveryMethod] = msgspec.field(default_factory=_default_delivery)
 
 
 class Product(msgspec.Struct, kw_only=True):

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import msgspec
 
-from emulator.domain import errors as e
+from emulator.domain import errors
 from emulator.domain.cards import decline_error
 from emulator.domain.events import Event
 from emulator.domain.purchase_model import (
@@ -80,19 +80,19 @@ _PAID_LIKE = (
 )
 
 
-def conflict(status: str, trigger: str) -> e.ApiError:
+def conflict(status: str, trigger: str) -> errors.ApiError:
     """The spec's error for ``trigger`` in ``status`` when the table has no row."""
     if trigger in ("capture", "capture_slow"):
-        return e.CaptureNotAllowed()
+        return errors.CaptureNotAllowed()
     if trigger == "release":
-        return e.CaptureNotAllowed("Only a purchase on hold can be released.")
+        return errors.CaptureNotAllowed("Only a purchase on hold can be released.")
     if status == "cancelled":
-        return e.PurchaseCancelled()
+        return errors.PurchaseCancelled()
     if status == "expired":
-        return e.PurchaseExpired()
+        return errors.PurchaseExpired()
     if status in _PAID_LIKE and trigger not in ("refund", "view"):
-        return e.PurchaseAlreadyPaid()
-    return e.PurchaseInvalidStatus()
+        return errors.PurchaseAlreadyPaid()
+    return errors.PurchaseInvalidStatus()
 
 
 def _copy(p: Purchase) -> Purchase:
@@ -129,7 +129,7 @@ def check_payable(p: Purchase, now: int) -> None:
     """Paying is possible: raises the spec's 409 otherwise (due_strict expiry included)."""
     if p.status in PAYABLE:
         if p.purchase.due_strict and now > p.due:
-            raise e.PurchaseExpired()
+            raise errors.PurchaseExpired()
         return
     raise conflict(p.status, "pay")
 
@@ -262,11 +262,11 @@ def capture_amount(p: Purchase, amount: int | None) -> int:
     """The amount a capture takes: all of it by default; ``invalid_amount`` when negative,
     zero, or above the total; ``capture_not_allowed`` when the purchase is not on hold."""
     if not p.skip_capture or p.status != "hold":
-        raise e.CaptureNotAllowed()
+        raise errors.CaptureNotAllowed()
     if amount is None:
         return p.purchase.total
     if amount <= 0 or amount > p.purchase.total:
-        raise e.InvalidAmount(f"Amount must be between 1 and {p.purchase.total}.", "amount")
+        raise errors.InvalidAmount(f"Amount must be between 1 and {p.purchase.total}.", "amount")
     return amount
 
 
@@ -308,12 +308,12 @@ def check_token(
 ) -> SavedCard:
     """The card of a usable recurring token for this client, or the spec's error."""
     if token is None or not token.is_recurring_token or card is None:
-        raise e.RecurringTokenNotFound(field="recurring_token")
+        raise errors.RecurringTokenNotFound(field="recurring_token")
     if client_id is not None and token.client_id != client_id:
-        raise e.RecurringTokenNotFound(field="recurring_token")
+        raise errors.RecurringTokenNotFound(field="recurring_token")
     today = datetime.fromtimestamp(now, UTC)
     if (2000 + card.expiry_year, card.expiry_month) < (today.year, today.month):
-        raise e.RecurringTokenExpired(field="recurring_token")
+        raise errors.RecurringTokenExpired(field="recurring_token")
     return card
 
 
@@ -347,10 +347,10 @@ def refund_amount(p: Purchase, amount: int | None) -> int:
     if amount is None:
         amount = left
     if amount <= 0:
-        raise e.InvalidAmount("Amount must be positive.", "amount")
+        raise errors.InvalidAmount("Amount must be positive.", "amount")
     if amount > left:
         # Provider quirk: keyed __all__, which an official plugin reads to see a refund refused.
-        raise e.RefundExceedsAmount(f"At most {left} can be refunded.")
+        raise errors.RefundExceedsAmount(f"At most {left} can be refunded.")
     return amount
 
 
@@ -374,7 +374,7 @@ def refund(
 def delete_token(p: Purchase, card: SavedCard | None, now: int) -> tuple[Purchase, list[Event]]:
     """The purchase stops being a recurring token (its status stays)."""
     if not p.is_recurring_token:
-        raise e.RecurringTokenNotFound("This purchase is not a recurring token.")
+        raise errors.RecurringTokenNotFound("This purchase is not a recurring token.")
     pending = event(p, "purchase.pending_recurring_token_delete")
     p = _copy(p)
     p.is_recurring_token = False

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from emulator.domain import validation as v
+from emulator.domain import validation
 from emulator.domain.cards import TEST_CARDS
 from emulator.domain.errors import FieldError, ValidationFailed
 from emulator.domain.ledger_view import TRANSACTION_PRODUCTS
@@ -62,13 +62,21 @@ class Filters(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 def _check(name: str, value: str) -> FieldError | None:
     if name in ("brand_id", "shop_id"):
-        return v.uuid_field(name, value)
+        return validation.uuid_field(name, value)
     if name == "currency":
-        return v.currency(name, value)
+        return validation.currency(name, value)
     if name == "country":
-        return v.country(name, value) if value else v.invalid(name, "Enter a country code.")
+        return (
+            validation.country(name, value)
+            if value
+            else validation.invalid(name, "Enter a country code.")
+        )
     if name == "total":
-        return None if _NUMBER.match(value) else v.invalid(name, "A valid number is required.")
+        return (
+            None
+            if _NUMBER.match(value)
+            else validation.invalid(name, "A valid number is required.")
+        )
     choices: tuple[str, ...] = {
         "payment_method": (*AVAILABLE, "unknown"),
         "three_d_secure": tuple(_BOOLEANS),
@@ -76,7 +84,7 @@ def _check(name: str, value: str) -> FieldError | None:
         "product": TRANSACTION_PRODUCTS,
     }[name]
     if value not in choices:
-        return v.invalid(name, f"'{value[:64]}' is not a valid choice.")
+        return validation.invalid(name, f"'{value[:64]}' is not a valid choice.")
     return None
 
 
@@ -90,11 +98,11 @@ def parse(params: Iterable[tuple[str, str]]) -> Filters:
             continue
         if name in INSTANTS:
             if not _INSTANT.match(raw):
-                errors.append(v.invalid(name, "Enter a Unix timestamp (seconds)."))
+                errors.append(validation.invalid(name, "Enter a Unix timestamp (seconds)."))
             else:
                 filters.instants[name] = int(raw)  # the last one given wins
         elif name in TEXTS:
-            problem = v.max_length(name, raw, _TEXT_MAX)
+            problem = validation.max_length(name, raw, _TEXT_MAX)
             if problem is not None:
                 errors.append(problem)
             filters.texts[name] = raw.casefold()

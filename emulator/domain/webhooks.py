@@ -7,8 +7,7 @@ from typing import Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from emulator.domain import urls
-from emulator.domain import validation as v
+from emulator.domain import urls, validation
 from emulator.domain.errors import FieldError, ValidationFailed
 from emulator.domain.urls import UrlRule
 
@@ -78,7 +77,7 @@ def callback_problem(field: str, url: str, rule: UrlRule) -> FieldError | None:
     """HTTPS, or plain HTTP to loopback (the built-in sink, a local receiver) or a host of
     ``--callback-hosts``; never the emulator's control plane (emulator/domain/urls.py)."""
     if len(url) > URL_MAX:
-        return v.max_length(field, url, URL_MAX)
+        return validation.max_length(field, url, URL_MAX)
     found = urls.problem(url, rule)
     if found is None:
         return None
@@ -97,27 +96,27 @@ def _validate(
     given = {f: val for f in data.__struct_fields__ if (val := getattr(data, f)) is not UNSET}
     errors: list[FieldError | None] = []
     if mode != "patch":
-        errors += [v.required(f) for f in ("title", "callback") if f not in given]
+        errors += [validation.required(f) for f in ("title", "callback") if f not in given]
     if "title" in given:
         title = str(given["title"])
-        errors.append(v.max_length("title", title, TITLE_MAX))
+        errors.append(validation.max_length("title", title, TITLE_MAX))
         if not title:
-            errors.append(v.invalid("title", "This field may not be blank."))
+            errors.append(validation.invalid("title", "This field may not be blank."))
     if "callback" in given:
         errors.append(callback_problem("callback", str(given["callback"]), rule))
     events = given.get("events")
     if isinstance(events, list):
         for i, name in enumerate(events):
             if name not in EVENT_SET:
-                errors.append(v.invalid(f"events.{i}", f'"{name}" is not a valid choice.'))
+                errors.append(validation.invalid(f"events.{i}", f'"{name}" is not a valid choice.'))
         if len(set(events)) != len(events):
-            errors.append(v.invalid("events", "Events must be unique."))
+            errors.append(validation.invalid("events", "Events must be unique."))
     all_events = given.get(
         "all_events", current.all_events if current and mode == "patch" else False
     )
     chosen = given.get("events", current.events if current and mode == "patch" else [])
     if not all_events and not chosen:
-        errors.append(v.invalid("events", "Either events or all_events is required."))
+        errors.append(validation.invalid("events", "Either events or all_events is required."))
     found = [e for e in errors if e is not None]
     if found:
         raise ValidationFailed(found)

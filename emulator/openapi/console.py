@@ -6,7 +6,7 @@ from typing import Annotated
 
 from msgspec import Meta
 
-from emulator.openapi import console_shapes as s
+from emulator.openapi.console_shapes import ObjectDetail, ObjectList, Resent
 from emulator.openapi.control import LIMIT, op
 from emulator.openapi.model import Operation, Param
 
@@ -19,7 +19,7 @@ OPERATIONS: list[Operation] = [
        " the admin token, the page asks for it once and keeps it in a cookie"
        " (`emulator_admin_token`), which the control plane accepts like the Bearer header."),
     op("objects_list", "GET", "/merchants/{company_id}/objects/{kind}",
-       "A merchant's objects of one kind, newest first", "Console", s.ObjectList,
+       "A merchant's objects of one kind, newest first", "Console", ObjectList,
        description="Kinds: purchases, clients, payouts, billing_templates,"
        " billing_subscribers, mandates, collections, payments.",
        query=(Param("status", FILTER, "Only objects with this status"),
@@ -28,8 +28,8 @@ OPERATIONS: list[Operation] = [
                404: "No such merchant (`merchant_not_found`), or kind (`not_found`)."}),
     op("objects_read", "GET", "/objects/{kind}/{id}",
        "One object with its status history, events, deliveries and jobs", "Console",
-       s.ObjectDetail, errors={404: "No such kind or object (`not_found`)."}),
+       ObjectDetail, errors={404: "No such kind or object (`not_found`)."}),
     op("deliveries_resend", "POST", "/deliveries/{id}/resend",
        "Send again what a delivery attempt sent, now, as a new message", "Deliveries",
-       s.Resent, status=201, errors={404: "No such delivery attempt (`not_found`)."}),
+       Resent, status=201, errors={404: "No such delivery attempt (`not_found`)."}),
 ]  # fmt: skip

@@ -24,12 +24,26 @@ _profile = msgspec.json.Decoder(MerchantProfile)
 _windows = msgspec.json.Decoder(AuthenticationWindows)
 
 
-def _integrity(exc: sqlite3.IntegrityError, duplicate: str) -> None:
-    text = str(exc)
-    if "external_reference" in text:
-        raise BankBadRequest(duplicate) from exc
-    if text.startswith("FOREIGN KEY constraint failed"):  # merchant wiped after auth
-        raise InvalidToken() from exc
+def _insert(tx: Tx, sql: str, params: tuple[Any, ...], duplicate: str) -> None:
+    """An INSERT whose UNIQUE external reference answers ``duplicate`` (the v2 rules 2 and 3)."""
+    try:
+        tx.execute(sql, params)
+    except sqlite3.IntegrityError as exc:
+        text = str(exc)
+        if "external_reference" in text:
+            raise BankBadRequest(duplicate) from exc
+        if text.startswith("FOREIGN KEY constraint failed"):  # merchant wiped after auth
+            raise InvalidToken() from exc
+        raise
+
+
+def _owned(tx: Tx, table: str, object_id: str, merchant_id: str | None) -> tuple[str, str] | None:
+    """(merchant id, stored JSON) of a row; None when it is another merchant's
+    (``merchant_id`` None only for the control plane, which sees every merchant's)."""
+    row = tx.one(f"SELECT merchant_id, data FROM {table} WHERE id = ?", (object_id,))
+    if row is None or (merchant_id is not None and row[0] != merchant_id):
+        return None
+    return row[0], row[1]
 
 
 # -- profiles ------------------------------------------------------------------------------
@@ -55,22 +69,20 @@ def profile_by_id(tx: Tx, merchant_id: str, profile_id: int) -> MerchantProfile 
 
 
 def insert_mandate(tx: Tx, merchant_id: str, mandate: Mandate) -> None:
-    try:
-        tx.execute(
-            "INSERT INTO bank_mandates (id, merchant_id, kind, external_reference, status, data)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                mandate.id,
-                merchant_id,
-                mandate.type,
-                mandate.externalReference,
-                mandate.status,
-                _encode.encode(mandate),
-            ),
-        )
-    except sqlite3.IntegrityError as exc:
-        _integrity(exc, "mandate with this external reference already exists")
-        raise
+    _insert(
+        tx,
+        "INSERT INTO bank_mandates (id, merchant_id, kind, external_reference, status, data)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            mandate.id,
+            merchant_id,
+            mandate.type,
+            mandate.externalReference,
+            mandate.status,
+            _encode.encode(mandate),
+        ),
+        "mandate with this external reference already exists",
+    )
 
 
 def update_mandate(tx: Tx, mandate: Mandate) -> None:
@@ -82,33 +94,29 @@ def update_mandate(tx: Tx, mandate: Mandate) -> None:
 
 def mandate(tx: Tx, mandate_id: str, merchant_id: str | None = None) -> tuple[str, Mandate] | None:
     """(merchant id, mandate); ``merchant_id`` None only for the control plane."""
-    row = tx.one("SELECT merchant_id, data FROM bank_mandates WHERE id = ?", (mandate_id,))
-    if row is None or (merchant_id is not None and row[0] != merchant_id):
-        return None
-    return row[0], _mandate.decode(row[1])
+    row = _owned(tx, "bank_mandates", mandate_id, merchant_id)
+    return None if row is None else (row[0], _mandate.decode(row[1]))
 
 
 # -- collections ---------------------------------------------------------------------------
 
 
 def insert_collection(tx: Tx, merchant_id: str, collection: Collection) -> None:
-    try:
-        tx.execute(
-            "INSERT INTO bank_collections (id, merchant_id, kind, mandate_id, external_reference,"
-            " status, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                collection.id,
-                merchant_id,
-                collection.type,
-                collection.mandateId,
-                collection.externalReference,
-                collection.status,
-                _encode.encode(collection),
-            ),
-        )
-    except sqlite3.IntegrityError as exc:
-        _integrity(exc, "collection with this external reference already exists")
-        raise
+    _insert(
+        tx,
+        "INSERT INTO bank_collections (id, merchant_id, kind, mandate_id, external_reference,"
+        " status, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            collection.id,
+            merchant_id,
+            collection.type,
+            collection.mandateId,
+            collection.externalReference,
+            collection.status,
+            _encode.encode(collection),
+        ),
+        "collection with this external reference already exists",
+    )
 
 
 def update_collection(tx: Tx, collection: Collection) -> None:
@@ -121,10 +129,8 @@ def update_collection(tx: Tx, collection: Collection) -> None:
 def collection(
     tx: Tx, collection_id: str, merchant_id: str | None = None
 ) -> tuple[str, Collection] | None:
-    row = tx.one("SELECT merchant_id, data FROM bank_collections WHERE id = ?", (collection_id,))
-    if row is None or (merchant_id is not None and row[0] != merchant_id):
-        return None
-    return row[0], _collection.decode(row[1])
+    row = _owned(tx, "bank_collections", collection_id, merchant_id)
+    return None if row is None else (row[0], _collection.decode(row[1]))
 
 
 def collections_of_mandate(tx: Tx, mandate_id: str) -> int:
@@ -143,14 +149,12 @@ def collections_of_statement(tx: Tx, statement_id: str) -> list[Collection]:
 
 
 def insert_payment(tx: Tx, merchant_id: str, payment: Payment) -> None:
-    try:
-        tx.execute(
-            "INSERT INTO bank_payments (id, merchant_id, bulk_id, data) VALUES (?, ?, ?, ?)",
-            (payment.id, merchant_id, payment.bulkUploadId, _encode.encode(payment)),
-        )
-    except sqlite3.IntegrityError as exc:
-        _integrity(exc, "payment with this external reference already exists")
-        raise
+    _insert(
+        tx,
+        "INSERT INTO bank_payments (id, merchant_id, bulk_id, data) VALUES (?, ?, ?, ?)",
+        (payment.id, merchant_id, payment.bulkUploadId, _encode.encode(payment)),
+        "payment with this external reference already exists",
+    )
 
 
 def update_payment(tx: Tx, payment: Payment) -> None:
@@ -160,10 +164,8 @@ def update_payment(tx: Tx, payment: Payment) -> None:
 
 
 def payment(tx: Tx, payment_id: str, merchant_id: str | None = None) -> tuple[str, Payment] | None:
-    row = tx.one("SELECT merchant_id, data FROM bank_payments WHERE id = ?", (payment_id,))
-    if row is None or (merchant_id is not None and row[0] != merchant_id):
-        return None
-    return row[0], _payment.decode(row[1])
+    row = _owned(tx, "bank_payments", payment_id, merchant_id)
+    return None if row is None else (row[0], _payment.decode(row[1]))
 
 
 # -- statements ----------------------------------------------------------------------------

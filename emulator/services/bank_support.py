@@ -7,8 +7,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
+from emulator import resources
+from emulator.domain import unpaids
+from emulator.domain.bank import require_text
 from emulator.domain.bank_calendar import instant_problem, iso_us, parse_instant, sast_date
-from emulator.domain.errors import BankBadRequest
+from emulator.domain.errors import BankBadRequest, ControlError
 from emulator.domain.events import Event
 from emulator.domain.ledger import LedgerEntry
 from emulator.domain.merchants import MerchantProfile
@@ -29,9 +32,7 @@ EVENT_PREFIX = {
 
 def profile(tx: Tx, merchant_id: str, code: str | None) -> MerchantProfile:
     """Rule 1: a profile code the token's merchant does not own does not exist for it."""
-    if not code:
-        raise BankBadRequest("profileCode is required")
-    found = repo.profile_by_code(tx, merchant_id, code)
+    found = repo.profile_by_code(tx, merchant_id, require_text(code, "profileCode"))
     if found is None:
         raise BankBadRequest("profile code does not exist")
     return found
@@ -45,6 +46,14 @@ def instant(value: str | None, field: str) -> tuple[str | None, date | None]:
     if parsed is None:
         raise BankBadRequest(f"{field}: {instant_problem(value)}")
     return iso_us(int(parsed.timestamp()) * 1_000_000), sast_date(parsed)
+
+
+def check_outcome_code(status: str, code: str | None) -> None:
+    """The control plane's settle of a collection or payment: a code of the unpaids schedule
+    that fits the status (none for COMPLETED)."""
+    problem = unpaids.code_problem(resources.unpaid_codes(), status, code)
+    if problem is not None:
+        raise ControlError(400, "invalid", problem)
 
 
 def now_iso(rt: Context) -> str:

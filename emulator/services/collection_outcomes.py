@@ -15,13 +15,12 @@ from emulator.domain import bank_calendar as cal
 from emulator.domain import unpaids
 from emulator.domain.bank import MANDATE_TRANSITIONS, MONEY_TRANSITIONS, InvalidTransition
 from emulator.domain.collections import Attempt, Collection, Step
-from emulator.domain.errors import BankBadRequest
+from emulator.domain.errors import BankBadRequest, ControlError
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.services import mandates
-from emulator.services.bank_support import book, emit, now_iso
-from emulator.services.control import ControlError
+from emulator.services.bank_support import book, check_outcome_code, emit, now_iso
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context, JobHandler
@@ -197,9 +196,7 @@ def step_job(rt: Context, tx: Tx, job: Job) -> None:
 async def settle(rt: Context, collection_id: str, status: str, code: str | None) -> Collection:
     """Act as the bank now: PENDING to COMPLETED (default), UNPAID or REJECTED; COMPLETED to
     DISPUTED within its window. ``code``: the unpaid or dispute code (02 and 30 by default)."""
-    problem = unpaids.code_problem(resources.unpaid_codes(), status, code)
-    if problem is not None:
-        raise ControlError(400, "invalid", problem)
+    check_outcome_code(status, code)
 
     def unit(tx: Tx) -> Collection:
         found = repo.collection(tx, collection_id)

@@ -23,7 +23,6 @@ from emulator.domain.collections import (
 )
 from emulator.domain.errors import AccountVerificationFailed, BankBadRequest, NotFound
 from emulator.domain.mandates import EftMandateInput, Mandate, check_collectable
-from emulator.domain.merchants import MerchantProfile
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.repos import bank_lists
@@ -39,11 +38,6 @@ if TYPE_CHECKING:
 MAX_TRACKING_DAYS = 10
 
 
-def _offers(p: MerchantProfile, instrument: str) -> None:
-    if instrument not in p.instruments:
-        raise BankBadRequest(f"serviceType: the profile does not offer {instrument}")
-
-
 def _build(
     rt: Context,
     mandate: Mandate,
@@ -54,10 +48,8 @@ def _build(
     reference: str | None,
     **extra: Any,
 ) -> Collection:
-    if amount is None:
-        raise BankBadRequest("amountCents is required")
-    if not reference:
-        raise BankBadRequest("externalReference is required")
+    amount = rules.require(amount, "amountCents")
+    reference = rules.require_text(reference, "externalReference")
     collection_date, requested = instant(when, "collectionDate")
     now_us = rt.clock.now_us()
     action = cal.action_date(now_us, service_type or "ONEDAY", requested)
@@ -121,14 +113,13 @@ async def create_eft(rt: Context, merchant_id: str, data: EftCollectionInput) ->
     rules.check_currency(data.currency)
     debtor = rules.require_account(data.debtor)
     rules.check_account_fields(data.ultimateCreditor, "ultimateCreditor")
-    if data.amountCents is None:
-        raise BankBadRequest("amountCents is required")
+    rules.require(data.amountCents, "amountCents")
     if data.validateAccount:
         verification.check_digits(debtor)
 
     def unit(tx: Tx) -> Collection | AccountVerificationFailed:
         p = profile(tx, merchant_id, data.profileCode)
-        _offers(p, "EFT" + data.serviceType)
+        rules.check_offered(p, "EFT" + data.serviceType)
         if data.verifyAccount:
             refused = verification.verify(rt, tx, merchant_id, debtor)
             if refused is not None:
@@ -157,7 +148,7 @@ async def eft_from_mandate(rt: Context, merchant_id: str, data: EftFromMandateIn
         mandate = _mandate(tx, merchant_id, data.mandateId, "EFT")
         if mandate.status != "ACTIVE":
             raise BankBadRequest(f"mandate is not active (state {mandate.status}{_why(mandate)})")
-        _offers(profile(tx, merchant_id, mandate.profileCode), "EFT" + data.serviceType)
+        rules.check_offered(profile(tx, merchant_id, mandate.profileCode), "EFT" + data.serviceType)
         collection = _build(
             rt,
             mandate,
@@ -180,9 +171,7 @@ def _why(mandate: Mandate) -> str:
 
 
 def _mandate(tx: Tx, merchant_id: str, mandate_id: str | None, kind: str) -> Mandate:
-    if not mandate_id:
-        raise BankBadRequest("mandateId is required")
-    found = repo.mandate(tx, mandate_id, merchant_id)
+    found = repo.mandate(tx, rules.require_text(mandate_id, "mandateId"), merchant_id)
     if found is None or found[1].type != kind:
         raise BankBadRequest("mandate does not exist")
     return found[1]
@@ -262,9 +251,8 @@ async def recreate_as_eft(
             if found_p is None:
                 raise BankBadRequest("merchant profile does not exist")
             p = found_p
-        _offers(p, "EFT" + data.serviceType)
-        if not data.externalReference:
-            raise BankBadRequest("externalReference is required")
+        rules.check_offered(p, "EFT" + data.serviceType)
+        rules.require_text(data.externalReference, "externalReference")
         mandate_input = EftMandateInput(
             debtor=failed.debtor,
             profileCode=p.profileCode,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from emulator.domain.errors import ControlError
 from emulator.kernel.clock import (
     CLOCK_RANGE,
     Clock,
@@ -41,16 +42,6 @@ if TYPE_CHECKING:
 
 CLOCK_KEY = "clock"
 SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
-
-
-class ControlError(Exception):
-    """A control-plane request that cannot be done; ``status`` is its HTTP status."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
 
 
 # -- clocks ----------------------------------------------------------------------------------

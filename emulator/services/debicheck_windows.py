@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from emulator.domain.errors import ControlError
 from emulator.domain.mandates import DEFAULT_WINDOWS, AuthenticationWindows
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.repos import merchants as merchants_repo
-from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context

@@ -9,13 +9,14 @@ import msgspec
 from emulator.domain import bank as rules
 from emulator.domain.bank import MANDATE_TRANSITIONS, Creditor, InvalidTransition
 from emulator.domain.bank_calendar import iso_to_us, iso_us
-from emulator.domain.errors import BankBadRequest, NotFound
+from emulator.domain.errors import BankBadRequest, ControlError, NotFound
 from emulator.domain.mandates import (
     DEFAULT_WINDOWS,
     DebiCheckMandateInput,
     EftMandateInput,
     Mandate,
     authentication_deadline_us,
+    check_parties,
     check_release,
     reference_number,
 )
@@ -26,7 +27,6 @@ from emulator.repos import bank as repo
 from emulator.repos import bank_lists
 from emulator.scenarios import points
 from emulator.services.bank_support import emit, instant, now_iso, profile
-from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context, JobHandler
@@ -53,9 +53,7 @@ def new_eft_mandate(
     rt: Context, tx: Tx, merchant_id: str, data: EftMandateInput, p: MerchantProfile
 ) -> Mandate:
     """Make and save an ACTIVE EFT mandate (also the first step of an EFT collection)."""
-    debtor = rules.require_account(data.debtor)
-    if not data.externalReference:
-        raise BankBadRequest("externalReference is required")
+    debtor = check_parties(data)
     rules.check_entry_class(data.entryClass)
     release, _ = instant(data.releaseDate, "releaseDate")
     now = now_iso(rt)
@@ -123,12 +121,9 @@ def _open_window(rt: Context, tx: Tx, merchant_id: str, mandate: Mandate) -> Man
 
 
 async def create_debicheck(rt: Context, merchant_id: str, data: DebiCheckMandateInput) -> Mandate:
-    debtor = rules.require_account(data.debtor)
-    if not data.externalReference:
-        raise BankBadRequest("externalReference is required")
-    if data.maxAmountCents is None:
-        raise BankBadRequest("maxAmountCents is required")
-    if (data.installmentAmountCents or 0) > data.maxAmountCents:
+    debtor = check_parties(data)
+    max_amount = rules.require(data.maxAmountCents, "maxAmountCents")
+    if (data.installmentAmountCents or 0) > max_amount:
         raise BankBadRequest("installmentAmountCents must not exceed maxAmountCents")
     rules.check_entry_class(data.entryClass)
     first, _ = instant(data.firstCollectionDate, "firstCollectionDate")
@@ -137,8 +132,7 @@ async def create_debicheck(rt: Context, merchant_id: str, data: DebiCheckMandate
 
     def unit(tx: Tx) -> Mandate:
         p = profile(tx, merchant_id, data.profileCode)
-        if "DEBICHECK" not in p.instruments:
-            raise BankBadRequest("profileCode: the profile does not offer DEBICHECK")
+        rules.check_offered(p, "DEBICHECK", "profileCode")
         now = now_iso(rt)
         mandate = Mandate(
             id=rt.ids.uuid(),

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.delivery.dispatch import SEND_JOB
 from emulator.delivery.engine import attempt_view
+from emulator.domain.errors import ControlError
 from emulator.kernel.storage import Tx
 from emulator.repos import objects as repo
 from emulator.services import control, deliveries
-from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
-from emulator.domain import cards
-from emulator.domain import errors as e
+from emulator.domain import cards, errors
 from emulator.domain import purchases as domain
 from emulator.domain.events import Event
 from emulator.domain.payment_methods import allowed
@@ -51,7 +50,7 @@ class PayResult(msgspec.Struct, frozen=True):
 def _load(tx: Tx, purchase_id: str, merchant_id: str | None) -> tuple[str, Purchase, Internal]:
     found = repo.get_any(tx, purchase_id)
     if found is None or (merchant_id is not None and found[0] != merchant_id):
-        raise e.PurchaseNotFound()
+        raise errors.PurchaseNotFound()
     return found
 
 
@@ -69,7 +68,7 @@ def _result(p: Purchase, challenge: str | None = None) -> PayResult:
 async def read(rt: Context, purchase_id: str) -> Purchase:
     found = await rt.db.read(lambda tx: repo.get_any(tx, purchase_id))
     if found is None:
-        raise e.PurchaseNotFound()
+        raise errors.PurchaseNotFound()
     return found[1]
 
 
@@ -134,11 +133,11 @@ async def pay(
         now = now_s(rt)
         if flow == "direct_post":
             if i.direct_post_used or now > p.created_on + DIRECT_POST_SECONDS:
-                raise e.DirectPostExpired()
+                raise errors.DirectPostExpired()
         domain.check_payable(p, now)
         card = cards.validate(form.card_number, form.expires, form.cvc, form.cardholder_name, now)
         if not allowed(card.brand, p.payment_method_whitelist):
-            raise e.PaymentMethodNotAvailable(
+            raise errors.PaymentMethodNotAvailable(
                 f"'{card.brand}' is excluded by payment_method_whitelist.", "card_number"
             )
         if flow == "direct_post":
@@ -190,7 +189,7 @@ async def complete_challenge(
         owner, p, i = _load(tx, purchase_id, None)
         challenge = i.challenge
         if challenge is None or challenge.id != challenge_id:
-            raise e.PurchaseInvalidStatus("No 3-D Secure challenge is waiting.")
+            raise errors.PurchaseInvalidStatus("No 3-D Secure challenge is waiting.")
         now = now_s(rt)
         domain.check_payable(p, now)
         if challenge.passes and not cancelled:
@@ -210,8 +209,8 @@ async def read_challenge(rt: Context, purchase_id: str, challenge_id: str) -> tu
     """The purchase and the masked card of a waiting 3-D Secure challenge."""
     found = await rt.db.read(lambda tx: repo.get_any(tx, purchase_id))
     if found is None:
-        raise e.PurchaseNotFound()
+        raise errors.PurchaseNotFound()
     _, p, internal = found
     if internal.challenge is None or internal.challenge.id != challenge_id:
-        raise e.PurchaseInvalidStatus("No 3-D Secure challenge is waiting.")
+        raise errors.PurchaseInvalidStatus("No 3-D Secure challenge is waiting.")
     return p, internal.challenge.card.masked

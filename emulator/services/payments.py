@@ -12,15 +12,21 @@ from emulator.domain import bank_calendar as cal
 from emulator.domain import unpaids
 from emulator.domain.bank import MONEY_TRANSITIONS, PAYMENT_LIMIT_CENTS, InvalidTransition
 from emulator.domain.collections import outcome_steps
-from emulator.domain.errors import BankBadRequest, NotFound
+from emulator.domain.errors import BankBadRequest, ControlError, NotFound
 from emulator.domain.payments import REAL_TIME_US, REQUIRED, REQUIRED_TEXT, EftPaymentInput, Payment
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
 from emulator.scenarios import points
-from emulator.services.bank_support import book, emit, instant, now_iso, profile
+from emulator.services.bank_support import (
+    book,
+    check_outcome_code,
+    emit,
+    instant,
+    now_iso,
+    profile,
+)
 from emulator.services.collection_outcomes import payload_of
-from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context, JobHandler
@@ -31,11 +37,9 @@ STEP_JOB = "bank.payment_step"
 def check(data: EftPaymentInput) -> None:
     """The spec's required fields and the provider's limit, before anything is stored."""
     for name in REQUIRED:
-        if getattr(data, name) is None:
-            raise BankBadRequest(f"{name} is required")
+        rules.require(getattr(data, name), name)
     for name in REQUIRED_TEXT:
-        if not getattr(data, name):
-            raise BankBadRequest(f"{name} is required")
+        rules.require_text(getattr(data, name), name)
     rules.require_account(data.debtor)
     rules.require_account(data.creditor, "creditor")
     if (data.amountCents or 0) >= PAYMENT_LIMIT_CENTS:
@@ -51,8 +55,7 @@ def new_payment(
     check(data)
     assert data.debtor is not None and data.creditor is not None and data.amountCents is not None
     p = profile(tx, merchant_id, data.profileCode)
-    if "EFT" + data.serviceType not in p.instruments:
-        raise BankBadRequest(f"serviceType: the profile does not offer EFT{data.serviceType}")
+    rules.check_offered(p, "EFT" + data.serviceType)
     payment_date, requested = instant(data.paymentDate, "paymentDate")
     now_us = rt.clock.now_us()
     action = cal.action_date(
@@ -156,9 +159,7 @@ def step_job(rt: Context, tx: Tx, job: Job) -> None:
 
 
 async def settle(rt: Context, payment_id: str, status: str, code: str | None) -> Payment:
-    problem = unpaids.code_problem(resources.unpaid_codes(), status, code)
-    if problem is not None:
-        raise ControlError(400, "invalid", problem)
+    check_outcome_code(status, code)
 
     def unit(tx: Tx) -> Payment:
         found = repo.payment(tx, payment_id)

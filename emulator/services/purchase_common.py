@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from emulator.domain import errors as e
-from emulator.domain import purchase_ledger
+from emulator.domain import errors, purchase_ledger
 from emulator.domain.events import Event
 from emulator.domain.purchase_model import Internal, Purchase
 from emulator.kernel.storage import Tx
@@ -53,5 +52,5 @@ def subject(p: Purchase, **extra: Any) -> dict[str, Any]:
 def load(tx: Tx, merchant_id: str, purchase_id: str) -> tuple[Purchase, Internal]:
     found = repo.get(tx, merchant_id, purchase_id)
     if found is None:
-        raise e.PurchaseNotFound()
+        raise errors.PurchaseNotFound()
     return found

@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from emulator.domain import cards, purchase_ledger
+from emulator.domain import cards, errors, purchase_ledger
 from emulator.domain import clients as clients_domain
-from emulator.domain import errors as e
 from emulator.domain import purchases as domain
 from emulator.domain.events import Event
 from emulator.domain.payment_methods import allowed
@@ -47,7 +46,7 @@ def client_of(tx: Tx, merchant_id: str, client_id: str) -> PurchaseClient:
     """The stored client's details as a purchase carries them; ``client_not_found``."""
     stored = clients_repo.get(tx, merchant_id, client_id.lower())
     if stored is None:
-        raise e.ClientNotFound(field="client_id")
+        raise errors.ClientNotFound(field="client_id")
     details = msgspec.to_builtins(stored)
     for key in ("id", "type", "created_on", "updated_on"):
         details.pop(key)
@@ -106,14 +105,14 @@ async def create(rt: Context, merchant_id: str, data: PurchaseInput, base_url: s
     details, client_fields = validate(data, rt.url_rule)
     unavailable = unavailable_methods(data.payment_method_whitelist)
     if unavailable:
-        raise e.PaymentMethodNotAvailable(
+        raise errors.PaymentMethodNotAvailable(
             f"'{unavailable[0]}' is not an available payment method.", "payment_method_whitelist"
         )
     purchase_id = rt.ids.uuid()
 
     def unit(tx: Tx) -> bytes:
         if data.brand_id.lower() not in merchants_repo.brand_ids(tx, merchant_id):
-            raise e.FieldError("brand_id", "invalid", "No brand with this id.")
+            raise errors.FieldError("brand_id", "invalid", "No brand with this id.")
         client, client_id = _client(rt, tx, merchant_id, data, client_fields)
         p = build(
             data,
@@ -136,7 +135,7 @@ async def create(rt: Context, merchant_id: str, data: PurchaseInput, base_url: s
 async def get_raw(rt: Context, merchant_id: str, purchase_id: str) -> bytes:
     raw = await rt.db.read_point(lambda tx: repo.get_raw(tx, merchant_id, purchase_id))
     if raw is None:
-        raise e.PurchaseNotFound()
+        raise errors.PurchaseNotFound()
     return raw
 
 
@@ -236,7 +235,7 @@ async def capture(rt: Context, merchant_id: str, purchase_id: str, amount: int |
 
     p = await _act(rt, merchant_id, purchase_id, action)
     if failure:
-        raise e.PurchaseCaptureError(failure[0])
+        raise errors.PurchaseCaptureError(failure[0])
     return p
 
 
@@ -252,7 +251,7 @@ def charge_with_token(
     token_p, token_i = found if found is not None else (None, None)
     card = domain.check_token(token_p, p.client_id, now, token_i.card if token_i else None)
     if not allowed(card.brand, p.payment_method_whitelist):
-        raise e.PaymentMethodNotAvailable(
+        raise errors.PaymentMethodNotAvailable(
             f"'{card.brand}' is excluded by payment_method_whitelist.", "recurring_token"
         )
     decision = rt.scenarios.decide(
@@ -297,7 +296,7 @@ async def charge(rt: Context, merchant_id: str, purchase_id: str, token: str) ->
 
     p = await _act(rt, merchant_id, purchase_id, action)
     if failure:  # the spec's 422 card_declined, as FIDELITY has official clients expect it
-        raise e.CardDeclined(failure[0])
+        raise errors.CardDeclined(failure[0])
     return p
 
 
@@ -369,7 +368,7 @@ async def delete_recurring_token(
 ) -> Purchase:
     def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
         if client_id is not None and p.client_id != client_id:
-            raise e.RecurringTokenNotFound()
+            raise errors.RecurringTokenNotFound()
         p, events = domain.delete_token(p, i.card, now)
         return p, i, events
 

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from emulator.domain.errors import ControlError
 from emulator.kernel.clock import from_us, iso
 from emulator.kernel.storage import Tx
 from emulator.repos import scenarios as repo
 from emulator.scenarios import library
 from emulator.scenarios.points import REGISTRY
 from emulator.scenarios.rules import InvalidScenario, Scenario, parse
-from emulator.services.control import ControlError
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from emulator.domain.errors import ControlError
 from emulator.kernel.clock import TIME_HEADER, in_clock_range, parse_iso, to_us
 from emulator.repos import sink as repo
-from emulator.services.control import SNAPSHOT_NAME, ControlError
+from emulator.services.control import SNAPSHOT_NAME
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context

@@ -32,7 +32,6 @@ from emulator.http.gateway.routes import PAGES as GATEWAY_PAGES
 from emulator.http.gateway.routes import ROUTES as GATEWAY
 from emulator.http.middleware import Front
 from emulator.http.pages.checkout import ROUTES as PAYER_PAGES
-from emulator.services.control import ControlError
 from emulator.serving.runtime import Runtime
 
 
@@ -153,7 +152,6 @@ def create_app(runtime: Runtime) -> Starlette:
         access_log,
         routes=route_table(),
         exception_handlers={
-            ControlError: control_errors.control_error,
             ApiError: DIALECTS.api_error,
             HTTPException: DIALECTS.http_error,
             ClientDisconnect: _client_gone,

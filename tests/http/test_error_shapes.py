@@ -1,7 +1,7 @@
 """One walk over every error path of both interfaces, checking status and the whole body.
 
 Gateway: ``{"field": {"message", "code"}}``. v2: the provider's 400 result object, or
-``{"statusCode", "message"}``. The last test keeps the walk complete: every error class
+``{"statusCode", "message"}``. Control plane: ``{"error": {"code", "message"}}``. The last test keeps the walk complete: every error class
 must be walked here or be named as belonging to a later domain.
 """
 
@@ -147,6 +147,9 @@ WALK: list[tuple[str, str, str, dict[str, str] | str | None, Any, int, Any, type
     ("gw-unknown-download-url", "GET", f"/company_statements/{UNKNOWN_ID}/download/nope/", None,
      None, 404, gw_error("__all__", "company_statement_not_found", "No such object"),
      errors.CompanyStatementNotFound),
+    ("control-unknown-snapshot", "POST", "/_emulator/snapshots/nothing/restore", None, None,
+     404, {"error": {"code": "snapshot_not_found", "message": "no snapshot named 'nothing'"}},
+     errors.ControlError),
 ]  # fmt: skip
 
 # Faults answer only under a scenario or a rate limit: tests/http/test_faults.py walks each

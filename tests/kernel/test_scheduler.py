@@ -358,8 +358,8 @@ async def test_background_slots_are_bounded_and_atomic_jobs_go_on(runtime: Runti
 
 
 async def test_a_failed_restore_leaves_cancelled_jobs_due_again(runtime: Runtime):
+    from emulator.domain.errors import ControlError
     from emulator.services import control
-    from emulator.services.control import ControlError
 
     calls: list[int] = []
     hang = asyncio.Event()

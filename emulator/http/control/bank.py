@@ -5,10 +5,10 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
+from emulator.domain.errors import ControlError
 from emulator.http.common import JSON, on_clock_of, runtime
 from emulator.http.control.body import json_body
 from emulator.services import collection_outcomes, mandates, payments
-from emulator.services.control import ControlError
 
 STATUSES = ("COMPLETED", "UNPAID", "REJECTED", "DISPUTED")
 

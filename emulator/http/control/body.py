@@ -7,9 +7,8 @@ from typing import Any
 import msgspec
 from starlette.requests import Request
 
-from emulator.domain.errors import MalformedBody
+from emulator.domain.errors import ControlError, MalformedBody
 from emulator.http.common import parse_json, read_body
-from emulator.services.control import ControlError
 
 
 async def json_body(request: Request) -> dict[str, Any]:

@@ -8,9 +8,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
+from emulator.domain.errors import ControlError
 from emulator.http.common import JSON
 from emulator.openapi import document, render
-from emulator.services.control import ControlError
 
 _CACHE = "openapi_documents"
 

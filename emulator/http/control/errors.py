@@ -1,4 +1,5 @@
-"""The control plane's error dialect, in one place: ``{"error": {"code", "message"}}``."""
+"""The control plane's error dialect, in one place: ``{"error": {"code", "message"}}`` (a
+``ControlError`` is an ``ApiError`` like the others)."""
 
 from __future__ import annotations
 
@@ -11,18 +12,12 @@ from starlette.responses import Response
 from emulator.domain.errors import ApiError
 from emulator.http.common import JSON
 from emulator.http.dialects import Dialect
-from emulator.services.control import ControlError
 
 log = logging.getLogger(__name__)
 
 
 def error(status: int, code: str, message: str) -> Response:
     return JSON({"error": {"code": code, "message": message}}, status_code=status)
-
-
-async def control_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ControlError)
-    return error(exc.status, exc.code, exc.message)
 
 
 async def api_error(request: Request, exc: Exception) -> Response:

@@ -7,9 +7,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from emulator.domain.errors import ControlError
 from emulator.http.common import JSON, parse_int, runtime
 from emulator.services import objects
-from emulator.services.control import ControlError
 
 MAX_FILTER = 128  # characters of a status or id filter
 

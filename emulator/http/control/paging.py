@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
+from emulator.domain.errors import ControlError
 from emulator.http.common import parse_int
-from emulator.services.control import ControlError
 
 
 def page_query(request: Request) -> tuple[int, int | None, int | None]:

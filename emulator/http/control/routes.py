@@ -11,7 +11,7 @@ from starlette.routing import Route
 
 from emulator import __version__
 from emulator.domain.cards import DEFAULT_CARD, TEST_CVC
-from emulator.domain.errors import PayoutNotFound
+from emulator.domain.errors import ControlError, PayoutNotFound
 from emulator.domain.validation import is_uuid
 from emulator.http.common import JSON, on_clock_of, parse_int, read_body, runtime
 from emulator.http.control import bank
@@ -32,7 +32,6 @@ from emulator.kernel.clock import (
     to_us,
 )
 from emulator.services import control, deliveries, merchants, payer, payouts, sink
-from emulator.services.control import ControlError
 from emulator.services.payer import CardForm
 
 

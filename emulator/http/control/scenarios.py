@@ -6,11 +6,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from emulator.domain.errors import ControlError
 from emulator.http.common import JSON, read_body, runtime
 from emulator.http.control.body import json_body
 from emulator.scenarios.rules import NAME
 from emulator.services import scenarios
-from emulator.services.control import ControlError
 
 SCENARIO_BODY_LIMIT = 256 * 1024
 

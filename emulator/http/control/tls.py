@@ -7,8 +7,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from emulator.domain.errors import ControlError
 from emulator.http.common import runtime
-from emulator.services.control import ControlError
 
 PEM = "application/x-pem-file"
 

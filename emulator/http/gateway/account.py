@@ -7,7 +7,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from emulator.domain import validation as v
+from emulator.domain import validation
 from emulator.domain.errors import FieldError, ValidationFailed
 from emulator.domain.ledger_view import TRANSACTION_FLOWS, TRANSACTION_PRODUCTS
 from emulator.domain.payment_methods import AVAILABLE
@@ -20,11 +20,15 @@ _BOOLEANS = {"true": 1, "1": 1, "false": 0, "0": 0}
 
 def _check(name: str, value: str) -> FieldError | None:
     if name in ("brand", "terminal_uid"):
-        return v.uuid_field(name, value)
+        return validation.uuid_field(name, value)
     if name == "currency":
-        return v.currency(name, value)
+        return validation.currency(name, value)
     if name == "country":
-        return v.country(name, value) if value else v.invalid(name, "Enter a country code.")
+        return (
+            validation.country(name, value)
+            if value
+            else validation.invalid(name, "Enter a country code.")
+        )
     choices: tuple[str, ...] = {
         "payment_method": (*AVAILABLE, "unknown"),
         "product": TRANSACTION_PRODUCTS,
@@ -32,7 +36,7 @@ def _check(name: str, value: str) -> FieldError | None:
         "tokenized": tuple(_BOOLEANS),
     }[name]
     if value not in choices:
-        return v.invalid(name, f"'{value[:64]}' is not a valid choice.")
+        return validation.invalid(name, f"'{value[:64]}' is not a valid choice.")
     return None
 
 
@@ -77,7 +81,7 @@ def _instant(request: Request, name: str) -> int | None:
         return None
     value = parse_int(raw)
     if value is None or value < 0:
-        raise ValidationFailed([v.invalid(name, "Enter a Unix timestamp (seconds).")])
+        raise ValidationFailed([validation.invalid(name, "Enter a Unix timestamp (seconds).")])
     return min(value, 253_402_300_799)
 
 
@@ -93,7 +97,7 @@ async def turnover(request: Request) -> Response:
     caller = await gateway_caller(request)
     start, end = _instant(request, "from"), _instant(request, "to")
     if start is not None and end is not None and end < start:
-        raise ValidationFailed([v.invalid("to", "'to' must not be before 'from'.")])
+        raise ValidationFailed([validation.invalid("to", "'to' must not be before 'from'.")])
     body = await account.turnover(
         runtime(request), caller.merchant_id, _filters(request), start, end
     )
@@ -105,8 +109,12 @@ async def payment_methods(request: Request) -> Response:
     query = request.query_params
     brand_id, currency = query.get("brand_id", ""), query.get("currency", "")
     errors = [
-        v.required("brand_id") if not brand_id else v.uuid_field("brand_id", brand_id),
-        v.required("currency") if not currency else v.currency("currency", currency),
+        validation.required("brand_id")
+        if not brand_id
+        else validation.uuid_field("brand_id", brand_id),
+        validation.required("currency")
+        if not currency
+        else validation.currency("currency", currency),
     ]
     found = [e for e in errors if e is not None]
     if found:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from emulator.domain import validation as v
+from emulator.domain import validation
 from emulator.domain.errors import ValidationFailed
 from emulator.domain.webhooks import SOURCE_TYPES, WebhookInput
 from emulator.http.common import JSON, runtime
@@ -18,7 +18,7 @@ from emulator.services import webhooks
 
 def _webhook_id(request: Request) -> str:
     value: str = request.path_params["id"]
-    problem = v.uuid_field("id", value)
+    problem = validation.uuid_field("id", value)
     if problem is not None:
         raise ValidationFailed([problem])
     return value.lower()
@@ -78,14 +78,14 @@ async def deliveries(request: Request) -> Response:
     object_id, source_type = query.get("id"), query.get("source_type")
     errors = []
     if not object_id:
-        errors.append(v.required("id"))
-    elif (problem := v.uuid_field("id", object_id)) is not None:
+        errors.append(validation.required("id"))
+    elif (problem := validation.uuid_field("id", object_id)) is not None:
         errors.append(problem)
     if not source_type:
-        errors.append(v.required("source_type"))
+        errors.append(validation.required("source_type"))
     elif source_type not in SOURCE_TYPES:
         allowed = ", ".join(SOURCE_TYPES)
-        errors.append(v.invalid("source_type", f"Must be one of: {allowed}."))
+        errors.append(validation.invalid("source_type", f"Must be one of: {allowed}."))
     if errors:
         raise ValidationFailed(errors)
     assert object_id is not None and source_type is not None
