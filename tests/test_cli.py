@@ -209,6 +209,7 @@ def test_a_database_that_will_not_open_ends_the_process(tmp_path: Path):
     assert db.read_bytes() == b"this is not a database" * 100
 
 
+@pytest.mark.slow  # the server waits out its shutdown grace period: the point of the test
 def test_a_client_stalled_mid_request_does_not_stop_a_clean_shutdown(tmp_path: Path):
     """SIGTERM with a request stuck halfway: the server still stops (after its grace period)
     and still saves what shutdown saves (the clock here)."""
