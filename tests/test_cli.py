@@ -17,6 +17,8 @@ import pytest
 
 from emulator.cli.commands import _parser, settings_from
 
+pytestmark = pytest.mark.slow  # each test starts `payments-emulator serve` in a process of its own
+
 DEFAULT = {"Authorization": "Bearer sk_test_emulator_default_key"}
 
 

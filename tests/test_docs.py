@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from starlette.routing import Route
 
 from emulator import resources
@@ -100,6 +101,7 @@ def python_blocks(title: str) -> list[str]:
     return re.findall(r"```python\n(.*?)```", section(title), re.S)
 
 
+@pytest.mark.slow  # runs pytest in a process of its own
 def test_plugin_examples_in_the_readme_pass(pytester, monkeypatch):
     """The README's pytest example is a passing test suite, as written."""
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")

@@ -21,6 +21,8 @@ from tests.http.purchase_helpers import purchase_body
 from tests.test_cli import DEFAULT, free_port
 from tests.test_cli_startup import assert_refused, run_serve
 
+pytestmark = pytest.mark.slow  # each test starts `serve --tls` processes and makes certificates
+
 
 def trusting(ca: Path) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=ca)
