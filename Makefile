@@ -34,9 +34,10 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # The suite runs on every core, two at most (pytest-xdist: each worker its own servers, files
-# and browser); WORKERS=1 runs it in one process.
+# and browser); WORKERS=1 runs it in one process. A module stays on one worker (loadscope):
+# its module-scoped servers start once, not once per worker.
 WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -lt 2 ] && echo $$n || echo 2)
-XDIST = -p xdist -n $(WORKERS)
+XDIST = -p xdist -n $(WORKERS) --dist loadscope
 
 unit: $(STAMP) browser
 	$(BIN)/pytest $(XDIST) $(PYTEST_ARGS)
