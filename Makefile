@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run test lint typecheck unit bench browser reference clean docs docs-check
+.PHONY: run test lint typecheck unit quick bench browser reference clean docs docs-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +33,18 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The suite runs on every core, two at most (pytest-xdist: each worker its own servers, files
+# and browser); WORKERS=1 runs it in one process. A module stays on one worker (loadscope):
+# its module-scoped servers start once, not once per worker.
+WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -lt 2 ] && echo $$n || echo 2)
+XDIST = -p xdist -n $(WORKERS) --dist loadscope
+
 unit: $(STAMP) browser
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest $(XDIST) $(PYTEST_ARGS)
+
+# Everything but the browser, the container and the slow tests: a minute on two cores.
+quick: $(STAMP)
+	$(BIN)/pytest $(XDIST) -m "not slow and not browser and not container" $(PYTEST_ARGS)
 
 # Pages are tested in a real browser: Debian's headless Chromium and its driver (Selenium drives
 # them; a browser download of its own cannot reach the internet here). Installed when missing.

@@ -17,6 +17,8 @@ import pytest
 
 from emulator.cli.commands import _parser, settings_from
 
+pytestmark = pytest.mark.slow  # each test starts `payments-emulator serve` in a process of its own
+
 DEFAULT = {"Authorization": "Bearer sk_test_emulator_default_key"}
 
 
@@ -209,6 +211,7 @@ def test_a_database_that_will_not_open_ends_the_process(tmp_path: Path):
     assert db.read_bytes() == b"this is not a database" * 100
 
 
+@pytest.mark.slow  # the server waits out its shutdown grace period: the point of the test
 def test_a_client_stalled_mid_request_does_not_stop_a_clean_shutdown(tmp_path: Path):
     """SIGTERM with a request stuck halfway: the server still stops (after its grace period)
     and still saves what shutdown saves (the clock here)."""

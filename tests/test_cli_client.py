@@ -20,6 +20,8 @@ from emulator.cli.client import UsageError, parse_duration
 from emulator.cli.trigger import EVENTS
 from emulator.testing import EmulatorClient, EmulatorServer, Merchant, unique_name
 
+pytestmark = pytest.mark.slow  # each verb runs as a process of its own (its imports alone ~0.6 s)
+
 START = "2026-01-05T09:00:00Z"
 DEFAULT_COMPANY = "9f1c3a52-7d4e-4b8a-9c61-2e5f0a7b3d10"
 

@@ -17,6 +17,8 @@ from emulator.http.control.guard import AdminGuard
 from emulator.testing import EmulatorServer
 from tests.test_cli import free_port, serving
 
+pytestmark = pytest.mark.slow  # each test starts, or is refused, a `serve` process of its own
+
 
 def run_serve(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """``python -m emulator serve ...`` expected to refuse (and so to end at once)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from emulator import resources
@@ -78,6 +79,7 @@ def python_blocks(name: str) -> list[str]:
     return blocks(page(name), "python")
 
 
+@pytest.mark.slow  # runs pytest in a process of its own
 def test_plugin_examples_in_the_manual_pass(pytester, monkeypatch):
     """docs/pytest.md's example is a passing test suite, as written."""
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
@@ -88,6 +90,7 @@ def test_plugin_examples_in_the_manual_pass(pytester, monkeypatch):
     result.assert_outcomes(passed=5)
 
 
+@pytest.mark.slow  # runs pytest in a process of its own
 def test_plugin_example_in_the_readme_passes(pytester, monkeypatch):
     """The README's pytest example is a passing test suite, as written."""
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")

@@ -10,7 +10,8 @@ import pytest
 
 from emulator.testing import EmulatorServer
 
-pytestmark = pytest.mark.usefixtures("inner_config")
+# each test runs pytest in a process of its own (its plugins' imports: seconds)
+pytestmark = [pytest.mark.usefixtures("inner_config"), pytest.mark.slow]
 
 # The inner runs are as strict as ours: unknown markers and any warning fail them. They load
 # this plugin alone: autoloading every installed plugin (hypothesis takes 0.6 s to import)

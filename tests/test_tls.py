@@ -21,6 +21,8 @@ from tests.http.purchase_helpers import purchase_body
 from tests.test_cli import DEFAULT, free_port
 from tests.test_cli_startup import assert_refused, run_serve
 
+pytestmark = pytest.mark.slow  # each test starts `serve --tls` processes and makes certificates
+
 
 def trusting(ca: Path) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=ca)
@@ -57,7 +59,7 @@ def serving(db: Path, *args: str, verify: str | bool = False) -> Iterator[tuple[
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"did not start:\n{process.stdout.read()}")  # type: ignore[union-attr]
-            time.sleep(0.05)
+            time.sleep(0.02)
         yield url, output
     finally:
         os.killpg(process.pid, signal.SIGTERM)
@@ -91,7 +93,7 @@ def test_tls_serves_https_with_a_ca_of_its_own(tmp_path: Path):
             attempts = httpx.get(f"{url}/_emulator/deliveries", verify=trusting(ca)).json()
             if sink and attempts["deliveries"]:
                 break
-            time.sleep(0.1)
+            time.sleep(0.02)
     first = ca.read_bytes()
     with serving(db, "--tls") as (url, output):
         assert httpx.get(f"{url}/_emulator/health", verify=trusting(ca)).is_success
@@ -128,9 +130,11 @@ def test_callback_ca_trusts_a_receivers_own_ca(tmp_path: Path):
                 purchase_created(url)
                 attempts: list[dict[str, object]] = []
                 deadline = time.monotonic() + 10
-                while not attempts and time.monotonic() < deadline:
+                while time.monotonic() < deadline:
                     attempts = httpx.get(f"{url}/_emulator/deliveries").json()["deliveries"]
-                    time.sleep(0.1)
+                    if attempts:
+                        break
+                    time.sleep(0.02)
                 assert attempts, name
                 assert attempts[-1]["success"] is trusted, attempts[-1]
                 if not trusted:

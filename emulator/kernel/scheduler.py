@@ -57,7 +57,9 @@ AsyncHandler = Callable[[Job], Awaitable[Callable[[Tx], object] | None]]
 
 
 class Scheduler:
-    housekeeping: tuple[str, ...] = ()  # job kinds an advance to the next job passes by
+    # periodic housekeeping kinds: an advance to the next job passes them by, and an advance
+    # runs them at its end, once however long (not once per period passed: retention.prune)
+    housekeeping: tuple[str, ...] = ()
 
     def __init__(self, db: Database, clocks: Clocks, save_clock: SaveClock | None = None) -> None:
         self._db = db
@@ -214,13 +216,15 @@ class Scheduler:
             clock.hold()  # each instant holds still while its work runs
             try:
                 await self.settle(timeline)  # background work finishes at its own time first
-                count = await self._run_until(timeline, target_us, move_clock=True)
-                for _ in range(100):  # what requests scheduled during the last re-read
-                    due = timeline.next_due_us
-                    if due is None or due > target_us:
+                count, wait = 0, self.housekeeping  # housekeeping waits for the end
+                for _ in range(100):  # again: what requests scheduled during the last re-read
+                    ran = await self._run_until(timeline, target_us, move_clock=True, skip=wait)
+                    count, due = count + ran, timeline.next_due_us
+                    if not ran or due is None or due > target_us:
                         break
-                    count += await self._run_until(timeline, target_us, move_clock=True)
                 clock.set_us(target_us)
+                if (due := timeline.next_due_us) is not None and due <= target_us:  # housekeeping
+                    count += await self._run_until(timeline, target_us, move_clock=True)
             finally:
                 timeline.advancing = False
                 clock.release()
@@ -235,7 +239,7 @@ class Scheduler:
     ) -> AsyncIterator[None]:
         """Nothing runs on this timeline (None: on any) meanwhile: what is under way finishes
         first, or is cancelled (``cancel_running``: the whole state is about to be replaced)."""
-        timelines = [timeline] if timeline is not None else self._all_in_order()
+        timelines = [timeline] if timeline else [self.timelines[k] for k in sorted(self.timelines)]
         async with contextlib.AsyncExitStack() as stack:
             for held in timelines:
                 await stack.enter_async_context(held.lock)
@@ -254,9 +258,6 @@ class Scheduler:
         for held in timelines:
             self._after_hold(held)
 
-    def _all_in_order(self) -> list[Timeline]:
-        return [self.timelines[key] for key in sorted(self.timelines)]
-
     async def settle(self, timeline: Timeline | None = None) -> None:  # background jobs' end
         await self.under_way.settle(None if timeline is None else timeline.key)
 
@@ -268,10 +269,14 @@ class Scheduler:
             await asyncio.gather(kicking, return_exceptions=True)
         await self.under_way.cancel()
 
-    async def _run_until(self, timeline: Timeline, target_us: int, *, move_clock: bool) -> int:
+    async def _run_until(
+        self, timeline: Timeline, target_us: int, *, move_clock: bool, skip: tuple[str, ...] = ()
+    ) -> int:  # skip: kinds an advance runs last
         count, careful = 0, False
         while True:
             before_us = timeline.clock.now_us()
+            # all background slots taken: async jobs wait for one (an advance runs its own)
+            full = not move_clock and self.under_way.full()
             try:
                 batch = await self._db.write(
                     functools.partial(
@@ -280,9 +285,7 @@ class Scheduler:
                         target_us=target_us,
                         move_clock=move_clock,
                         exclude=self.under_way.ids(),
-                        # background slots all taken: atomic jobs go on, async ones wait for a
-                        # slot (an advance runs its own, not in the background)
-                        skip=tuple(self._async) if not move_clock and self.under_way.full() else (),
+                        skip=skip + tuple(self._async) if full else skip,
                         slots=self.under_way.free(),
                         careful=careful,
                     ),

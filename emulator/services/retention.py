@@ -43,15 +43,19 @@ def prune_now(rt: Context, tx: Tx, now_us: int, window_us: int) -> dict[str, int
 
 def prune_due(rt: Context, tx: Tx, job: Job) -> None:
     """One chunk; the next one at the same instant while a table had a whole chunk to prune
-    (each chunk its own step: the writer and the WAL see small deletes), else the next period."""
+    (each chunk its own step: the writer and the WAL see small deletes), else the next period.
+    Overdue by a period or more (a jump of the clock: an advance runs it at its end), it runs
+    once, at the new now, and the next period counts from there: not once per period passed."""
     window = rt.settings.retain_seconds
     if window is None:
         return  # retention was turned off since the job was scheduled: it stops here
-    counts = prune_now(rt, tx, job.due_us, window * 1_000_000)
+    now_us, every = rt.clock.server.now_us(), every_us(window)
+    at_us = job.due_us if job.due_us + every > now_us else now_us
+    counts = prune_now(rt, tx, at_us, window * 1_000_000)
     if any(counts.values()):
         log.info("retention: pruned %s", ", ".join(f"{n} {t}" for t, n in counts.items() if n))
     more = any(n >= CHUNK for t, n in counts.items() if t != "delivery_attempts")
-    due = job.due_us if more else job.due_us + every_us(window)
+    due = at_us if more else at_us + every
     rt.scheduler.schedule(tx, PRUNE_JOB, due, {"window_s": window})
 
 

@@ -517,6 +517,7 @@ async def test_a_receiver_reading_a_real_server_over_http_sees_the_instant():
     ]
 
 
+@pytest.mark.slow  # waits out the 5-second delivery timeout: the point of the test
 async def test_a_receiver_that_hangs_costs_the_advance_one_timeout_per_attempt(http):
     """The first attempt gets no answer: the advance waits the 5-second timeout for it, then
     makes the retry 1 minute after the first attempt, which is answered."""

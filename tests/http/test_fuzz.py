@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,8 @@ from emulator.domain.payouts import PayoutInput
 from emulator.domain.purchase_input import DetailsInput, PurchaseInput
 from emulator.domain.webhooks import WebhookInput
 from tests.conftest import DEFAULT_KEY
+
+pytestmark = pytest.mark.slow  # hypothesis drives each endpoint through many generated bodies
 
 GW = {"Authorization": f"Bearer {DEFAULT_KEY}"}
 FUZZ = settings(

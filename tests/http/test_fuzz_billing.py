@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,6 +21,8 @@ from tests.http.test_fuzz import (
     path_ids,
     queries,
 )
+
+pytestmark = pytest.mark.slow  # hypothesis drives each endpoint through many generated bodies
 
 PURCHASE = {"products": [{"name": "Plan", "price": 1000}]}
 

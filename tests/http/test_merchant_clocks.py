@@ -715,7 +715,10 @@ async def test_a_long_advance_holds_up_no_other_merchants_requests(http):
     await asyncio.gather(*(add_subscriber(http, gw_a, template["id"]) for _ in range(150)))
     started = time.perf_counter()
     long = asyncio.create_task(http.post(clock_path(a, "advance"), json={"days": 365}))
-    await asyncio.sleep(0.05)  # A's advance is under way
+    for _ in range(500):  # until A's advance is under way: A's clock stands at its first bills
+        if long.done() or (await clock_of(http, a))["now"] != SERVER_NOW:
+            break
+        await asyncio.sleep(0.01)
     assert not long.done()
     slowest = 0.0
     for n in range(10):

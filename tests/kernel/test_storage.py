@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -267,8 +268,14 @@ async def test_a_cancelled_restore_leaves_the_writer_working(db: Database, tmp_p
     await db.exclusive(
         lambda conn: conn.backup(target := sqlite3.connect(snapshot)) or target.close()
     )
-    slow = asyncio.ensure_future(db.write(lambda tx: time.sleep(0.3)))  # ahead of the swap
-    await asyncio.sleep(0.05)
+    running = threading.Event()
+
+    def slow_unit(tx: Tx) -> None:
+        running.set()
+        time.sleep(0.3)  # the swap queues behind it: the point of the test
+
+    slow = asyncio.ensure_future(db.write(slow_unit))  # ahead of the swap
+    await _until(running)
     restore = asyncio.ensure_future(db.replace(snapshot))
     await asyncio.sleep(0.1)  # copied; the swap is queued behind the slow unit
     restore.cancel()
@@ -315,10 +322,11 @@ async def test_others_waiting_counts_only_units_someone_waits_for(db: Database):
     """Inside a unit, a queued ordinary write is someone waiting; a background one (the
     journal's) is not."""
     answers: list[bool] = []
-    release = asyncio.Event()
+    release, running = asyncio.Event(), threading.Event()
 
     async def blocker() -> None:
         def unit(tx: Tx) -> None:
+            running.set()
             while not release.is_set():  # the loop queues the others meanwhile
                 time.sleep(0.001)
             answers.append(db.others_waiting())
@@ -326,16 +334,26 @@ async def test_others_waiting_counts_only_units_someone_waits_for(db: Database):
         await db.write(unit)
 
     first = asyncio.create_task(blocker())
-    await asyncio.sleep(0.05)
+    await _until(running)
     later = db.write_later(lambda tx: None)
     release.set()
     await first
     await later
     release.clear()
+    running.clear()
     second = asyncio.create_task(blocker())
-    await asyncio.sleep(0.05)
+    await _until(running)
     waiting = asyncio.create_task(db.write(lambda tx: None))
     await asyncio.sleep(0.01)
     release.set()
     await asyncio.gather(second, waiting)
     assert answers == [False, True]
+
+
+async def _until(event: threading.Event, seconds: float = 10.0) -> None:
+    """Wait (a bounded time) for a unit on the writer's thread to have started."""
+    for _ in range(int(seconds / 0.001)):
+        if event.is_set():
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError(f"not within {seconds} s")

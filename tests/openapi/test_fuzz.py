@@ -34,6 +34,8 @@ from emulator.openapi import document
 from emulator.openapi.model import Operation
 from emulator.testing import EmulatorServer
 
+pytestmark = pytest.mark.slow  # schemathesis drives every operation through generated requests
+
 SEED = 20_260_105
 EXAMPLES = 8  # per operation
 CHECKS = [

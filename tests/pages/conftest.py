@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from selenium import webdriver
@@ -15,9 +16,21 @@ DRIVER = "/usr/bin/chromedriver"
 BROWSERS = ("/usr/bin/chromium", "/usr/lib/chromium/chromium")
 
 
+HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test here drives the browser (`make quick` leaves them out: -m "not browser")."""
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.browser)
+
+
 @pytest.fixture(scope="session")
-def browser() -> Iterator[WebDriver]:
-    """One Chromium for every page test (each module has its own live server)."""
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
+    """One Chromium for every page test of this process (each module has its own live
+    server); under pytest-xdist each worker has its own, with a profile of its own and its
+    driver on a free port."""
     binary = next((path for path in BROWSERS if shutil.which(path)), None)
     assert binary is not None and shutil.which(DRIVER), (
         "headless Chromium is missing: `make test` installs Debian's chromium and chromium-driver"
@@ -30,9 +43,10 @@ def browser() -> Iterator[WebDriver]:
         "--disable-dev-shm-usage",
         "--disable-gpu",
         "--window-size=1400,1000",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
     ):
         options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver = webdriver.Chrome(service=Service(DRIVER, port=0), options=options)
     driver.set_page_load_timeout(20)
     try:
         yield driver

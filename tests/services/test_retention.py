@@ -3,6 +3,8 @@ messages older than the window; snapshots and "advance to the next job" are unaf
 
 from __future__ import annotations
 
+import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -95,9 +97,31 @@ async def test_the_job_is_on_the_server_schedule_and_reschedules_itself(http):
     jobs = (await http.get("/_emulator/schedule")).json()["jobs"]
     assert [(j["kind"], j["due"]) for j in jobs] == [("retention.prune", "2026-01-06T09:00:00Z")]
     assert "older than 7 days" in jobs[0]["description"]
-    assert (await _advance(http, 3))["jobs_run"] == 3
+    # three days passed: it runs once, at the new now, and counts the next day from there
+    assert (await _advance(http, 3))["jobs_run"] == 1
     jobs = (await http.get("/_emulator/schedule")).json()["jobs"]
     assert [(j["kind"], j["due"]) for j in jobs] == [("retention.prune", "2026-01-09T09:00:00Z")]
+
+
+async def test_a_jump_of_centuries_prunes_once_at_the_new_now(http, gw, merchant, runtime, caplog):
+    """A freeze 500 years ahead answers at once: the overdue prune runs once, at the new now,
+    not once per day passed (182,500 runs took 12.5 s), and its next day counts from there."""
+    caplog.set_level(logging.INFO, logger=retention.__name__)
+    hook = {"title": "all", "all_events": True, "callback": SINK.format(name="hooks")}
+    assert (await http.post("/api/v1/webhooks/", json=hook, headers=gw)).status_code == 201
+    await _paid_with_deliveries(http, gw, merchant)
+    started = time.perf_counter()
+    frozen = await http.post("/_emulator/clock/freeze", json={"at": "2526-11-24T07:00:00Z"})
+    assert frozen.status_code == 200, frozen.text
+    assert time.perf_counter() - started <= 1.0
+    after = await runtime.db.read(repo.sizes)
+    assert after == {t: 1 for t in after}  # all but the newest row of each table
+    pruned = [r for r in caplog.records if r.getMessage().startswith("retention: pruned")]
+    assert len(pruned) == 1
+    jobs = (await http.get("/_emulator/schedule")).json()["jobs"]
+    assert [(j["kind"], j["due"]) for j in jobs] == [("retention.prune", "2526-11-25T07:00:00Z")]
+    # an advance of as long runs it once too
+    assert (await _advance(http, 500 * 365))["jobs_run"] == 1
 
 
 async def test_advance_to_the_next_job_passes_the_retention_job_by(http):
