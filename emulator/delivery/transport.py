@@ -7,6 +7,7 @@ there too; with a real server they go over real loopback HTTP."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import ssl
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,25 @@ def verifier(trust: tuple[Path, ...]) -> ssl.SSLContext | bool:
     for path in trust:
         context.load_verify_locations(cafile=path)
     return context
+
+
+def ssl_context(trust: tuple[Path, ...]) -> ssl.SSLContext:
+    """The TLS context deliveries verify with: made once per process for the same trusted files
+    (as they are now), since loading the system's CAs costs ~30 ms, most of a runtime's start."""
+    return _context_of(tuple((path, *_stamp(path)) for path in trust))
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return (-1, -1)  # loading it fails below, as it would have
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _context_of(files: tuple[tuple[Path, int, int], ...]) -> ssl.SSLContext:
+    return httpx.create_ssl_context(verify=verifier(tuple(path for path, _, _ in files)))
 
 
 class SelfRoutingTransport(httpx.AsyncBaseTransport):
@@ -84,7 +104,7 @@ class Sender:
         trust: tuple[Path, ...] = (),
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        context = httpx.create_ssl_context(verify=verifier(trust))
+        context = ssl_context(trust)
         self._routing = SelfRoutingTransport(port, app, context=context)
         self._client = Client(context) if transport is None else None
         self._http = httpx.AsyncClient(
