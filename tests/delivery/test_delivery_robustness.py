@@ -10,25 +10,56 @@ import httpx
 
 from emulator.delivery.engine import SEND_JOB
 from tests.delivery.test_deliveries import CARD, DOWN, SINK, advance, attempts, paid_out, webhook
+from tests.http.clock_helpers import stop_accepting
 from tests.http.purchase_helpers import create, pay
+
+
+class NeverAnswers(asyncio.Protocol):
+    """A receiver's connection that reads and never answers, until the test lets it go."""
+
+    def __init__(self, receiver: HungReceiver) -> None:
+        self.receiver = receiver
+        receiver.opened += 1  # made by the server's accept, before its transport exists
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.receiver.transports.append(transport)
+        if self.receiver.done:
+            transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.receiver.closed += 1
+
+
+class HungReceiver:
+    """Counts its connections, so that the test ends with every one of them closed."""
+
+    def __init__(self) -> None:
+        self.opened = self.closed = 0
+        self.done = False
+        self.transports: list[asyncio.BaseTransport] = []
+
+    async def close(self, server: asyncio.Server) -> None:
+        """Stops accepting, closes every connection, then the server."""
+        self.done = True
+        await stop_accepting(server)
+        deadline = time.monotonic() + 5
+        while True:
+            for transport in self.transports:
+                transport.close()
+            if self.closed == self.opened or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.005)
+        server.close()
+        await server.wait_closed()
+        assert self.closed == self.opened, f"{self.opened - self.closed} connections still open"
 
 
 async def test_a_receiver_that_hangs_holds_up_no_request(http, gw, merchant):
     """Deliveries run in the background from the request path: five payouts whose webhooks
     go to a receiver that never answers are answered at once, and so is the next read."""
-    done = asyncio.Event()
-    handlers: list[asyncio.Task[None]] = []
-
-    async def never_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        # Each connection closes itself when the test is done, including one accepted so late
-        # that its handler had not started yet (left open, it was a ResourceWarning later on).
-        handlers.append(asyncio.current_task())  # type: ignore[arg-type]
-        try:
-            await done.wait()
-        finally:
-            writer.close()
-
-    server = await asyncio.start_server(never_answer, "127.0.0.1", 0)
+    receiver = HungReceiver()
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(lambda: NeverAnswers(receiver), "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     try:
         await webhook(http, gw, f"http://127.0.0.1:{port}/hook")
@@ -39,12 +70,7 @@ async def test_a_receiver_that_hangs_holds_up_no_request(http, gw, merchant):
         assert listed.status_code == 200
         assert time.perf_counter() - started < 2.5  # one hung send alone takes 5 s
     finally:
-        done.set()
-        server.close()
-        await server.wait_closed()
-        for _ in range(3):  # let handlers of connections accepted last start and close
-            await asyncio.sleep(0)
-        await asyncio.gather(*handlers)
+        await receiver.close(server)
 
 
 async def test_a_reordered_message_does_not_release_the_ones_behind_an_earlier_one(
