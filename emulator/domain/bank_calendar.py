@@ -3,7 +3,7 @@
 Times of day are South African Standard Time (UTC+2 all year, no daylight saving). Public
 holidays come from the ``holidays`` library (country ZA, with its Sunday-to-Monday rule).
 
-Rules (ours, documented in the README):
+Rules (ours, documented in docs/bank.md):
 
 - A submission at or after the 14:00 cut-off, or on a weekend or public holiday, counts from
   the next business day (the *effective submission day*).

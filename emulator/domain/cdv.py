@@ -6,7 +6,7 @@ multiplied by a weight (weights listed right to left, the first one for the last
 fudge factor is added and the sum must divide by the modulus. The parameters below are OUR
 OWN, written for the emulator (not the clearing house's table): they follow the same shape so
 an integration exercises valid and invalid numbers, but a number valid here is not
-necessarily valid at a real bank (the README says so).
+necessarily valid at a real bank (docs/bank.md says so).
 
 Exception rules: the sandbox's debtor test accounts (DESIGN.md) pass for every bank; banks of
 the spec without a parameter set here are checked for branch code (not another bank's) and

@@ -110,7 +110,7 @@ def _at(day: date, clock_time: str) -> int:
 def authentication_deadline_us(
     kind: str, now_us: int, windows: AuthenticationWindows = DEFAULT_WINDOWS
 ) -> int:
-    """End of the debtor's window to answer (FIDELITY.md, README "Debit-order outcomes")."""
+    """End of the debtor's window to answer (FIDELITY.md, docs/bank.md "Debit-order outcomes")."""
     if kind == "REALTIME":
         return now_us + windows.realtime_seconds * 1_000_000
     today = local(now_us).date()

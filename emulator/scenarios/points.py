@@ -10,7 +10,7 @@ says which operators apply (numbers: equality, ``in``, ``gt``, ``gte``, ``lt``, 
 strings: equality, ``in``, ``prefix``; booleans: equality).
 
 Pure: no clock, and no I/O but reading the shipped schedule of unpaid codes once.
-README's scenario section is checked against this module by a test.
+docs/scenarios.md's tables are checked against this module by a test.
 """
 
 from __future__ import annotations
