@@ -217,7 +217,7 @@ OPERATIONS: list[Operation] = [
        "A statement of a creditor account", "Statements", Statement, errors=BAD_ID),
     op("payment_eft_upload_csv", "POST", "/payment/eft/upload/csv",
        "Bulk EFT payments from a CSV body", "Bulk", BulkUpload,
-       body=Body(str, media=CSV, description="UTF-8 CSV with a header row (docs/bank.md: Bulk CSV)"),
+       body=Body(str, media=CSV, description="UTF-8 CSV with a header row (docs/bank.md)"),
        errors={400: "The body is too large, not UTF-8, or misses a required column."}),
     op("collection_eft_download_csv", "GET", "/collection/eft/download/csv/{bulkUploadId}",
        "An upload's rows with their outcome", "Bulk", str, media=CSV, errors=BAD_ID,
