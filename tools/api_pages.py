@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from emulator.openapi import document
+from emulator.openapi import document, words
+from emulator.openapi.words import Style
 from emulator.serving.app import route_table
 from tools.markdown import code, page, prose, table
 
@@ -31,34 +32,12 @@ def served() -> list[tuple[str, str]]:
     ]
 
 
+MARKDOWN = Style(ref=code, code=code, text=str, alternatives=" or ")
+
+
 def type_of(schema: Any) -> str:
     """A schema in a few words: component names and values as code, "or" for alternatives."""
-    if not isinstance(schema, dict) or not schema:
-        return "any"
-    if "$ref" in schema:
-        return code(schema["$ref"].removeprefix(REF))
-    if "anyOf" in schema:
-        return " or ".join(type_of(s) for s in schema["anyOf"])
-    if "enum" in schema:
-        return "one of " + ", ".join(code(_json(v)) for v in schema["enum"])
-    if "const" in schema:
-        return code(_json(schema["const"]))
-    kind = schema.get("type", "any")
-    if isinstance(kind, list):
-        return " or ".join(type_of({**schema, "type": k}) for k in kind)
-    if kind == "array":
-        return "array of " + type_of(schema.get("items", {}))
-    if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
-        return "map of " + type_of(schema["additionalProperties"])
-    return f"{kind} ({schema['format']})" if "format" in schema else str(kind)
-
-
-def _json(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return f'"{value}"' if isinstance(value, str) else str(value)
+    return words.type_of(schema, MARKDOWN)
 
 
 _LIMITS = (
@@ -76,7 +55,9 @@ _LIMITS = (
 def limits(schema: Any) -> str:
     if not isinstance(schema, dict):
         return ""
-    return "; ".join(f"{label} {code(_json(schema[k]))}" for k, label in _LIMITS if k in schema)
+    return "; ".join(
+        f"{label} {code(words.json_text(schema[k]))}" for k, label in _LIMITS if k in schema
+    )
 
 
 def _component(doc: dict[str, Any], schema: Any) -> tuple[str, dict[str, Any]] | None:

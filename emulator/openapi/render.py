@@ -14,7 +14,8 @@ from html import escape
 from importlib.resources import files
 from typing import Any
 
-REF = "#/components/schemas/"
+from emulator.openapi import words
+from emulator.openapi.words import Style
 
 # Interfaces, by the prefix of their paths, in the page's order.
 SECTIONS = (
@@ -51,41 +52,16 @@ def _link(name: str) -> str:
     return f'<a class="ref" href="#{_anchor(name)}">{_e(name)}</a>'
 
 
+HTML = Style(ref=_link, code=lambda s: f"<code>{_e(s)}</code>", text=_e, alternatives=" | ")
+
+
 def type_of(schema: Any) -> str:
     """A schema in a few words of HTML: links for components, ``|`` for alternatives."""
-    if not isinstance(schema, dict) or not schema:
-        return "any"
-    if "$ref" in schema:
-        return _link(schema["$ref"].removeprefix(REF))
-    if "anyOf" in schema:
-        return " | ".join(type_of(s) for s in schema["anyOf"])
-    if "enum" in schema:
-        return "one of " + ", ".join(f"<code>{_e(_json(v))}</code>" for v in schema["enum"])
-    if "const" in schema:
-        return f"<code>{_e(_json(schema['const']))}</code>"
-    kind = schema.get("type", "any")
-    if kind == "array":
-        return "array of " + type_of(schema.get("items", {}))
-    if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
-        return "map of " + type_of(schema["additionalProperties"])
-    text = _e(kind)
-    if "format" in schema:
-        text += f" ({_e(schema['format'])})"
-    return text
-
-
-def _json(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
-    return str(value)
+    return words.type_of(schema, HTML)
 
 
 def _limits(schema: dict[str, Any]) -> str:
-    words = []
+    shown = []
     for key, label in (
         ("minLength", "min length"),
         ("maxLength", "max length"),
@@ -94,8 +70,8 @@ def _limits(schema: dict[str, Any]) -> str:
         ("default", "default"),
     ):
         if key in schema:
-            words.append(f"{label} <code>{_e(_json(schema[key]))}</code>")
-    return "; ".join(words)
+            shown.append(f"{label} <code>{_e(words.json_text(schema[key]))}</code>")
+    return "; ".join(shown)
 
 
 def _section_of(path: str) -> str:
