@@ -164,23 +164,20 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("EMULATOR_URL", "--url", DEFAULT_URL, read_by=(CLIENT_VERBS,)),
 )
 
+
 # (variable, Settings field, parser) of what ``serve`` reads.
-_ENV: list[tuple[str, str, Callable[[str], object]]] = [
-    (v.name, v.key, v.parse) for v in VARIABLES if v.key is not None
-]
-
-
 def from_env(env: dict[str, str] | None = None) -> dict[str, object]:
     """Values from EMULATOR_* environment variables (flags override them). A value that does
     not parse is a ValueError naming its variable."""
     env = dict(os.environ) if env is None else env
     out: dict[str, object] = {}
-    for variable, key, parse in _ENV:
-        if variable in env:
+    for variable in VARIABLES:
+        if variable.key is not None and variable.name in env:
+            text = env[variable.name]
             try:
-                out[key] = parse(env[variable])
+                out[variable.key] = variable.parse(text)
             except ValueError as exc:
-                raise ValueError(f"{variable}={env[variable]!r}: {exc}") from None
+                raise ValueError(f"{variable.name}={text!r}: {exc}") from None
     clock = out.get("clock")
     if clock is not None and clock not in MODES:
         raise ValueError(f"EMULATOR_CLOCK must be one of {', '.join(MODES)}, not {clock!r}")
