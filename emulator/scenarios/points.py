@@ -15,23 +15,18 @@ docs/scenarios.md's tables are checked against this module by a test.
 
 from __future__ import annotations
 
-from typing import Annotated, Generic, Literal, TypeVar
+from collections.abc import Callable
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import msgspec
 
 from emulator import resources
 from emulator.domain import unpaids
+from emulator.domain.cards import OLDER_DECLINE_CODES, DeclineCode
 
 FieldKind = Literal["string", "number", "boolean"]
 
-DeclineReason = Literal[
-    "do_not_honour",
-    "insufficient_funds",
-    "expired_card",
-    "invalid_card",
-    "lost_stolen",
-    "suspected_fraud",
-]
+DeclineReason = DeclineCode  # the platform's codes (emulator/domain/cards.py)
 BankStatus = Literal["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
 
 Seconds = Annotated[int, msgspec.Meta(ge=0, le=366 * 86_400)]  # at most a year on the clock
@@ -172,19 +167,48 @@ class Delivery(Outcome, frozen=True):
     reorder: bool = False
 
 
+# -- older forms: files of earlier releases load, with a note of the form now preferred --
+
+Then = dict[str, Any]
+Upgrade = Callable[[Then], tuple[Then, list[str]]]
+
+
+def _older_decline(then: Then) -> tuple[Then, list[str]]:
+    """A decline code of an earlier release (invalid_card, lost_stolen) → the platform's."""
+    reason = then.get("reason")
+    if not isinstance(reason, str) or reason not in OLDER_DECLINE_CODES:
+        return then, []
+    code = OLDER_DECLINE_CODES[reason]
+    note = f"reason: {reason!r} is an older code; loaded as the platform's {code!r}, preferred"
+    return {**then, "reason": code}, [note]
+
+
+def _as_is(then: Then) -> tuple[Then, list[str]]:
+    return then, []
+
+
 # -- the registry --
 
 T = TypeVar("T", bound=Outcome)
 
 
 class Point(Generic[T]):
-    """A decision point: its name, what it decides, its match fields and outcome type."""
+    """A decision point: its name, what it decides, its match fields and outcome type;
+    ``upgrade`` turns an older form of its ``then`` into the current one, with notes."""
 
-    def __init__(self, name: str, doc: str, fields: dict[str, FieldKind], outcome: type[T]) -> None:
+    def __init__(
+        self,
+        name: str,
+        doc: str,
+        fields: dict[str, FieldKind],
+        outcome: type[T],
+        upgrade: Upgrade = _as_is,
+    ) -> None:
         self.name = name
         self.doc = doc
         self.fields = fields
         self.outcome = outcome
+        self.upgrade = upgrade
 
     def __repr__(self) -> str:
         return f"Point({self.name!r})"
@@ -210,6 +234,7 @@ PURCHASE_PAYMENT = Point(
     "a payer pays a purchase with a card (checkout page, direct post, /_emulator pay)",
     {**_CARD_PURCHASE, "card_number": "string", "card_brand": "string"},
     PurchasePayment,
+    _older_decline,
 )
 PURCHASE_CAPTURE = Point(
     "purchase.capture",
@@ -222,6 +247,7 @@ PURCHASE_CHARGE = Point(
     "a charge with a recurring token (API or subscription billing)",
     {**_CARD_PURCHASE, "recurring_token": "string", "is_subscription": "boolean"},
     PurchaseCharge,
+    _older_decline,
 )
 PAYOUT_EXECUTION = Point(
     "payout.execution",

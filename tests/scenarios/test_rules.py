@@ -71,7 +71,7 @@ def test_the_design_example_loads_into_typed_outcomes():
         (one_rule("when: collection.outcome\nthen: {status: UNPAID, reasonCode: '22', funds_on_day: 2}"),
          "rules[0].then: funds_on_day goes with status: UNPAID and reasonCode 02"),
         (one_rule("when: purchase.payment\nthen: {result: declined, reason: broke}"),
-         "rules[0].then.reason: Invalid enum value 'broke'; expected one of do_not_honour, expired_card, insufficient_funds, invalid_card, lost_stolen, suspected_fraud"),
+         "rules[0].then.reason: Invalid enum value 'broke'; expected one of do_not_honour, exceeds_withdrawal_limit, expired_card, insufficient_funds, invalid_card_number, issuer_not_available, lost_card, stolen_card, suspected_fraud, validation_cvc_invalid"),
         (one_rule("when: payout.sent\nthen: {}"),
          "rules[0].when: unknown decision point 'payout.sent'; expected one of " + ", ".join(REGISTRY)),
         (one_rule("when: http.request\nmatch: {verb: GET}\nthen: {status: 503}"),
@@ -218,7 +218,7 @@ def test_every_point_has_fields_and_an_outcome_that_refuses_unknown_keys():
 # One rule per decision point of DESIGN.md, with the outcome fields its table names.
 DESIGN_OUTCOMES = {
     "http.request": [{"status": 429}, {"status": 500}, {"delay_ms": 250}, {"drop": True}],
-    "purchase.payment": [{"result": "paid"}, {"result": "declined", "reason": "lost_stolen"},
+    "purchase.payment": [{"result": "paid"}, {"result": "declined", "reason": "lost_card"},
                          {"result": "3ds_failed"}],
     "purchase.capture": [{"result": "paid"}, {"result": "pending_capture", "delay_seconds": 600},
                          {"result": "error"}],
