@@ -114,7 +114,8 @@ class PayoutSettlement(Outcome, frozen=True):
 class BankOutcome(Outcome, frozen=True):
     """``collection.outcome`` and ``payment.outcome``. ``reasonCode``: a code of the schedule
     of unpaids for UNPAID (default 02) or DISPUTED (one of authority, default 30); its text is
-    the ``reason`` (``reason`` is free text for REJECTED). ``dispute_after_days``: DISPUTED
+    the ``reason`` (``reason`` is free text for REJECTED; with UNPAID or DISPUTED, the older
+    form, it replaces the code's text). ``dispute_after_days``: DISPUTED
     that many days after the completion (within the 40-day window). ``funds_on_day``: a
     DebiCheck collection with a ``trackingPeriod`` unpaid with 02 completes on that re-try day
     (1 = the first business day after the action date), if within its period."""
@@ -130,10 +131,6 @@ class BankOutcome(Outcome, frozen=True):
         problem = unpaids.code_problem(resources.unpaid_codes(), self.status, self.reasonCode)
         if problem is not None:
             raise ValueError(problem)
-        if self.reason is not None and self.status in ("UNPAID", "DISPUTED"):
-            raise ValueError(
-                f"{self.status} says reasonCode (its text is the reason); reason is for REJECTED"
-            )
         if self.dispute_after_days is not None and self.status != "DISPUTED":
             raise ValueError("dispute_after_days goes with status: DISPUTED")
         if self.funds_on_day is not None and (self.status, self.reasonCode) not in (
@@ -181,6 +178,21 @@ def _older_decline(then: Then) -> tuple[Then, list[str]]:
     code = OLDER_DECLINE_CODES[reason]
     note = f"reason: {reason!r} is an older code; loaded as the platform's {code!r}, preferred"
     return {**then, "reason": code}, [note]
+
+
+def _older_unpaid(then: Then) -> tuple[Then, list[str]]:
+    """UNPAID (or DISPUTED) with a ``reason`` and no ``reasonCode``, as before unpaid codes."""
+    status = then.get("status")
+    if status not in unpaids.CODED_STATUSES or then.get("reason") is None:
+        return then, []
+    if then.get("reasonCode") is not None:
+        return then, [f"reason: replaces the text of reasonCode {then['reasonCode']!r}"]
+    default = unpaids.DEFAULT_UNPAID if status == "UNPAID" else unpaids.DEFAULT_DISPUTE
+    note = (
+        f"reason: {status} without reasonCode is an older form; loaded as reasonCode"
+        f" {default!r} with this reason as its text; reasonCode is preferred"
+    )
+    return then, [note]
 
 
 def _as_is(then: Then) -> tuple[Then, list[str]]:
@@ -289,12 +301,14 @@ COLLECTION_OUTCOME = Point(
     "how an EFT or DebiCheck collection ends, and when",
     {**_BANK_MONEY, "collectionType": "string"},
     BankOutcome,
+    _older_unpaid,
 )
 PAYMENT_OUTCOME = Point(
     "payment.outcome",
     "how an EFT payment ends, and when",
     {**_BANK_MONEY, "realTimeClearing": "boolean"},
     BankOutcome,
+    _older_unpaid,
 )
 MANDATE_AUTHORISATION = Point(
     "mandate.authorisation",
