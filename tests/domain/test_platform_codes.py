@@ -12,7 +12,7 @@ from typing import get_args
 
 from emulator import resources
 from emulator.domain import cards
-from emulator.scenarios import points
+from emulator.scenarios import library, points
 
 ROOT = Path(__file__).resolve().parents[2]
 PLATFORM = resources.platform_error_codes()
@@ -151,3 +151,11 @@ def test_every_code_written_in_the_package_is_the_platforms():
     # Every exception is still written somewhere: the list does not outlive its reason.
     assert set(NOT_THE_PLATFORMS) <= set(written)
     assert not set(NOT_THE_PLATFORMS) & PLATFORM
+
+
+def test_the_shipped_scenarios_use_no_older_form():
+    """The library says the platform's codes (and reasonCode) itself: loading it notes
+    nothing."""
+    shipped = library.shipped()
+    assert shipped
+    assert {name: s.notes for name, s in shipped.items() if s.notes} == {}
