@@ -115,10 +115,10 @@ class BankOutcome(Outcome, frozen=True):
     """``collection.outcome`` and ``payment.outcome``. ``reasonCode``: a code of the schedule
     of unpaids for UNPAID (default 02) or DISPUTED (one of authority, default 30); its text is
     the ``reason`` (``reason`` is free text for REJECTED; with UNPAID or DISPUTED, the older
-    form, it replaces the code's text). ``dispute_after_days``: DISPUTED
-    that many days after the completion (within the 40-day window). ``funds_on_day``: a
-    DebiCheck collection with a ``trackingPeriod`` unpaid with 02 completes on that re-try day
-    (1 = the first business day after the action date), if within its period."""
+    form, it replaces the code's text). ``dispute_after_days``: DISPUTED that many days after
+    the completion (within the 40-day window). ``funds_on_day``: a DebiCheck collection with a
+    ``trackingPeriod`` unpaid with 02 completes on that re-try day (1 = the first business day
+    after the action date), if within its period."""
 
     status: BankStatus
     reason: str | None = None
