@@ -20,6 +20,30 @@ _CVC = re.compile(r"^\d{3,4}\Z", re.ASCII)
 
 Result = Literal["approve", "decline", "3ds_pass", "3ds_fail"]
 
+# The decline codes a test card or a scenario can give: each one of the platform's own codes
+# (fixtures/platform_error_codes.txt, from its official Go SDK; a test keeps them so).
+DeclineCode = Literal[
+    "do_not_honour",
+    "insufficient_funds",
+    "expired_card",
+    "invalid_card_number",
+    "lost_card",
+    "stolen_card",
+    "suspected_fraud",
+    "validation_cvc_invalid",
+    "exceeds_withdrawal_limit",
+    "issuer_not_available",
+]
+UNKNOWN_CARD: DeclineCode = "invalid_card_number"  # any other Luhn-valid number
+WRONG_CVC: DeclineCode = "do_not_honour"  # a CVC other than 123 on a test card
+
+# Decline codes of earlier releases, not the platform's: scenario files that name them still
+# load, with the platform's code in their place.
+OLDER_DECLINE_CODES: dict[str, DeclineCode] = {
+    "invalid_card": "invalid_card_number",
+    "lost_stolen": "lost_card",
+}
+
 
 class Card(msgspec.Struct, frozen=True, kw_only=True):
     """A validated card. ``number`` is kept only while the emulator needs it (a pending 3-D
@@ -50,7 +74,7 @@ class Outcome(msgspec.Struct, frozen=True):
     whether a capture (or charge) with it is slow."""
 
     result: Result
-    reason: str | None = None
+    reason: DeclineCode | None = None
     slow: bool = False
 
 
@@ -61,20 +85,28 @@ TEST_CARDS: dict[str, Outcome] = {
     "4000000000000002": Outcome("decline", "do_not_honour"),
     "4000000000009995": Outcome("decline", "insufficient_funds"),
     "4000000000000069": Outcome("decline", "expired_card"),
-    "4000000000000127": Outcome("decline", "invalid_card"),
-    "4000000000009987": Outcome("decline", "lost_stolen"),
+    "4000000000000127": Outcome("decline", "invalid_card_number"),
+    "4000000000009987": Outcome("decline", "lost_card"),
+    "4000000000009979": Outcome("decline", "stolen_card"),
     "4100000000000019": Outcome("decline", "suspected_fraud"),
+    "4000000000000101": Outcome("decline", "validation_cvc_invalid"),
+    "4000000000006975": Outcome("decline", "exceeds_withdrawal_limit"),
+    "4000000000000119": Outcome("decline", "issuer_not_available"),
     "4000008400001629": Outcome("3ds_fail"),
     "4000000000000259": Outcome("approve", slow=True),
 }
 
-DECLINE_MESSAGES = {
+DECLINE_MESSAGES: dict[str, str] = {
     "do_not_honour": "Card declined: do not honour.",
     "insufficient_funds": "Card declined: insufficient funds.",
     "expired_card": "Card declined: the card has expired.",
-    "invalid_card": "Card declined: invalid card.",
-    "lost_stolen": "Card declined: the card is reported lost or stolen.",
+    "invalid_card_number": "Card declined: invalid card number.",
+    "lost_card": "Card declined: the card is reported lost.",
+    "stolen_card": "Card declined: the card is reported stolen.",
     "suspected_fraud": "Card declined: suspected fraud.",
+    "validation_cvc_invalid": "Card declined: the CVC is not the card's.",
+    "exceeds_withdrawal_limit": "Card declined: the card's withdrawal limit is exceeded.",
+    "issuer_not_available": "Card declined: the card's issuer is not available.",
 }
 
 
@@ -94,10 +126,10 @@ def answer_code(code: str) -> str:
 
 def outcome(card: Card) -> Outcome:
     """The card's documented outcome. A CVC other than 123 declines (do_not_honour); any
-    other Luhn-valid number declines as invalid_card."""
+    other Luhn-valid number declines as invalid_card_number."""
     if card.cvc != TEST_CVC:
-        return Outcome("decline", "do_not_honour")
-    return TEST_CARDS.get(card.number, Outcome("decline", "invalid_card"))
+        return Outcome("decline", WRONG_CVC)
+    return TEST_CARDS.get(card.number, Outcome("decline", UNKNOWN_CARD))
 
 
 def mask(number: str) -> str:

@@ -33,5 +33,5 @@ def allowed(card_brand: str, whitelist: list[str] | None) -> bool:
     """Whether a card of ``card_brand`` may pay a purchase with this whitelist ("card" in a
     whitelist stands for every card method)."""
     if whitelist is None:
-        return True  # an unknown brand then declines as invalid_card (test values)
+        return True  # an unknown brand then declines as invalid_card_number (test values)
     return card_brand in whitelist or ("card" in whitelist and card_brand in CARD_METHODS)

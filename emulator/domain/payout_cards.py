@@ -60,7 +60,7 @@ TEST_CARDS: dict[str, CardPlan] = {
 OTHER_CARD = CardPlan(
     result="error",
     code="card_declined",
-    message="The card issuer declined the payout (invalid_card).",
+    message="The card issuer declined the payout (invalid_card_number).",
 )
 
 

@@ -66,12 +66,13 @@ def resolve(
     schedule: Schedule, status: str, code: str | None, reason: str | None
 ) -> tuple[str | None, str | None]:
     """(reasonCode, reason) of a new status: UNPAID and DISPUTED always carry a code (02 and 30
-    by default) and its text; the other statuses keep the free text they were given."""
+    by default) and its text, unless a text was given (a scenario file's older form keeps
+    its own); the other statuses keep the free text they were given."""
     if status not in CODED_STATUSES:
         return None, reason
     chosen = code or (DEFAULT_UNPAID if status == "UNPAID" else DEFAULT_DISPUTE)
     entry = schedule.get(chosen)
-    return chosen, entry.text if entry is not None else reason
+    return chosen, reason if reason is not None or entry is None else entry.text
 
 
 def is_temporary(schedule: Schedule, code: str) -> bool:

@@ -206,11 +206,15 @@ class Scenarios(msgspec.Struct):
 
 
 class ScenarioLoaded(msgspec.Struct):
+    """``notes``: each older form the file used (a decline code of an earlier release, UNPAID
+    with a ``reason``), loaded as its current form, with the form now preferred."""
+
     name: str
     description: str
     rules: int
     points: list[str]
     active: bool
+    notes: list[str]
 
 
 class ScopeRequest(msgspec.Struct, forbid_unknown_fields=True):

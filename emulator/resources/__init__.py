@@ -38,6 +38,16 @@ def test_values() -> dict[str, object]:
 
 
 @lru_cache(maxsize=1)
+def platform_error_codes() -> frozenset[str]:
+    """The gateway platform's error codes (``fixtures/platform_error_codes.txt``, a copy of
+    the list in its official Go SDK), read once: every ``error.code`` the gateway puts in an
+    attempt is one of them."""
+    text = (data_dir("fixtures") / "platform_error_codes.txt").read_text(encoding="utf-8")
+    lines = (line.strip() for line in text.splitlines())
+    return frozenset(line for line in lines if line and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
 def unpaid_codes() -> Schedule:
     """The schedule of unpaid reason codes (``fixtures/unpaid_codes.yaml``), read once."""
     raw = (data_dir("fixtures") / "unpaid_codes.yaml").read_bytes()

@@ -15,23 +15,18 @@ docs/scenarios.md's tables are checked against this module by a test.
 
 from __future__ import annotations
 
-from typing import Annotated, Generic, Literal, TypeVar
+from collections.abc import Callable
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import msgspec
 
 from emulator import resources
 from emulator.domain import unpaids
+from emulator.domain.cards import OLDER_DECLINE_CODES, DeclineCode
 
 FieldKind = Literal["string", "number", "boolean"]
 
-DeclineReason = Literal[
-    "do_not_honour",
-    "insufficient_funds",
-    "expired_card",
-    "invalid_card",
-    "lost_stolen",
-    "suspected_fraud",
-]
+DeclineReason = DeclineCode  # the platform's codes (emulator/domain/cards.py)
 BankStatus = Literal["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
 
 Seconds = Annotated[int, msgspec.Meta(ge=0, le=366 * 86_400)]  # at most a year on the clock
@@ -119,10 +114,11 @@ class PayoutSettlement(Outcome, frozen=True):
 class BankOutcome(Outcome, frozen=True):
     """``collection.outcome`` and ``payment.outcome``. ``reasonCode``: a code of the schedule
     of unpaids for UNPAID (default 02) or DISPUTED (one of authority, default 30); its text is
-    the ``reason`` (``reason`` is free text for REJECTED). ``dispute_after_days``: DISPUTED
-    that many days after the completion (within the 40-day window). ``funds_on_day``: a
-    DebiCheck collection with a ``trackingPeriod`` unpaid with 02 completes on that re-try day
-    (1 = the first business day after the action date), if within its period."""
+    the ``reason`` (``reason`` is free text for REJECTED; with UNPAID or DISPUTED, the older
+    form, it replaces the code's text). ``dispute_after_days``: DISPUTED that many days after
+    the completion (within the 40-day window). ``funds_on_day``: a DebiCheck collection with a
+    ``trackingPeriod`` unpaid with 02 completes on that re-try day (1 = the first business day
+    after the action date), if within its period."""
 
     status: BankStatus
     reason: str | None = None
@@ -135,10 +131,6 @@ class BankOutcome(Outcome, frozen=True):
         problem = unpaids.code_problem(resources.unpaid_codes(), self.status, self.reasonCode)
         if problem is not None:
             raise ValueError(problem)
-        if self.reason is not None and self.status in ("UNPAID", "DISPUTED"):
-            raise ValueError(
-                f"{self.status} says reasonCode (its text is the reason); reason is for REJECTED"
-            )
         if self.dispute_after_days is not None and self.status != "DISPUTED":
             raise ValueError("dispute_after_days goes with status: DISPUTED")
         if self.funds_on_day is not None and (self.status, self.reasonCode) not in (
@@ -172,19 +164,63 @@ class Delivery(Outcome, frozen=True):
     reorder: bool = False
 
 
+# -- older forms: files of earlier releases load, with a note of the form now preferred --
+
+Then = dict[str, Any]
+Upgrade = Callable[[Then], tuple[Then, list[str]]]
+
+
+def _older_decline(then: Then) -> tuple[Then, list[str]]:
+    """A decline code of an earlier release (invalid_card, lost_stolen) → the platform's."""
+    reason = then.get("reason")
+    if not isinstance(reason, str) or reason not in OLDER_DECLINE_CODES:
+        return then, []
+    code = OLDER_DECLINE_CODES[reason]
+    note = f"reason: {reason!r} is an older code; loaded as the platform's {code!r}, preferred"
+    return {**then, "reason": code}, [note]
+
+
+def _older_unpaid(then: Then) -> tuple[Then, list[str]]:
+    """UNPAID (or DISPUTED) with a ``reason`` and no ``reasonCode``, as before unpaid codes."""
+    status = then.get("status")
+    if status not in unpaids.CODED_STATUSES or then.get("reason") is None:
+        return then, []
+    if then.get("reasonCode") is not None:
+        return then, [f"reason: replaces the text of reasonCode {then['reasonCode']!r}"]
+    default = unpaids.DEFAULT_UNPAID if status == "UNPAID" else unpaids.DEFAULT_DISPUTE
+    note = (
+        f"reason: {status} without reasonCode is an older form; loaded as reasonCode"
+        f" {default!r} with this reason as its text; reasonCode is preferred"
+    )
+    return then, [note]
+
+
+def _as_is(then: Then) -> tuple[Then, list[str]]:
+    return then, []
+
+
 # -- the registry --
 
 T = TypeVar("T", bound=Outcome)
 
 
 class Point(Generic[T]):
-    """A decision point: its name, what it decides, its match fields and outcome type."""
+    """A decision point: its name, what it decides, its match fields and outcome type;
+    ``upgrade`` turns an older form of its ``then`` into the current one, with notes."""
 
-    def __init__(self, name: str, doc: str, fields: dict[str, FieldKind], outcome: type[T]) -> None:
+    def __init__(
+        self,
+        name: str,
+        doc: str,
+        fields: dict[str, FieldKind],
+        outcome: type[T],
+        upgrade: Upgrade = _as_is,
+    ) -> None:
         self.name = name
         self.doc = doc
         self.fields = fields
         self.outcome = outcome
+        self.upgrade = upgrade
 
     def __repr__(self) -> str:
         return f"Point({self.name!r})"
@@ -210,6 +246,7 @@ PURCHASE_PAYMENT = Point(
     "a payer pays a purchase with a card (checkout page, direct post, /_emulator pay)",
     {**_CARD_PURCHASE, "card_number": "string", "card_brand": "string"},
     PurchasePayment,
+    _older_decline,
 )
 PURCHASE_CAPTURE = Point(
     "purchase.capture",
@@ -222,6 +259,7 @@ PURCHASE_CHARGE = Point(
     "a charge with a recurring token (API or subscription billing)",
     {**_CARD_PURCHASE, "recurring_token": "string", "is_subscription": "boolean"},
     PurchaseCharge,
+    _older_decline,
 )
 PAYOUT_EXECUTION = Point(
     "payout.execution",
@@ -263,12 +301,14 @@ COLLECTION_OUTCOME = Point(
     "how an EFT or DebiCheck collection ends, and when",
     {**_BANK_MONEY, "collectionType": "string"},
     BankOutcome,
+    _older_unpaid,
 )
 PAYMENT_OUTCOME = Point(
     "payment.outcome",
     "how an EFT payment ends, and when",
     {**_BANK_MONEY, "realTimeClearing": "boolean"},
     BankOutcome,
+    _older_unpaid,
 )
 MANDATE_AUTHORISATION = Point(
     "mandate.authorisation",

@@ -66,6 +66,8 @@ class Scenario(msgspec.Struct, frozen=True):
     description: str
     rules: tuple[Rule, ...]
     source: str  # the YAML text it was read from, stored with activations
+    # Older forms it used, each loaded as its current form (``rules[0].then.reason: ...``).
+    notes: tuple[str, ...] = ()
 
 
 def _located(message: str, prefix: str = "") -> str:
@@ -104,11 +106,20 @@ def parse(text: str | bytes) -> Scenario:
         raise InvalidScenario("rules: at least one rule is needed")
     if len(spec.rules) > MAX_RULES:
         raise InvalidScenario(f"rules: at most {MAX_RULES} rules")
-    rules = tuple(_rule(i, r) for i, r in enumerate(spec.rules))
-    return Scenario(name=spec.name, description=spec.description, rules=rules, source=source)
+    notes: list[str] = []
+    rules = tuple(_rule(i, r, notes) for i, r in enumerate(spec.rules))
+    return Scenario(
+        name=spec.name,
+        description=spec.description,
+        rules=rules,
+        source=source,
+        notes=tuple(notes),
+    )
 
 
-def _rule(index: int, spec: RuleSpec) -> Rule:
+def _rule(index: int, spec: RuleSpec, notes: list[str]) -> Rule:
+    """One rule checked; an older form of its ``then`` is loaded as the current one, and
+    ``notes`` says so."""
     where = f"rules[{index}]"
     point = REGISTRY.get(spec.when)
     if point is None:
@@ -117,7 +128,9 @@ def _rule(index: int, spec: RuleSpec) -> Rule:
             + ", ".join(REGISTRY)
         )
     matcher = compile_match(point, spec.match, f"{where}.match")
-    outcome = decode_outcome(point, spec.then, f"{where}.then")
+    then, older = point.upgrade(spec.then)
+    outcome = decode_outcome(point, then, f"{where}.then")
+    notes.extend(f"{where}.then.{note}" for note in older)
     return Rule(index=index, point=point.name, matcher=matcher, outcome=outcome, times=spec.times)
 
 

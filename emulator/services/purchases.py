@@ -260,7 +260,7 @@ def charge_with_token(
         merchant_id,
         subject(p, recurring_token=token, is_subscription=p.product == SUBSCRIPTIONS),
     )
-    known = cards.TEST_CARDS.get(card.number, cards.Outcome("decline", "invalid_card"))
+    known = cards.TEST_CARDS.get(card.number, cards.Outcome("decline", cards.UNKNOWN_CARD))
     result, reason, delay = "paid", None, SLOW_SECONDS
     if known.result == "decline":
         result, reason = "declined", known.reason

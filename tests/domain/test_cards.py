@@ -40,7 +40,7 @@ def test_outcomes():
     assert of("4000000000000259") == cards.Outcome("approve", slow=True)
     assert of("5555555555554444").result == "3ds_pass"
     assert of("4000008400001629").result == "3ds_fail"
-    assert of("4242424242424242") == cards.Outcome("decline", "invalid_card")
+    assert of("4242424242424242") == cards.Outcome("decline", "invalid_card_number")
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,8 @@ def test_what_a_code_does_to_the_mandate(code, consecutive, verdict):
         ("UNPAID", None, None, ("02", "not provided for")),
         ("DISPUTED", None, None, ("30", "no authority to debit")),
         ("UNPAID", "16", None, ("16", "account transferred to another bank")),
+        ("UNPAID", None, "insufficient funds", ("02", "insufficient funds")),  # an older file's
+        ("DISPUTED", "34", "said no", ("34", "said no")),
         ("REJECTED", None, "said so", (None, "said so")),
         ("COMPLETED", None, None, (None, None)),
     ],

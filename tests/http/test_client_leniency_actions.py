@@ -16,9 +16,21 @@ DECLINES = [
     ("4000000000000002", "do_not_honour", "Card declined: do not honour."),
     ("4000000000009995", "insufficient_funds", "Card declined: insufficient funds."),
     ("4000000000000069", "expired_card", "Card declined: the card has expired."),
-    ("4000000000000127", "invalid_card", "Card declined: invalid card."),
-    ("4000000000009987", "lost_stolen", "Card declined: the card is reported lost or stolen."),
+    ("4000000000000127", "invalid_card_number", "Card declined: invalid card number."),
+    ("4000000000009987", "lost_card", "Card declined: the card is reported lost."),
+    ("4000000000009979", "stolen_card", "Card declined: the card is reported stolen."),
     ("4100000000000019", "suspected_fraud", "Card declined: suspected fraud."),
+    ("4000000000000101", "validation_cvc_invalid", "Card declined: the CVC is not the card's."),
+    (
+        "4000000000006975",
+        "exceeds_withdrawal_limit",
+        "Card declined: the card's withdrawal limit is exceeded.",
+    ),
+    (
+        "4000000000000119",
+        "issuer_not_available",
+        "Card declined: the card's issuer is not available.",
+    ),
 ]
 
 

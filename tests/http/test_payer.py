@@ -103,10 +103,14 @@ DECLINES = [
     ("4000000000000002", "do_not_honour"),
     ("4000000000009995", "insufficient_funds"),
     ("4000000000000069", "expired_card"),
-    ("4000000000000127", "invalid_card"),
-    ("4000000000009987", "lost_stolen"),
+    ("4000000000000127", "invalid_card_number"),
+    ("4000000000009987", "lost_card"),
+    ("4000000000009979", "stolen_card"),
     ("4100000000000019", "suspected_fraud"),
-    ("4242424242424242", "invalid_card"),  # any other Luhn-valid number
+    ("4000000000000101", "validation_cvc_invalid"),
+    ("4000000000006975", "exceeds_withdrawal_limit"),
+    ("4000000000000119", "issuer_not_available"),
+    ("4242424242424242", "invalid_card_number"),  # any other Luhn-valid number
 ]
 
 

@@ -298,7 +298,7 @@ async def test_pending_card_fails_after_five_days(http, gw, merchant, runtime):
         ),
         pytest.param(
             "4000000000000127",
-            "The card issuer declined the payout (invalid_card).",
+            "The card issuer declined the payout (invalid_card_number).",
             id="other-luhn-valid",
         ),
     ],

@@ -24,9 +24,13 @@ DECLINING = {
     "do_not_honour": "4000000000000002",
     "insufficient_funds": "4000000000009995",
     "expired_card": "4000000000000069",
-    "invalid_card": "4000000000000127",
-    "lost_stolen": "4000000000009987",
+    "invalid_card_number": "4000000000000127",
+    "lost_card": "4000000000009987",
+    "stolen_card": "4000000000009979",
     "suspected_fraud": "4100000000000019",
+    "validation_cvc_invalid": "4000000000000101",
+    "exceeds_withdrawal_limit": "4000000000006975",
+    "issuer_not_available": "4000000000000119",
 }
 
 
@@ -77,13 +81,13 @@ async def test_payment_declined_without_reason_is_do_not_honour(http, merchant, 
 
 async def test_payment_declined_on_the_direct_post_answers_the_reason(http, merchant, gw):
     await activate(
-        http, merchant, "purchase.payment", {"result": "declined", "reason": "lost_stolen"}
+        http, merchant, "purchase.payment", {"result": "declined", "reason": "lost_card"}
     )
     p = await create(http, gw, merchant)
     response = await http.post(p["direct_post_url"] + "?s2s=true", json=form(CARD))
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "card_declined"
-    assert "lost_stolen" in response.json()["error"]["message"]
+    assert "lost_card" in response.json()["error"]["message"]
 
 
 async def test_payment_3ds_failed(http, merchant, gw):
@@ -146,7 +150,8 @@ async def test_payment_times_then_the_test_cards_again(http, merchant, gw):
     await activate(http, merchant, "purchase.payment", {"result": "declined"}, times=1)
     assert (await paid_with(http, gw, merchant, CARD))["status"] == "error"
     assert (await paid_with(http, gw, merchant, CARD))["status"] == "paid"
-    assert (await paid_with(http, gw, merchant, DECLINING["invalid_card"]))["status"] == "error"
+    unknown = await paid_with(http, gw, merchant, DECLINING["invalid_card_number"])
+    assert unknown["status"] == "error"
 
 
 async def test_payment_scope_is_one_merchant(http, merchant, gw):

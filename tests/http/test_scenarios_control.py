@@ -47,6 +47,7 @@ async def test_load_activate_and_deactivate_one_for_one_merchant(http, merchant)
         "rules": 1,
         "points": ["http.request"],
         "active": False,
+        "notes": [],
     }
     assert (await http.get("/api/v1/clients/", headers=bearer(merchant))).status_code == 200
 

@@ -62,8 +62,6 @@ def test_the_design_example_loads_into_typed_outcomes():
          "rules[0].then: a dispute's reasonCode is one of authority: 30, 32, 34, 36"),
         (one_rule("when: payment.outcome\nthen: {status: REJECTED, reasonCode: '02'}"),
          "rules[0].then: reasonCode goes with UNPAID or DISPUTED, not REJECTED"),
-        (one_rule("when: collection.outcome\nthen: {status: UNPAID, reason: broke}"),
-         "rules[0].then: UNPAID says reasonCode (its text is the reason); reason is for REJECTED"),
         (one_rule("when: collection.outcome\nthen: {status: UNPAID, dispute_after_days: 3}"),
          "rules[0].then: dispute_after_days goes with status: DISPUTED"),
         (one_rule("when: collection.outcome\nthen: {status: DISPUTED, dispute_after_days: 41}"),
@@ -71,7 +69,7 @@ def test_the_design_example_loads_into_typed_outcomes():
         (one_rule("when: collection.outcome\nthen: {status: UNPAID, reasonCode: '22', funds_on_day: 2}"),
          "rules[0].then: funds_on_day goes with status: UNPAID and reasonCode 02"),
         (one_rule("when: purchase.payment\nthen: {result: declined, reason: broke}"),
-         "rules[0].then.reason: Invalid enum value 'broke'; expected one of do_not_honour, expired_card, insufficient_funds, invalid_card, lost_stolen, suspected_fraud"),
+         "rules[0].then.reason: Invalid enum value 'broke'; expected one of do_not_honour, exceeds_withdrawal_limit, expired_card, insufficient_funds, invalid_card_number, issuer_not_available, lost_card, stolen_card, suspected_fraud, validation_cvc_invalid"),
         (one_rule("when: payout.sent\nthen: {}"),
          "rules[0].when: unknown decision point 'payout.sent'; expected one of " + ", ".join(REGISTRY)),
         (one_rule("when: http.request\nmatch: {verb: GET}\nthen: {status: 503}"),
@@ -209,6 +207,52 @@ def test_a_declined_payment_without_reason_is_allowed():
     assert rule.outcome == PurchasePayment(result="declined")
 
 
+@pytest.mark.parametrize(
+    ("then", "outcome", "note"),
+    [
+        ("{result: declined, reason: invalid_card}",
+         PurchasePayment(result="declined", reason="invalid_card_number"),
+         "rules[0].then.reason: 'invalid_card' is an older code; loaded as the platform's"
+         " 'invalid_card_number', preferred"),
+        ("{result: declined, reason: lost_stolen}",
+         PurchasePayment(result="declined", reason="lost_card"),
+         "rules[0].then.reason: 'lost_stolen' is an older code; loaded as the platform's"
+         " 'lost_card', preferred"),
+    ],
+)  # fmt: skip
+def test_older_decline_codes_load_as_the_platforms_with_a_note(then, outcome, note):
+    scenario = parse(one_rule(f"when: purchase.payment\nthen: {then}"))
+    assert scenario.rules[0].outcome == outcome
+    assert scenario.notes == (note,)
+
+
+@pytest.mark.parametrize(
+    ("then", "outcome", "note"),
+    [
+        ("{status: UNPAID, reason: broke}", BankOutcome(status="UNPAID", reason="broke"),
+         "rules[0].then.reason: UNPAID without reasonCode is an older form; loaded as"
+         " reasonCode '02' with this reason as its text; reasonCode is preferred"),
+        ("{status: DISPUTED, reason: said no}", BankOutcome(status="DISPUTED", reason="said no"),
+         "rules[0].then.reason: DISPUTED without reasonCode is an older form; loaded as"
+         " reasonCode '30' with this reason as its text; reasonCode is preferred"),
+        ("{status: UNPAID, reasonCode: '22', reason: later}",
+         BankOutcome(status="UNPAID", reason="later", reasonCode="22"),
+         "rules[0].then.reason: replaces the text of reasonCode '22'"),
+    ],
+)  # fmt: skip
+def test_unpaid_with_a_reason_loads_with_a_note(then, outcome, note):
+    """As before unpaid reason codes: the code is the default unless given, the text kept."""
+    scenario = parse(one_rule(f"when: collection.outcome\nthen: {then}"))
+    assert scenario.rules[0].outcome == outcome
+    assert scenario.notes == (note,)
+
+
+def test_current_forms_have_no_notes():
+    assert parse(DESIGN_EXAMPLE).notes == ()
+    rejected = one_rule("when: payment.outcome\nthen: {status: REJECTED, reason: said no}")
+    assert parse(rejected).notes == ()
+
+
 def test_every_point_has_fields_and_an_outcome_that_refuses_unknown_keys():
     for name, point in REGISTRY.items():
         assert point.name == name and point.fields and point.doc
@@ -218,7 +262,7 @@ def test_every_point_has_fields_and_an_outcome_that_refuses_unknown_keys():
 # One rule per decision point of DESIGN.md, with the outcome fields its table names.
 DESIGN_OUTCOMES = {
     "http.request": [{"status": 429}, {"status": 500}, {"delay_ms": 250}, {"drop": True}],
-    "purchase.payment": [{"result": "paid"}, {"result": "declined", "reason": "lost_stolen"},
+    "purchase.payment": [{"result": "paid"}, {"result": "declined", "reason": "lost_card"},
                          {"result": "3ds_failed"}],
     "purchase.capture": [{"result": "paid"}, {"result": "pending_capture", "delay_seconds": 600},
                          {"result": "error"}],

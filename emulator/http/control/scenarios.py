@@ -31,6 +31,7 @@ async def load(request: Request) -> Response:
             "rules": len(scenario.rules),
             "points": sorted({r.point for r in scenario.rules}),
             "active": False,
+            "notes": list(scenario.notes),
         },
         status_code=201,
     )
