@@ -13,7 +13,14 @@ from typing import Any
 
 import httpx
 
-from emulator.cli.client import Context, Refused, UsageError, client_parent, merchant_option
+from emulator.cli.client import (
+    Context,
+    Refused,
+    UsageError,
+    client_parent,
+    merchant_option,
+    segment,
+)
 from emulator.kernel.ids import Ids
 from emulator.testing import EmulatorError, Merchant
 
@@ -43,20 +50,27 @@ class Trigger:
 
     def gateway(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
         if self._gateway is None:
-            self._gateway = self.merchant.gateway(self.context.url, timeout=60.0)
+            self._gateway = self.merchant.gateway(self.context.url, timeout=self.context.timeout)
         return _answer(self._gateway.request(method, path, json=body))
 
     def bank(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
         if self._bank is None:
-            self._bank = self.merchant.bank(self.context.url, timeout=60.0)
+            self._bank = self.merchant.bank(self.context.url, timeout=self.context.timeout)
         return _answer(self._bank.request(method, path, json=body))
 
-    def control(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
-        return self.context.client.call(method, path, json=body)
+    def control(
+        self, method: str, path: str, body: Any = None, params: Any = None
+    ) -> dict[str, Any]:
+        return self.context.client.call(method, path, json=body, params=params)
 
     def keep(self, kind: str, obj: dict[str, Any]) -> dict[str, Any]:
         self.made.append((kind, obj))
         return obj
+
+    @property
+    def company(self) -> str:
+        """The merchant's company id as a path segment."""
+        return segment(self.merchant.company_id, "company_id")
 
     def reference(self, prefix: str) -> str:
         return f"{prefix}-{self.ids.token(10)}"
@@ -68,14 +82,16 @@ class Trigger:
 
     def today(self) -> str:
         """The merchant's date, on its clock."""
-        clock = self.control("GET", f"merchants/{self.merchant.company_id}/clock")
+        clock = self.control("GET", f"merchants/{self.company}/clock")
         return str(clock["now"])[:10]
 
     def wait_for_job(self, object_id: str | int, kind: str) -> None:
         """Advance the merchant's clock (its own, or the server clock it follows) to the next
         job of ``kind`` acting on ``object_id``, running everything due on the way."""
-        company = self.merchant.company_id
-        jobs = self.control("GET", f"merchants/{company}/schedule?object_id={object_id}")
+        company = self.company
+        jobs = self.control(
+            "GET", f"merchants/{company}/schedule", params={"object_id": str(object_id)}
+        )
         due = next((job["due"] for job in jobs["jobs"] if job["kind"] == kind), None)
         if due is None:
             raise NotEmitted(f"no {kind} job is scheduled for {object_id}")
@@ -88,6 +104,11 @@ class Trigger:
 
 class NotEmitted(Refused):
     """The event could not be driven: exit 1 with this message."""
+
+
+def _seg(obj: dict[str, Any]) -> str:
+    """An object's id as one path segment."""
+    return segment(str(obj["id"]), "id")
 
 
 def _answer(response: httpx.Response) -> dict[str, Any]:
@@ -111,12 +132,12 @@ def _paid(run: Trigger, card: str | None = None, **fields: Any) -> dict[str, Any
     purchase = _purchase(run, **fields)
     body = {"card_number": card} if card else {}
     run.made.pop()
-    return run.keep("purchase", run.control("POST", f"purchases/{purchase['id']}/pay", body))
+    return run.keep("purchase", run.control("POST", f"purchases/{_seg(purchase)}/pay", body))
 
 
 def _refetch(run: Trigger, purchase: dict[str, Any]) -> dict[str, Any]:
     run.made[:] = [(k, o) for k, o in run.made if o.get("id") != purchase["id"]]
-    return run.keep("purchase", run.gateway("GET", f"purchases/{purchase['id']}/"))
+    return run.keep("purchase", run.gateway("GET", f"purchases/{_seg(purchase)}/"))
 
 
 def purchase_created(run: Trigger) -> None:
@@ -137,19 +158,19 @@ def purchase_hold(run: Trigger) -> None:
 
 def purchase_captured(run: Trigger) -> None:
     held = _paid(run, skip_capture=True)
-    run.gateway("POST", f"purchases/{held['id']}/capture/", {})
+    run.gateway("POST", f"purchases/{_seg(held)}/capture/", {})
     _refetch(run, held)
 
 
 def purchase_refunded(run: Trigger) -> None:
     paid = _paid(run)
-    run.keep("payment", run.gateway("POST", f"purchases/{paid['id']}/refund/", {}))
+    run.keep("payment", run.gateway("POST", f"purchases/{_seg(paid)}/refund/", {}))
     _refetch(run, paid)
 
 
 def purchase_cancelled(run: Trigger) -> None:
     purchase = _purchase(run)
-    run.gateway("POST", f"purchases/{purchase['id']}/cancel/", {})
+    run.gateway("POST", f"purchases/{_seg(purchase)}/cancel/", {})
     _refetch(run, purchase)
 
 
@@ -166,20 +187,20 @@ def _payout(run: Trigger, card: str) -> dict[str, Any]:
         "expiry_month": "12",
         "expiry_year": "99",
     }
-    with httpx.Client(timeout=60.0) as plain:  # the execution URL is the capability
+    with httpx.Client(timeout=run.context.timeout) as plain:  # the execution URL is the capability
         _answer(plain.post(payout["execution_url"], json=card_body))
     return payout
 
 
 def payout_success(run: Trigger) -> None:
     payout = _payout(run, PENDING_PAYOUT)
-    run.keep("payout", run.control("POST", f"payouts/{payout['id']}/settle", {}))
+    run.keep("payout", run.control("POST", f"payouts/{_seg(payout)}/settle", {}))
 
 
 def payout_failed(run: Trigger) -> None:
     payout = _payout(run, FAILING_PAYOUT)
     run.wait_for_job(payout["id"], "payout.settlement")  # the settlement, 5 days on
-    run.keep("payout", run.gateway("GET", f"payouts/{payout['id']}/"))
+    run.keep("payout", run.gateway("GET", f"payouts/{_seg(payout)}/"))
 
 
 def subscription_cancelled(run: Trigger) -> None:
@@ -198,12 +219,12 @@ def subscription_cancelled(run: Trigger) -> None:
     email = f"{run.reference('subscriber').lower()}@example.com"
     client = run.keep("client", run.gateway("POST", "clients/", {"email": email}))
     added = run.gateway(
-        "POST", f"billing_templates/{template['id']}/add_subscriber/", {"client_id": client["id"]}
+        "POST", f"billing_templates/{_seg(template)}/add_subscriber/", {"client_id": client["id"]}
     )
     subscriber = added["billing_template_client"]
     if added.get("purchase"):
         run.keep("purchase", run.control("POST", f"purchases/{added['purchase']['id']}/pay", {}))
-    path = f"billing_templates/{template['id']}/clients/{subscriber['id']}/"
+    path = f"billing_templates/{_seg(template)}/clients/{_seg(subscriber)}/"
     run.keep("billing_template_client", run.gateway("GET", path))
     run.gateway("DELETE", path)
     run.notes.append(f"unsubscribed billing_template_client {subscriber['id']} (deleted)")
@@ -232,13 +253,13 @@ def _collection(run: Trigger, account: str, branch: str = "051001") -> dict[str,
 
 def collection_completed(run: Trigger) -> None:
     collection = _collection(run, *ANY_ACCOUNT)
-    run.keep("collection", run.control("POST", f"collections/{collection['id']}/settle", {}))
+    run.keep("collection", run.control("POST", f"collections/{_seg(collection)}/settle", {}))
 
 
 def collection_unpaid(run: Trigger) -> None:
     collection = _collection(run, UNPAID_LATER)
     run.wait_for_job(collection["id"], "collection.outcome")  # the bank's outcome, 40 seconds on
-    run.keep("collection", run.bank("GET", f"collection/eft/{collection['id']}/status"))
+    run.keep("collection", run.bank("GET", f"collection/eft/{_seg(collection)}/status"))
 
 
 def mandate_authenticated(run: Trigger) -> None:
@@ -250,7 +271,7 @@ def mandate_authenticated(run: Trigger) -> None:
         "maxAmountCents": 50_000,
     }
     mandate = run.bank("POST", "mandate/debicheck", body)
-    run.keep("mandate", run.control("POST", f"mandates/{mandate['id']}/authorise"))
+    run.keep("mandate", run.control("POST", f"mandates/{_seg(mandate)}/authorise"))
 
 
 def payment_completed(run: Trigger) -> None:
@@ -265,7 +286,7 @@ def payment_completed(run: Trigger) -> None:
         "paymentDate": run.today(),
     }
     payment = run.bank("POST", "payment/eft", body)
-    run.keep("payment", run.control("POST", f"payments/{payment['id']}/settle", {}))
+    run.keep("payment", run.control("POST", f"payments/{_seg(payment)}/settle", {}))
 
 
 Recipe = Callable[[Trigger], None]
