@@ -11,11 +11,24 @@ from typing import Any
 
 import httpx
 
-from emulator.cli.client import Context, UsageError, client_parent, merchant_option
+from emulator.cli.client import Context, UsageError, client_parent, merchant_option, printable
 from emulator.testing import Delivery
 
 POLL = 0.25  # seconds between reads of the delivery log
-DROP = {"host", "content-length", "connection", "transfer-encoding", "accept-encoding"}
+# hop-by-hop headers, and those the forwarding client sets itself; every other one is forwarded
+DROP = {
+    "host",
+    "content-length",
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "te",
+    "trailer",
+    "upgrade",
+    "proxy-authorization",
+    "proxy-authenticate",
+    "accept-encoding",
+}
 
 
 def add_command(commands: Any) -> None:
@@ -53,7 +66,7 @@ def listen_command(context: Context, args: argparse.Namespace) -> int:
     if not context.json:
         scope = f" of merchant {context.merchant}" if context.merchant else ""
         target = f", forwarding to {forward}" if forward else ""
-        print(f"listening to deliveries{scope} on {context.url}{target} (Ctrl-C stops)")
+        print(printable(f"listening to deliveries{scope} on {context.url}{target} (Ctrl-C stops)"))
         sys.stdout.flush()
     seen = 0
     with httpx.Client(timeout=10.0) as receiver:
@@ -114,5 +127,5 @@ def _show(context: Context, delivery: Delivery, forwarded: dict[str, Any] | None
             line += (
                 f"; forwarded -> {forwarded['url']} [{forwarded['status'] or forwarded['error']}]"
             )
-        print(line)
+        print(printable(line))
     sys.stdout.flush()

@@ -13,6 +13,8 @@ from typing import Any
 
 import httpx
 
+from emulator import resources
+from emulator.cli import delivered
 from emulator.cli.client import (
     Context,
     Refused,
@@ -21,6 +23,7 @@ from emulator.cli.client import (
     merchant_option,
     segment,
 )
+from emulator.domain import unpaids
 from emulator.kernel.ids import Ids
 from emulator.testing import EmulatorError, Merchant
 
@@ -40,6 +43,7 @@ class Trigger:
     made: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     ids: Ids = field(default_factory=Ids)
+    reason_code: str | None = None
     _gateway: httpx.Client | None = None
     _bank: httpx.Client | None = None
 
@@ -58,10 +62,8 @@ class Trigger:
             self._bank = self.merchant.bank(self.context.url, timeout=self.context.timeout)
         return _answer(self._bank.request(method, path, json=body))
 
-    def control(
-        self, method: str, path: str, body: Any = None, params: Any = None
-    ) -> dict[str, Any]:
-        return self.context.client.call(method, path, json=body, params=params)
+    def control(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
+        return self.context.client.call(method, path, json=body)
 
     def keep(self, kind: str, obj: dict[str, Any]) -> dict[str, Any]:
         self.made.append((kind, obj))
@@ -89,9 +91,8 @@ class Trigger:
         """Advance the merchant's clock (its own, or the server clock it follows) to the next
         job of ``kind`` acting on ``object_id``, running everything due on the way."""
         company = self.company
-        jobs = self.control(
-            "GET", f"merchants/{company}/schedule", params={"object_id": str(object_id)}
-        )
+        query = {"object_id": str(object_id)}
+        jobs = self.context.client.call("GET", f"merchants/{company}/schedule", params=query)
         due = next((job["due"] for job in jobs["jobs"] if job["kind"] == kind), None)
         if due is None:
             raise NotEmitted(f"no {kind} job is scheduled for {object_id}")
@@ -257,6 +258,11 @@ def collection_completed(run: Trigger) -> None:
 
 
 def collection_unpaid(run: Trigger) -> None:
+    if run.reason_code is not None:  # the bank's outcome now, with that unpaid reason code
+        collection = _collection(run, *ANY_ACCOUNT)
+        body = {"status": "UNPAID", "reasonCode": run.reason_code}
+        run.keep("collection", run.control("POST", f"collections/{_seg(collection)}/settle", body))
+        return
     collection = _collection(run, UNPAID_LATER)
     run.wait_for_job(collection["id"], "collection.outcome")  # the bank's outcome, 40 seconds on
     run.keep("collection", run.bank("GET", f"collection/eft/{_seg(collection)}/status"))
@@ -331,6 +337,11 @@ def add_command(commands: Any) -> None:
     trigger.add_argument("event", nargs="?", help="the event (see --list)")
     trigger.add_argument("--list", action="store_true", help="the events it can trigger")
     merchant_option(trigger, "the merchant (default: the default merchant)")
+    trigger.add_argument(
+        "--reason-code",
+        metavar="CODE",
+        help="collection.unpaid: the bank's unpaid reason code (settled now; default: 02, 40 s on)",
+    )
     trigger.set_defaults(handler=trigger_command)
 
 
@@ -345,8 +356,10 @@ def trigger_command(context: Context, args: argparse.Namespace) -> int:
     name = ALIASES.get(args.event, args.event)
     if name not in EVENTS:
         raise UsageError(f"trigger: unknown event {args.event!r} (trigger --list shows them)")
-    run = Trigger(context, context.merchant_record())
+    code = _reason_code(name, args.reason_code)
+    run = Trigger(context, context.merchant_record(), reason_code=code)
     recipe, _, expected = EVENTS[name]
+    start = delivered.newest(context, run.merchant.company_id)
     try:
         recipe(run)
         reached = _status(run.made[-1][1])
@@ -359,8 +372,23 @@ def trigger_command(context: Context, args: argparse.Namespace) -> int:
     objects = [{"type": kind, "object": obj} for kind, obj in run.made]
     lines = [f"{name} emitted for merchant {run.merchant.company_id}", *run.notes]
     lines += [f"  {kind:<24} {_id(obj):<40} {_status(obj)}" for kind, obj in run.made]
-    context.emit({"event": name, "merchant": run.merchant.company_id, "objects": objects}, lines)
+    sent = delivered.since(context, run.merchant.company_id, start)
+    fields, sent_lines = delivered.report(context, name, sent)
+    data = {"event": name, "merchant": run.merchant.company_id, "objects": objects, **fields}
+    context.emit(data, [*lines, *sent_lines])
     return 0
+
+
+def _reason_code(event: str, code: str | None) -> str | None:
+    """``--reason-code``: only with collection.unpaid, one of the bank's unpaid codes."""
+    if code is None:
+        return None
+    if event != "collection.unpaid":
+        raise UsageError(f"--reason-code goes with collection.unpaid, not {event}")
+    problem = unpaids.code_problem(resources.unpaid_codes(), "UNPAID", code)
+    if problem is not None:
+        raise UsageError(f"--reason-code: {problem}")
+    return code
 
 
 def _id(obj: dict[str, Any]) -> str:
