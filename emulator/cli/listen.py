@@ -59,6 +59,8 @@ def listen_command(context: Context, args: argparse.Namespace) -> int:
         raise UsageError(f"--forward-to must be an http:// or https:// URL, not {forward!r}")
     if args.count is not None and args.count < 1:
         raise UsageError("--count must be 1 or more")
+    if context.merchant is not None:
+        context.merchant_record()  # an unknown merchant is refused, not listened to for ever
     after = args.after
     if after is None:
         newest = context.client.deliveries(context.merchant, limit=1)
