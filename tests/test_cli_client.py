@@ -143,6 +143,7 @@ def test_clock_advance_next_runs_the_next_job(server, control) -> None:
         (("trigger",), "name an EVENT"),
         (("trigger", "purchase.nope"), "unknown event 'purchase.nope'"),
         (("listen", "--forward-to", "ftp://x"), "--forward-to must be an http://"),
+        (("listen", "--forward-to", "http://x/\r\nX: y"), "--forward-to must be an http://"),
         (("scenario", "load", "/nonexistent/file.yaml"), "cannot read /nonexistent/file.yaml"),
     ],
 )

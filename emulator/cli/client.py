@@ -331,7 +331,7 @@ def progress(enabled: bool) -> Iterator[Callable[[str], None]]:
 
     def show(text: str) -> None:
         if enabled:
-            sys.stdout.write(f"\r\x1b[K{text}")
+            sys.stdout.write(f"\r\x1b[K{printable(text)}")
             sys.stdout.flush()
             shown[0] = True
 

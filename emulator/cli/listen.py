@@ -13,6 +13,7 @@ import httpx
 
 from emulator.cli.client import Context, UsageError, client_parent, merchant_option, printable
 from emulator.testing import Delivery
+from emulator.testing.records import has_control
 
 POLL = 0.25  # seconds between reads of the delivery log
 # hop-by-hop headers, and those the forwarding client sets itself; every other one is forwarded
@@ -55,7 +56,11 @@ def add_command(commands: Any) -> None:
 
 def listen_command(context: Context, args: argparse.Namespace) -> int:
     forward = args.forward_to
-    if forward is not None and not forward.startswith(("http://", "https://")):
+    if forward is not None and (
+        not forward.startswith(("http://", "https://"))
+        or has_control(forward)
+        or any(c.isspace() for c in forward)
+    ):
         raise UsageError(f"--forward-to must be an http:// or https:// URL, not {forward!r}")
     if args.count is not None and args.count < 1:
         raise UsageError("--count must be 1 or more")
