@@ -143,6 +143,7 @@ def test_clock_advance_next_runs_the_next_job(server, control) -> None:
         (("trigger",), "name an EVENT"),
         (("trigger", "purchase.nope"), "unknown event 'purchase.nope'"),
         (("listen", "--forward-to", "ftp://x"), "--forward-to must be an http://"),
+        (("listen", "--forward-to", "http://x/\r\nX: y"), "--forward-to must be an http://"),
         (("scenario", "load", "/nonexistent/file.yaml"), "cannot read /nonexistent/file.yaml"),
     ],
 )
@@ -243,6 +244,8 @@ def test_trigger_drives_the_event_until_it_is_emitted(server, control, event) ->
     emitted = "payment.refunded" if event == "purchase.refunded" else event
     assert (made["event"], made["merchant"]) == (emitted, merchant.company_id)
     assert made["objects"], made
+    assert made["delivered"] is True, made
+    assert emitted in {d["event_type"] for d in made["deliveries"]}
     delivery = control.wait_for_delivery(emitted, merchant)
     ids = {o["object"].get("id") for o in made["objects"]}
     assert str(delivery.json().get("id") or delivery.object_id) in {str(i) for i in ids} | {
@@ -309,6 +312,7 @@ def test_listen_prints_and_forwards_each_delivery(server, control) -> None:
         assert copy.body == original.body
         assert copy.headers["x-signature"] == original.headers["x-signature"]
         assert copy.headers["x-event-id"] == original.headers["x-event-id"]
+        assert copy.headers["x-emulator-time"] == original.headers["x-emulator-time"]
 
 
 def test_listen_json_from_the_start(server, control) -> None:

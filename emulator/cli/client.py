@@ -1,10 +1,15 @@
 """What the client verbs of ``payments-emulator`` share: the connection to a running emulator
-(``--url``, ``--admin-token``), output (human lines, or ``--json``), durations, and the exit
-codes: 0 done, 1 the emulator refused (its message) or cannot be reached, 2 a usage error."""
+(``--url``, ``--admin-token``, ``--timeout``), output (human lines, or ``--json``), durations,
+names checked as the server checks them, and the exit codes: 0 done, 1 the emulator refused
+(its message) or cannot be reached, 2 a usage error. Every failure is one line on stderr
+(server text with its control characters escaped); with ``--json`` it is also one JSON object
+on stdout: ``{"error": {"status": int or null, "code": str, "message": str}}``."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
 import os
 import re
 import sys
@@ -19,9 +24,12 @@ import msgspec
 
 from emulator.kernel.clock import CLOCK_RANGE, in_clock_range, iso, parse_iso, to_us
 from emulator.testing import EmulatorClient, EmulatorError, Merchant
+from emulator.testing.records import BadPathSegment, NotTheEmulator, has_control, path_segment
 
 DEFAULT_URL = "http://127.0.0.1:8400"
 PROG = "payments-emulator"
+CONNECT_SECONDS = 5.0  # at most this long to connect...
+ANSWER_SECONDS = 30.0  # ...and this long for an answer (--timeout sets it)
 
 
 class UsageError(Exception):
@@ -36,6 +44,48 @@ class Refused(Exception):
 class Unreachable(Exception):
     """No emulator answers at the URL: exit code 1, one line."""
 
+    code = "unreachable"
+
+
+class NoAnswer(Unreachable):
+    """The emulator took longer than ``--timeout`` to answer."""
+
+    code = "timeout"
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_INVISIBLE = {*range(0x202A, 0x202F), *range(0x2066, 0x206A)}  # bidirectional overrides
+
+
+def _escaped(char: str) -> str:
+    point = ord(char)
+    if point < 0x20 or 0x7F <= point < 0xA0:
+        return _ESCAPES.get(char) or f"\\x{point:02x}"
+    return f"\\u{point:04x}" if point in _INVISIBLE else char
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control characters (and bidirectional overrides) shown
+    as escapes (``\\x1b``, ``\\n``), so server-provided text cannot drive the terminal."""
+    if not has_control(text) and not any(ord(c) in _INVISIBLE for c in text):
+        return text
+    return "".join(_escaped(c) for c in text)
+
+
+def segment(value: str, what: str) -> str:
+    """``value`` as one path segment (percent-encoded); a usage error when it cannot be one."""
+    try:
+        return path_segment(value, what)
+    except BadPathSegment as exc:
+        raise UsageError(str(exc)) from None
+
+
+def checked_name(value: str, pattern: re.Pattern[str], what: str, rule: str) -> str:
+    """A name the server would accept (``pattern`` is the server's own), as a path segment."""
+    if not pattern.match(value):
+        raise UsageError(f"{what} {value!r}: {rule}")
+    return segment(value, what)
+
 
 @dataclass
 class Context:
@@ -45,14 +95,21 @@ class Context:
     client: EmulatorClient
     json: bool
     merchant: str | None
+    timeout: httpx.Timeout = dataclasses.field(default_factory=lambda: timeouts(None))
 
     def emit(self, data: Any, lines: list[str]) -> None:
-        """``data`` as JSON with ``--json``, else the human ``lines``."""
+        """``data`` as JSON with ``--json``, else the human ``lines`` (control characters in
+        them, from names the server holds, escaped)."""
         if self.json:
             print(msgspec.json.encode(data).decode())
         else:
             for line in lines:
-                print(line)
+                print(printable(line))
+
+    @property
+    def merchant_segment(self) -> str:
+        """``--merchant`` as a path segment (checked when the verb started)."""
+        return segment(self.merchant or "", "--merchant")
 
     def merchant_record(self, company_id: str | None = None) -> Merchant:
         """The merchant named (``--merchant``) or the default one, with its credentials, as
@@ -91,9 +148,38 @@ def client_parent() -> argparse.ArgumentParser:
         help="the control plane's token, if it has one (env EMULATOR_ADMIN_TOKEN)",
     )
     parent.add_argument(
-        "--json", action="store_true", default=argparse.SUPPRESS, help="JSON output, for scripts"
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help='JSON output, for scripts (errors too, as {"error": {...}})',
+    )
+    parent.add_argument(
+        "--timeout",
+        type=seconds,
+        metavar="SECONDS",
+        default=argparse.SUPPRESS,
+        help=f"wait at most this long for each answer (default {ANSWER_SECONDS:g}; connecting:"
+        f" at most {CONNECT_SECONDS:g})",
     )
     return parent
+
+
+def seconds(text: str) -> float:
+    """``--timeout``: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def timeouts(answer: float | None) -> httpx.Timeout:
+    """Connect within ``CONNECT_SECONDS`` (or ``answer`` if shorter), answer within ``answer``
+    seconds (``ANSWER_SECONDS`` by default)."""
+    answer = ANSWER_SECONDS if answer is None else answer
+    return httpx.Timeout(answer, connect=min(answer, CONNECT_SECONDS))
 
 
 def merchant_option(parser: argparse.ArgumentParser, what: str) -> None:
@@ -103,47 +189,96 @@ def merchant_option(parser: argparse.ArgumentParser, what: str) -> None:
 def _url(args: argparse.Namespace) -> str:
     given = getattr(args, "url", None)
     url = str(given or os.environ.get("EMULATOR_URL") or DEFAULT_URL).rstrip("/")
-    parsed = httpx.URL(url) if re.match(r"^https?://[^/\s]+", url) else None
+    problem = f"--url / EMULATOR_URL must be an http:// or https:// URL, not {url!r}"
+    if has_control(url) or any(c.isspace() for c in url):
+        raise UsageError(f"{problem} (it holds spaces or control characters)")
+    try:
+        parsed = httpx.URL(url) if re.match(r"^https?://[^/\s]+", url) else None
+    except httpx.InvalidURL as exc:
+        raise UsageError(f"{problem} ({exc})") from None
     if parsed is None or not parsed.host:
-        raise UsageError(f"--url / EMULATOR_URL must be an http:// or https:// URL, not {url!r}")
+        raise UsageError(problem)
     return url
 
 
+def fail(json: bool, exit_code: int, line: str, error: dict[str, Any]) -> int:
+    """One failure: one line on stderr; with ``--json`` its ``{"error": ...}`` on stdout."""
+    if json:
+        print(msgspec.json.encode({"error": error}).decode(), flush=True)
+    print(f"{PROG}: {printable(line)}", file=sys.stderr, flush=True)
+    return exit_code
+
+
+def usage_failure(json: bool, message: str) -> int:
+    return fail(json, 2, message, {"status": None, "code": "usage", "message": message})
+
+
 def run(handler: Handler, args: argparse.Namespace) -> int:
-    """Run a client verb; every failure is one line on stderr and its exit code."""
+    """Run a client verb; every failure is one line on stderr and its exit code (with
+    ``--json``, also ``{"error": {"status", "code", "message"}}`` on stdout)."""
     json = bool(getattr(args, "json", False))
+    url = "the URL"
     try:
         url = _url(args)
         token = getattr(args, "admin_token", None) or os.environ.get("EMULATOR_ADMIN_TOKEN")
-        with EmulatorClient(url, admin_token=token or None, timeout=120.0) as client:
-            context = Context(url, client, json, getattr(args, "merchant", None))
+        merchant = getattr(args, "merchant", None)
+        if merchant is not None:
+            segment(merchant, "--merchant")
+            if "/" in merchant:
+                raise UsageError(f"--merchant {merchant!r}: a company_id has no '/'")
+        limits = timeouts(getattr(args, "timeout", None))
+        with EmulatorClient(url, admin_token=token or None, timeout=limits) as client:
+            context = Context(url, client, json, merchant, limits)
             try:
                 return handler(context, args)
+            except httpx.TimeoutException as exc:
+                raise NoAnswer(
+                    f"no answer from the emulator at {url} within {limits.read:g} s"
+                    f" ({type(exc).__name__}); give --timeout SECONDS to wait longer"
+                ) from None
             except httpx.TransportError as exc:
                 problem = str(exc) or "no answer"
                 raise Unreachable(
                     f"cannot reach the emulator at {url} ({type(exc).__name__}: {problem});"
                     " start one with `payments-emulator serve` or give --url"
                 ) from None
-    except UsageError as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
-        return 2
+    except (UsageError, BadPathSegment) as exc:
+        return usage_failure(json, str(exc))
+    except httpx.InvalidURL as exc:
+        return usage_failure(json, f"--url / EMULATOR_URL: {exc}")
     except EmulatorError as exc:
-        message = exc.message
-        if exc.code == "http_error" and not isinstance(exc.body, str):  # the API's own dialect
-            message = msgspec.json.encode(exc.body).decode()
-        if json:
-            error = {"status": exc.status, "code": exc.code, "message": message}
-            print(msgspec.json.encode({"error": error}).decode())
-        print(f"{PROG}: refused ({exc.status} {exc.code}): {message}", file=sys.stderr)
-        return 1
-    except (Refused, Unreachable) as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
-        return 1
+        return _refused(json, url, exc)
+    except Unreachable as exc:
+        error = {"status": None, "code": exc.code, "message": str(exc)}
+        return fail(json, 1, str(exc), error)
+    except Refused as exc:
+        return fail(json, 1, str(exc), {"status": None, "code": "refused", "message": str(exc)})
+    except (KeyError, TypeError, ValueError, msgspec.ValidationError) as exc:
+        # an answer of another shape than the emulator's (another service at the URL)
+        message = (
+            f"the answer from {url} is not what the emulator answers"
+            f" ({type(exc).__name__}: {exc}): is this the emulator?"
+        )
+        return fail(
+            json, 1, message, {"status": None, "code": "not_the_emulator", "message": message}
+        )
     except BrokenPipeError:  # the reader went away (| head)
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _refused(json: bool, url: str, exc: EmulatorError) -> int:
+    message, code = exc.message, exc.code
+    if isinstance(exc, NotTheEmulator) or (code == "http_error" and isinstance(exc.body, str)):
+        kind = exc.content_type or "no content type"
+        message = f"{url} answered {exc.status} ({kind}), not the emulator's JSON: is it one?"
+        error = {"status": exc.status, "code": "not_the_emulator", "message": message}
+        return fail(json, 1, message, error)
+    if code == "http_error":  # the API's own dialect
+        message = msgspec.json.encode(exc.body).decode()
+    error = {"status": exc.status, "code": code, "message": message}
+    return fail(json, 1, f"refused ({exc.status} {code}): {message}", error)
 
 
 DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s?)?$")
@@ -196,7 +331,7 @@ def progress(enabled: bool) -> Iterator[Callable[[str], None]]:
 
     def show(text: str) -> None:
         if enabled:
-            sys.stdout.write(f"\r\x1b[K{text}")
+            sys.stdout.write(f"\r\x1b[K{printable(text)}")
             sys.stdout.flush()
             shown[0] = True
 

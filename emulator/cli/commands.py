@@ -10,12 +10,13 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import NoReturn
 
 from emulator import __version__
 from emulator.cli import listen as cli_listen
 from emulator.cli import trigger as cli_trigger
 from emulator.cli import verbs as cli_verbs
-from emulator.cli.client import client_parent
+from emulator.cli.client import client_parent, usage_failure
 from emulator.cli.client import run as run_client
 from emulator.kernel.clock import CLOCK_RANGE, MODES, in_clock_range, parse_iso, to_us
 from emulator.kernel.dbfile import DatabaseInUse, FileLock
@@ -45,8 +46,28 @@ from emulator.serving.startup import (
 )
 
 
+class UsageProblem(Exception):
+    """argparse found a usage error: one line, exit code 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its usage errors as one line (``main`` prints it) instead of the usage
+    text and the error; the verbs' parsers are of this class too."""
+
+    deepest: str | None = None  # the prog of the last (sub)parser that parsed: the verb's
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        Parser.deepest = self.prog
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageProblem(f"{message} (see {Parser.deepest or self.prog} --help)")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="payments-emulator",
         description="Sandbox emulator of a payments gateway (/api/v1) and bank collections (/v2).",
         # --url, --admin-token and --json before the verb too (`payments-emulator --json clock`)
@@ -258,7 +279,11 @@ def scenario_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _parser().parse_args(words)
+    except UsageProblem as exc:
+        return usage_failure("--json" in words, str(exc))
     if getattr(args, "handler", None) is not None:  # a verb for a running emulator
         return run_client(args.handler, args)
     if args.command == "scenario":

@@ -11,11 +11,25 @@ from typing import Any
 
 import httpx
 
-from emulator.cli.client import Context, UsageError, client_parent, merchant_option
+from emulator.cli.client import Context, UsageError, client_parent, merchant_option, printable
 from emulator.testing import Delivery
+from emulator.testing.records import has_control
 
 POLL = 0.25  # seconds between reads of the delivery log
-DROP = {"host", "content-length", "connection", "transfer-encoding", "accept-encoding"}
+# hop-by-hop headers, and those the forwarding client sets itself; every other one is forwarded
+DROP = {
+    "host",
+    "content-length",
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "te",
+    "trailer",
+    "upgrade",
+    "proxy-authorization",
+    "proxy-authenticate",
+    "accept-encoding",
+}
 
 
 def add_command(commands: Any) -> None:
@@ -42,10 +56,16 @@ def add_command(commands: Any) -> None:
 
 def listen_command(context: Context, args: argparse.Namespace) -> int:
     forward = args.forward_to
-    if forward is not None and not forward.startswith(("http://", "https://")):
+    if forward is not None and (
+        not forward.startswith(("http://", "https://"))
+        or has_control(forward)
+        or any(c.isspace() for c in forward)
+    ):
         raise UsageError(f"--forward-to must be an http:// or https:// URL, not {forward!r}")
     if args.count is not None and args.count < 1:
         raise UsageError("--count must be 1 or more")
+    if context.merchant is not None:
+        context.merchant_record()  # an unknown merchant is refused, not listened to for ever
     after = args.after
     if after is None:
         newest = context.client.deliveries(context.merchant, limit=1)
@@ -53,7 +73,7 @@ def listen_command(context: Context, args: argparse.Namespace) -> int:
     if not context.json:
         scope = f" of merchant {context.merchant}" if context.merchant else ""
         target = f", forwarding to {forward}" if forward else ""
-        print(f"listening to deliveries{scope} on {context.url}{target} (Ctrl-C stops)")
+        print(printable(f"listening to deliveries{scope} on {context.url}{target} (Ctrl-C stops)"))
         sys.stdout.flush()
     seen = 0
     with httpx.Client(timeout=10.0) as receiver:
@@ -114,5 +134,5 @@ def _show(context: Context, delivery: Delivery, forwarded: dict[str, Any] | None
             line += (
                 f"; forwarded -> {forwarded['url']} [{forwarded['status'] or forwarded['error']}]"
             )
-        print(line)
+        print(printable(line))
     sys.stdout.flush()

@@ -13,7 +13,17 @@ from typing import Any
 
 import httpx
 
-from emulator.cli.client import Context, Refused, UsageError, client_parent, merchant_option
+from emulator import resources
+from emulator.cli import delivered
+from emulator.cli.client import (
+    Context,
+    Refused,
+    UsageError,
+    client_parent,
+    merchant_option,
+    segment,
+)
+from emulator.domain import unpaids
 from emulator.kernel.ids import Ids
 from emulator.testing import EmulatorError, Merchant
 
@@ -33,6 +43,7 @@ class Trigger:
     made: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     ids: Ids = field(default_factory=Ids)
+    reason_code: str | None = None
     _gateway: httpx.Client | None = None
     _bank: httpx.Client | None = None
 
@@ -43,12 +54,12 @@ class Trigger:
 
     def gateway(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
         if self._gateway is None:
-            self._gateway = self.merchant.gateway(self.context.url, timeout=60.0)
+            self._gateway = self.merchant.gateway(self.context.url, timeout=self.context.timeout)
         return _answer(self._gateway.request(method, path, json=body))
 
     def bank(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
         if self._bank is None:
-            self._bank = self.merchant.bank(self.context.url, timeout=60.0)
+            self._bank = self.merchant.bank(self.context.url, timeout=self.context.timeout)
         return _answer(self._bank.request(method, path, json=body))
 
     def control(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
@@ -57,6 +68,11 @@ class Trigger:
     def keep(self, kind: str, obj: dict[str, Any]) -> dict[str, Any]:
         self.made.append((kind, obj))
         return obj
+
+    @property
+    def company(self) -> str:
+        """The merchant's company id as a path segment."""
+        return segment(self.merchant.company_id, "company_id")
 
     def reference(self, prefix: str) -> str:
         return f"{prefix}-{self.ids.token(10)}"
@@ -68,14 +84,15 @@ class Trigger:
 
     def today(self) -> str:
         """The merchant's date, on its clock."""
-        clock = self.control("GET", f"merchants/{self.merchant.company_id}/clock")
+        clock = self.control("GET", f"merchants/{self.company}/clock")
         return str(clock["now"])[:10]
 
     def wait_for_job(self, object_id: str | int, kind: str) -> None:
         """Advance the merchant's clock (its own, or the server clock it follows) to the next
         job of ``kind`` acting on ``object_id``, running everything due on the way."""
-        company = self.merchant.company_id
-        jobs = self.control("GET", f"merchants/{company}/schedule?object_id={object_id}")
+        company = self.company
+        query = {"object_id": str(object_id)}
+        jobs = self.context.client.call("GET", f"merchants/{company}/schedule", params=query)
         due = next((job["due"] for job in jobs["jobs"] if job["kind"] == kind), None)
         if due is None:
             raise NotEmitted(f"no {kind} job is scheduled for {object_id}")
@@ -88,6 +105,11 @@ class Trigger:
 
 class NotEmitted(Refused):
     """The event could not be driven: exit 1 with this message."""
+
+
+def _seg(obj: dict[str, Any]) -> str:
+    """An object's id as one path segment."""
+    return segment(str(obj["id"]), "id")
 
 
 def _answer(response: httpx.Response) -> dict[str, Any]:
@@ -111,12 +133,12 @@ def _paid(run: Trigger, card: str | None = None, **fields: Any) -> dict[str, Any
     purchase = _purchase(run, **fields)
     body = {"card_number": card} if card else {}
     run.made.pop()
-    return run.keep("purchase", run.control("POST", f"purchases/{purchase['id']}/pay", body))
+    return run.keep("purchase", run.control("POST", f"purchases/{_seg(purchase)}/pay", body))
 
 
 def _refetch(run: Trigger, purchase: dict[str, Any]) -> dict[str, Any]:
     run.made[:] = [(k, o) for k, o in run.made if o.get("id") != purchase["id"]]
-    return run.keep("purchase", run.gateway("GET", f"purchases/{purchase['id']}/"))
+    return run.keep("purchase", run.gateway("GET", f"purchases/{_seg(purchase)}/"))
 
 
 def purchase_created(run: Trigger) -> None:
@@ -137,19 +159,19 @@ def purchase_hold(run: Trigger) -> None:
 
 def purchase_captured(run: Trigger) -> None:
     held = _paid(run, skip_capture=True)
-    run.gateway("POST", f"purchases/{held['id']}/capture/", {})
+    run.gateway("POST", f"purchases/{_seg(held)}/capture/", {})
     _refetch(run, held)
 
 
 def purchase_refunded(run: Trigger) -> None:
     paid = _paid(run)
-    run.keep("payment", run.gateway("POST", f"purchases/{paid['id']}/refund/", {}))
+    run.keep("payment", run.gateway("POST", f"purchases/{_seg(paid)}/refund/", {}))
     _refetch(run, paid)
 
 
 def purchase_cancelled(run: Trigger) -> None:
     purchase = _purchase(run)
-    run.gateway("POST", f"purchases/{purchase['id']}/cancel/", {})
+    run.gateway("POST", f"purchases/{_seg(purchase)}/cancel/", {})
     _refetch(run, purchase)
 
 
@@ -166,20 +188,20 @@ def _payout(run: Trigger, card: str) -> dict[str, Any]:
         "expiry_month": "12",
         "expiry_year": "99",
     }
-    with httpx.Client(timeout=60.0) as plain:  # the execution URL is the capability
+    with httpx.Client(timeout=run.context.timeout) as plain:  # the execution URL is the capability
         _answer(plain.post(payout["execution_url"], json=card_body))
     return payout
 
 
 def payout_success(run: Trigger) -> None:
     payout = _payout(run, PENDING_PAYOUT)
-    run.keep("payout", run.control("POST", f"payouts/{payout['id']}/settle", {}))
+    run.keep("payout", run.control("POST", f"payouts/{_seg(payout)}/settle", {}))
 
 
 def payout_failed(run: Trigger) -> None:
     payout = _payout(run, FAILING_PAYOUT)
     run.wait_for_job(payout["id"], "payout.settlement")  # the settlement, 5 days on
-    run.keep("payout", run.gateway("GET", f"payouts/{payout['id']}/"))
+    run.keep("payout", run.gateway("GET", f"payouts/{_seg(payout)}/"))
 
 
 def subscription_cancelled(run: Trigger) -> None:
@@ -198,12 +220,12 @@ def subscription_cancelled(run: Trigger) -> None:
     email = f"{run.reference('subscriber').lower()}@example.com"
     client = run.keep("client", run.gateway("POST", "clients/", {"email": email}))
     added = run.gateway(
-        "POST", f"billing_templates/{template['id']}/add_subscriber/", {"client_id": client["id"]}
+        "POST", f"billing_templates/{_seg(template)}/add_subscriber/", {"client_id": client["id"]}
     )
     subscriber = added["billing_template_client"]
     if added.get("purchase"):
         run.keep("purchase", run.control("POST", f"purchases/{added['purchase']['id']}/pay", {}))
-    path = f"billing_templates/{template['id']}/clients/{subscriber['id']}/"
+    path = f"billing_templates/{_seg(template)}/clients/{_seg(subscriber)}/"
     run.keep("billing_template_client", run.gateway("GET", path))
     run.gateway("DELETE", path)
     run.notes.append(f"unsubscribed billing_template_client {subscriber['id']} (deleted)")
@@ -232,13 +254,18 @@ def _collection(run: Trigger, account: str, branch: str = "051001") -> dict[str,
 
 def collection_completed(run: Trigger) -> None:
     collection = _collection(run, *ANY_ACCOUNT)
-    run.keep("collection", run.control("POST", f"collections/{collection['id']}/settle", {}))
+    run.keep("collection", run.control("POST", f"collections/{_seg(collection)}/settle", {}))
 
 
 def collection_unpaid(run: Trigger) -> None:
+    if run.reason_code is not None:  # the bank's outcome now, with that unpaid reason code
+        collection = _collection(run, *ANY_ACCOUNT)
+        body = {"status": "UNPAID", "reasonCode": run.reason_code}
+        run.keep("collection", run.control("POST", f"collections/{_seg(collection)}/settle", body))
+        return
     collection = _collection(run, UNPAID_LATER)
     run.wait_for_job(collection["id"], "collection.outcome")  # the bank's outcome, 40 seconds on
-    run.keep("collection", run.bank("GET", f"collection/eft/{collection['id']}/status"))
+    run.keep("collection", run.bank("GET", f"collection/eft/{_seg(collection)}/status"))
 
 
 def mandate_authenticated(run: Trigger) -> None:
@@ -250,7 +277,7 @@ def mandate_authenticated(run: Trigger) -> None:
         "maxAmountCents": 50_000,
     }
     mandate = run.bank("POST", "mandate/debicheck", body)
-    run.keep("mandate", run.control("POST", f"mandates/{mandate['id']}/authorise"))
+    run.keep("mandate", run.control("POST", f"mandates/{_seg(mandate)}/authorise"))
 
 
 def payment_completed(run: Trigger) -> None:
@@ -265,7 +292,7 @@ def payment_completed(run: Trigger) -> None:
         "paymentDate": run.today(),
     }
     payment = run.bank("POST", "payment/eft", body)
-    run.keep("payment", run.control("POST", f"payments/{payment['id']}/settle", {}))
+    run.keep("payment", run.control("POST", f"payments/{_seg(payment)}/settle", {}))
 
 
 Recipe = Callable[[Trigger], None]
@@ -310,6 +337,11 @@ def add_command(commands: Any) -> None:
     trigger.add_argument("event", nargs="?", help="the event (see --list)")
     trigger.add_argument("--list", action="store_true", help="the events it can trigger")
     merchant_option(trigger, "the merchant (default: the default merchant)")
+    trigger.add_argument(
+        "--reason-code",
+        metavar="CODE",
+        help="collection.unpaid: the bank's unpaid reason code (settled now; default: 02, 40 s on)",
+    )
     trigger.set_defaults(handler=trigger_command)
 
 
@@ -324,8 +356,10 @@ def trigger_command(context: Context, args: argparse.Namespace) -> int:
     name = ALIASES.get(args.event, args.event)
     if name not in EVENTS:
         raise UsageError(f"trigger: unknown event {args.event!r} (trigger --list shows them)")
-    run = Trigger(context, context.merchant_record())
+    code = _reason_code(name, args.reason_code)
+    run = Trigger(context, context.merchant_record(), reason_code=code)
     recipe, _, expected = EVENTS[name]
+    start = delivered.newest(context, run.merchant.company_id)
     try:
         recipe(run)
         reached = _status(run.made[-1][1])
@@ -338,8 +372,23 @@ def trigger_command(context: Context, args: argparse.Namespace) -> int:
     objects = [{"type": kind, "object": obj} for kind, obj in run.made]
     lines = [f"{name} emitted for merchant {run.merchant.company_id}", *run.notes]
     lines += [f"  {kind:<24} {_id(obj):<40} {_status(obj)}" for kind, obj in run.made]
-    context.emit({"event": name, "merchant": run.merchant.company_id, "objects": objects}, lines)
+    sent = delivered.since(context, run.merchant.company_id, start)
+    fields, sent_lines = delivered.report(context, name, sent)
+    data = {"event": name, "merchant": run.merchant.company_id, "objects": objects, **fields}
+    context.emit(data, [*lines, *sent_lines])
     return 0
+
+
+def _reason_code(event: str, code: str | None) -> str | None:
+    """``--reason-code``: only with collection.unpaid, one of the bank's unpaid codes."""
+    if code is None:
+        return None
+    if event != "collection.unpaid":
+        raise UsageError(f"--reason-code goes with collection.unpaid, not {event}")
+    problem = unpaids.code_problem(resources.unpaid_codes(), "UNPAID", code)
+    if problem is not None:
+        raise UsageError(f"--reason-code: {problem}")
+    return code
 
 
 def _id(obj: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 from emulator.cli.client import (
     Context,
     UsageError,
+    checked_name,
     client_parent,
     duration_seconds,
     merchant_option,
@@ -19,6 +20,7 @@ from emulator.cli.client import (
     progress,
 )
 from emulator.kernel.clock import parse_iso
+from emulator.scenarios.rules import NAME as SCENARIO_NAME
 
 STEPS = 20  # an advance shown with progress runs in this many steps
 STEPPED_FROM = 3600.0  # seconds: shorter advances run in one request
@@ -91,7 +93,7 @@ def add_scenario_actions(actions: Any) -> None:
 
 
 def _clock_path(context: Context, verb: str = "") -> str:
-    base = "clock" if context.merchant is None else f"merchants/{context.merchant}/clock"
+    base = "clock" if context.merchant is None else f"merchants/{context.merchant_segment}/clock"
     return f"{base}/{verb}" if verb else base
 
 
@@ -221,11 +223,15 @@ def reset_all(context: Context, args: argparse.Namespace) -> int:
 
 
 def snapshot_verb(context: Context, args: argparse.Namespace) -> int:
+    from emulator.services.control import SNAPSHOT_NAME  # the server's own rule
+
+    rule = "snapshot names are 1-64 letters, digits, '.', '_' or '-', the first a letter or digit"
+    name = checked_name(args.name, SNAPSHOT_NAME, "snapshot name", rule)
     if args.snapshot_verb == "save":
-        answer = context.client.call("POST", f"snapshots/{args.name}")
+        answer = context.client.call("POST", f"snapshots/{name}")
         context.emit(answer, [f"saved snapshot {args.name}"])
     else:
-        answer = context.client.call("POST", f"snapshots/{args.name}/restore")
+        answer = context.client.call("POST", f"snapshots/{name}/restore")
         context.emit(answer, [f"restored snapshot {args.name}; clock {answer['now']}"])
     return 0
 
@@ -238,8 +244,10 @@ def snapshot_list(context: Context, args: argparse.Namespace) -> int:
 
 def scenario_switch(context: Context, args: argparse.Namespace) -> int:
     verb = args.action
+    rule = "scenario names are 1-64 lowercase letters, digits, '.', '_' or '-', the first a"
+    name = checked_name(args.name, SCENARIO_NAME, "scenario name", rule + " letter or digit")
     body = {"merchant": context.merchant} if context.merchant is not None else {}
-    answer = context.client.call("POST", f"scenarios/{args.name}/{verb}", json=body)
+    answer = context.client.call("POST", f"scenarios/{name}/{verb}", json=body)
     scope = f"merchant {context.merchant}" if context.merchant else "every merchant"
     context.emit(answer, [f"{verb}d scenario {args.name} for {scope}"])
     return 0

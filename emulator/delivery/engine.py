@@ -285,7 +285,10 @@ class DeliveryEngine:
 
 
 def attempt_view(row: dict[str, Any]) -> dict[str, Any]:
-    """An attempt as the control plane shows it (every detail, body included)."""
+    """An attempt as the control plane shows it (every detail, body included). ``headers``:
+    every header the emulator set on the request, the attempt's ``X-Emulator-Time`` (its
+    instant, stamped when it was sent) included; not those of the HTTP client itself (Host,
+    Content-Length, Accept...)."""
     return {
         "id": row["id"],
         "message_id": row["message_id"],
@@ -297,7 +300,10 @@ def attempt_view(row: dict[str, Any]) -> dict[str, Any]:
         "object_type": row["object_type"],
         "object_id": row["object_id"],
         "url": row["url"],
-        "headers": msgspec.json.decode(row["headers"]),
+        "headers": {
+            **msgspec.json.decode(row["headers"]),
+            TIME_HEADER: iso(from_us(row["at_us"])),
+        },
         "body": bytes(row["body"]).decode("utf-8", "replace"),
         "attempt": row["attempt"],
         "at": iso(from_us(row["at_us"])),

@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from emulator.testing.records import path_segment
+
 DeliveryKind = Literal["webhook", "success_callback", "callback"]
 BankOutcome = Literal["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
 POLL = 0.02  # seconds between reads of the delivery log while waiting
@@ -87,34 +89,46 @@ class Actors:
         body: dict[str, Any] = {k: v for k, v in card.items() if v is not None}
         if remember_card:
             body["remember_card"] = True
-        return self.call("POST", f"purchases/{purchase_id}/pay", json=body)
+        return self.call(
+            "POST", f"purchases/{path_segment(purchase_id, 'purchase id')}/pay", json=body
+        )
 
     def settle_payout(
         self, payout_id: str, status: Literal["success", "failed"] | None = None
     ) -> dict[str, Any]:
         """Settle a pending payout now: as its card planned, or as ``status`` says."""
         body = {"status": status} if status is not None else {}
-        return self.call("POST", f"payouts/{payout_id}/settle", json=body)
+        return self.call(
+            "POST", f"payouts/{path_segment(payout_id, 'payout id')}/settle", json=body
+        )
 
     def authorise_mandate(self, mandate_id: str | int) -> dict[str, Any]:
         """The debtor authorises a PENDING_AUTHENTICATION DebiCheck mandate."""
-        return self.call("POST", f"mandates/{mandate_id}/authorise")
+        return self.call("POST", f"mandates/{path_segment(mandate_id, 'mandate id')}/authorise")
 
     def reject_mandate(self, mandate_id: str | int) -> dict[str, Any]:
         """The debtor rejects a PENDING_AUTHENTICATION DebiCheck mandate."""
-        return self.call("POST", f"mandates/{mandate_id}/reject")
+        return self.call("POST", f"mandates/{path_segment(mandate_id, 'mandate id')}/reject")
 
     def settle_collection(
         self, collection_id: str | int, status: BankOutcome = "COMPLETED"
     ) -> dict[str, Any]:
         """The bank's outcome for a collection (EFT or DebiCheck), now."""
-        return self.call("POST", f"collections/{collection_id}/settle", json={"status": status})
+        return self.call(
+            "POST",
+            f"collections/{path_segment(collection_id, 'collection id')}/settle",
+            json={"status": status},
+        )
 
     def settle_payment(
         self, payment_id: str | int, status: BankOutcome = "COMPLETED"
     ) -> dict[str, Any]:
         """The bank's outcome for an EFT payment, now."""
-        return self.call("POST", f"payments/{payment_id}/settle", json={"status": status})
+        return self.call(
+            "POST",
+            f"payments/{path_segment(payment_id, 'payment id')}/settle",
+            json={"status": status},
+        )
 
     def deliveries(
         self,

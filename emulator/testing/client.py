@@ -16,10 +16,11 @@ from emulator.kernel.clock import Mode, iso, parse_iso
 from emulator.testing.actors import Actors
 from emulator.testing.records import (
     ClockInfo,
-    EmulatorError,
     Merchant,
     ScheduledJob,
     SinkMessage,
+    json_object,
+    path_segment,
 )
 
 Instant = datetime | str  # an ISO-8601 string or a datetime (naive means UTC)
@@ -42,17 +43,18 @@ class Sink:
 
     def __init__(self, client: EmulatorClient, name: str) -> None:
         self.client, self.name = client, name
-        self.url = f"{client.url}/_emulator/sink/{name}"
+        self.segment = path_segment(name, "sink name")
+        self.url = f"{client.url}/_emulator/sink/{self.segment}"
 
     def messages(self) -> list[SinkMessage]:
         """What arrived so far, oldest first."""
         return msgspec.convert(
-            self.client.call("GET", f"sink/{self.name}")["messages"], list[SinkMessage]
+            self.client.call("GET", f"sink/{self.segment}")["messages"], list[SinkMessage]
         )
 
     def clear(self) -> int:
         """Forget what arrived; returns how many messages that was."""
-        return int(self.client.call("DELETE", f"sink/{self.name}")["deleted"])
+        return int(self.client.call("DELETE", f"sink/{self.segment}")["deleted"])
 
     def wait_for(self, count: int = 1, timeout: float = 5.0) -> list[SinkMessage]:
         """Poll (in real time) until at least ``count`` messages arrived; returns them all."""
@@ -77,7 +79,7 @@ def _company_id(merchant: MerchantRef) -> str:
 
 
 def _merchant_path(merchant: MerchantRef) -> str:
-    return f"merchants/{_company_id(merchant)}"
+    return f"merchants/{path_segment(_company_id(merchant), 'company_id')}"
 
 
 def _scope(merchant: MerchantRef | None) -> dict[str, Any]:
@@ -88,9 +90,12 @@ class EmulatorClient(Actors):
     """The control plane (``/_emulator/``) of one emulator, over ``httpx``; acting for the payer,
     provider, debtor and bank, and reading deliveries: see ``emulator.testing.actors``.
 
-    Every method raises ``EmulatorError`` on a non-2xx answer. ``changed_clock`` turns True once
-    this client moved the server clock or replaced the whole state (reset, restore); moving a
-    merchant's own clock (``merchant=``) does not count: no other merchant sees it.
+    Every method raises ``EmulatorError`` on a non-2xx answer (``NotTheEmulator`` on one that
+    is not JSON: something else answers at the URL); a name or id that cannot be one path
+    segment (empty, ``..``, control characters) is ``BadPathSegment``, before any request.
+    ``changed_clock`` turns True once this client moved the server clock or replaced the whole
+    state (reset, restore); moving a merchant's own clock (``merchant=``) does not count: no
+    other merchant sees it.
     """
 
     def __init__(
@@ -98,7 +103,7 @@ class EmulatorClient(Actors):
         url: str,
         *,
         admin_token: str | None = None,
-        timeout: float = 10.0,
+        timeout: float | httpx.Timeout = 10.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self.url = url.rstrip("/")
@@ -122,11 +127,7 @@ class EmulatorClient(Actors):
         self, method: str, path: str, *, json: Any = None, params: Any = None
     ) -> dict[str, Any]:
         """One control-plane request (``path`` relative to ``/_emulator/``); its JSON answer."""
-        response = self.http.request(method, path, json=json, params=params)
-        if response.is_error:
-            raise EmulatorError(response)
-        body: dict[str, Any] = response.json()
-        return body
+        return json_object(self.http.request(method, path, json=json, params=params))
 
     def _clock_call(
         self, path: str, body: dict[str, Any] | None = None, merchant: MerchantRef | None = None
@@ -161,11 +162,12 @@ class EmulatorClient(Actors):
         return msgspec.convert(self.call("POST", "merchants", json=body or None), Merchant)
 
     def snapshot(self, name: str) -> dict[str, Any]:
-        return self.call("POST", f"snapshots/{name}")
+        return self.call("POST", f"snapshots/{path_segment(name, 'snapshot name')}")
 
     def restore(self, name: str) -> ClockInfo:
         """Put back the whole state saved by ``snapshot(name)``, the clock included."""
-        return msgspec.convert(self._clock_call(f"snapshots/{name}/restore"), ClockInfo)
+        path = f"snapshots/{path_segment(name, 'snapshot name')}/restore"
+        return msgspec.convert(self._clock_call(path), ClockInfo)
 
     def requests(
         self, merchant: MerchantRef | None = None, limit: int = 100
@@ -265,16 +267,16 @@ class EmulatorClient(Actors):
     def load_scenario(self, source: str) -> str:
         """Load (or replace) a scenario from its YAML text; returns its name."""
         response = self.http.post("scenarios", content=source.encode("utf-8"))
-        if response.is_error:
-            raise EmulatorError(response)
-        return str(response.json()["name"])
+        return str(json_object(response)["name"])
 
     def activate_scenario(self, name: str, merchant: MerchantRef | None = None) -> dict[str, Any]:
         """Activate ``name`` for one merchant, or for every merchant when none is given."""
-        return self.call("POST", f"scenarios/{name}/activate", json=_scope(merchant))
+        path = f"scenarios/{path_segment(name, 'scenario name')}/activate"
+        return self.call("POST", path, json=_scope(merchant))
 
     def deactivate_scenario(self, name: str, merchant: MerchantRef | None = None) -> dict[str, Any]:
-        return self.call("POST", f"scenarios/{name}/deactivate", json=_scope(merchant))
+        path = f"scenarios/{path_segment(name, 'scenario name')}/deactivate"
+        return self.call("POST", path, json=_scope(merchant))
 
     def sink(self, name: str | None = None, *, prefix: str = "sink") -> Sink:
         """The receiver ``name``, or a new one with a unique name starting with ``prefix``."""

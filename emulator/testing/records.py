@@ -7,11 +7,34 @@ import base64
 from collections.abc import Generator
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import msgspec
 
 from emulator.kernel.clock import Mode
+
+
+class BadPathSegment(ValueError):
+    """A name or id that cannot be one segment of a URL path (empty, ``.``, ``..``, or with
+    control characters): refused before any request is made."""
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (C0, DEL or C1)."""
+    return any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in text)
+
+
+def path_segment(value: object, what: str = "name") -> str:
+    """``value`` (a name or an id) as exactly one segment of a URL path: percent-encoded, ``/``,
+    ``?``, ``#`` and ``%`` included, so no name reaches another endpoint (``../reset``) or
+    adds a query. ``BadPathSegment`` for an empty name, ``.``, ``..`` or control characters."""
+    text = str(value)
+    if text in ("", ".", ".."):
+        raise BadPathSegment(f"{what} {text!r} cannot name anything: give a real name")
+    if has_control(text):
+        raise BadPathSegment(f"{what} {text!r} holds control characters")
+    return quote(text, safe="")
 
 
 class EmulatorError(Exception):
@@ -31,10 +54,38 @@ class EmulatorError(Exception):
         else:
             self.code, self.message = "http_error", str(body)[:500]
         self.status, self.body = response.status_code, body
+        self.content_type = response.headers.get("content-type", "").split(";")[0].strip()
         request = response.request
         super().__init__(
             f"{request.method} {request.url} -> {self.status} {self.code}: {self.message}"
         )
+
+
+class NotTheEmulator(EmulatorError):
+    """A success status whose body is not a JSON object (a web page, say): whatever answers
+    at the URL is not the emulator's control plane. ``code`` is ``not_the_emulator``."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        super().__init__(response)
+        self.code = "not_the_emulator"
+        self.message = (
+            f"the answer ({self.status}, {self.content_type or 'no content type'}) is not the"
+            " control plane's JSON: is this the emulator?"
+        )
+
+
+def json_object(response: httpx.Response) -> dict[str, Any]:
+    """The JSON object of a control-plane answer; ``EmulatorError`` for an error status,
+    ``NotTheEmulator`` for a body that is not a JSON object."""
+    if response.is_error:
+        raise EmulatorError(response)
+    try:
+        body = response.json()
+    except ValueError:
+        raise NotTheEmulator(response) from None
+    if not isinstance(body, dict):
+        raise NotTheEmulator(response)
+    return body
 
 
 class ClockInfo(msgspec.Struct, frozen=True):

@@ -86,6 +86,7 @@ async def test_signed_webhook_reaches_the_sink_in_process(http, gw, merchant):
     assert message["headers"]["content-type"] == "application/json"
     [attempt] = await attempts(http, object_id=payout["id"])
     assert message["headers"]["x-event-id"] == attempt["event_id"]
+    assert message["headers"]["x-emulator-time"] == "2026-01-05T09:00:00Z"
     assert attempt == {
         "id": attempt["id"],
         "message_id": attempt["message_id"],
@@ -101,6 +102,7 @@ async def test_signed_webhook_reaches_the_sink_in_process(http, gw, merchant):
             "Content-Type": "application/json",
             "X-Signature": message["headers"]["x-signature"],
             "X-Event-Id": attempt["event_id"],
+            "X-Emulator-Time": message["headers"]["x-emulator-time"],  # every header sent
         },
         "body": message["body"],
         "attempt": 1,
