@@ -48,6 +48,19 @@ class ClockSetting(msgspec.Struct):
 class MerchantRequest(msgspec.Struct):
     name: str | UnsetType | None = UNSET
     clock: ClockSetting | UnsetType | None = UNSET
+    # Refuse (400) request bodies with keys the platform ignores (default false).
+    strict_requests: bool | UnsetType | None = UNSET
+
+
+class MerchantSettings(msgspec.Struct):
+    """A merchant's settings (``PATCH /merchants/{company_id}``)."""
+
+    strict_requests: bool
+
+
+class MerchantSettingsChanged(msgspec.Struct):
+    company_id: str
+    strict_requests: bool
 
 
 class ProfileSummary(msgspec.Struct):
@@ -66,6 +79,7 @@ class Merchant(msgspec.Struct):
     client_id: str | None
     client_secret: str | None
     profiles: list[ProfileSummary]
+    strict_requests: bool
     clock: MerchantClock
 
 
@@ -151,6 +165,8 @@ class JournalEntry(msgspec.Struct):
     response_body: str
     duration_ms: float
     note: str | None  # why it was refused (a 401: which credential was missing or wrong)
+    # Keys of the request's body the platform ignores, one line each (X-Emulator-Warnings).
+    warnings: list[str]
 
 
 class Requests(msgspec.Struct):
