@@ -120,9 +120,12 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 def shown(key: str) -> str:
     """A key as a warning shows it: ASCII letters, digits, ``_`` and ``-`` as they are, any
     other character percent-encoded (UTF-8), so that a header can carry it and no key can
-    forge a separator; at most ``KEY_CHARS`` characters of the key, then ``...``."""
+    forge a separator; at most ``KEY_CHARS`` characters of the key, then ``...``; the empty
+    key as ``""``."""
     if _PLAIN.match(key):
         return key
+    if not key:
+        return '""'
     cut = key[:KEY_CHARS]
     text = _UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), cut)
     return text + ("..." if len(key) > KEY_CHARS else "")
