@@ -1,9 +1,10 @@
 """The one ASGI layer around the whole emulator (``Front``): for every HTTP request it catches
 server errors (answered in the interface's dialect), writes the compact access-log line, serves
 the request on its merchant's clock (having run what is due on it), journals it, and tells the
-caller the emulator's time. One layer instead of four (Starlette's server-error middleware, the
-access log, the admin guard and the clock and journal each wrapped ``send``): each costs every
-request a coroutine and a ``send`` wrapper."""
+caller the emulator's time and the keys of its body the platform ignores (``http/lint.py``).
+One layer instead of four (Starlette's server-error middleware, the access log, the admin guard
+and the clock and journal each wrapped ``send``): each costs every request a coroutine and a
+``send`` wrapper."""
 
 from __future__ import annotations
 
