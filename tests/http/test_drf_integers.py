@@ -4,6 +4,7 @@ sends "price": "100"); anything else is DRF's "A valid integer is required."."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from tests.http.bank_helpers import eft_body
 from tests.http.purchase_helpers import purchase_body
 
 PURCHASES = "/api/v1/purchases/"
+JSON_TYPE = {"content-type": "application/json"}
 INVALID = {"message": "A valid integer is required.", "code": "invalid"}
 
 
@@ -127,3 +129,19 @@ async def test_the_bank_interface_keeps_integers_strict(http, v2, merchant):
     )
     assert response.status_code == 400
     assert "amountCents" in response.json()["value"]["Message"]
+
+
+async def test_a_number_out_of_range_names_its_field_on_both_interfaces(http, merchant, gw, v2):
+    """1e400 is no double: the 400 names the field (the bodies are parsed before their struct
+    reads them, and that parse alone could not say where)."""
+    text = json.dumps(purchase_body(merchant)).replace('"price": 1000', '"price": 1e400')
+    response = await http.post(PURCHASES, content=text, headers={**gw, **JSON_TYPE})
+    assert (response.status_code, response.json()) == (
+        400,
+        {"purchase.products.0.price": {"message": "Number out of range.", "code": "invalid"}},
+    )
+    profile = merchant["profiles"][0]["profileCode"]
+    text = json.dumps(eft_body(profile)).replace('"amountCents": 12345', '"amountCents": -1e400')
+    response = await http.post("/v2/collection/eft", content=text, headers={**v2, **JSON_TYPE})
+    assert response.status_code == 400
+    assert response.json()["value"]["Message"] == "amountCents: Number out of range."
