@@ -84,3 +84,6 @@ class Merchant(msgspec.Struct, frozen=True, kw_only=True):
     created_on: int
     default_brand_id: str
     bank_accounts: list[BankAccount] = []
+    # Request bodies with keys the platform ignores are refused (400) for this merchant
+    # (emulator/http/lint.py), as they are for every merchant under `serve --strict-requests`.
+    strict_requests: bool = False

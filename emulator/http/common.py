@@ -96,7 +96,11 @@ def decode_json(body: bytes, model: type[T], prepare: Callable[[Any], None] | No
         if prepare is None:
             value: T = parse_json(body, model)
         else:
-            parsed = parse_json(body)
+            try:
+                parsed = parse_json(body)
+            except msgspec.ValidationError:  # a number out of range: the typed decode names
+                parse_json(body, model)  # its field ("$.price", not "$[...]"), else this one
+                raise
             prepare(parsed)
             value = msgspec.convert(parsed, model)
     except msgspec.ValidationError as exc:

@@ -1,9 +1,10 @@
 """The one ASGI layer around the whole emulator (``Front``): for every HTTP request it catches
 server errors (answered in the interface's dialect), writes the compact access-log line, serves
 the request on its merchant's clock (having run what is due on it), journals it, and tells the
-caller the emulator's time. One layer instead of four (Starlette's server-error middleware, the
-access log, the admin guard and the clock and journal each wrapped ``send``): each costs every
-request a coroutine and a ``send`` wrapper."""
+caller the emulator's time and the keys of its body the platform ignores (``http/lint.py``).
+One layer instead of four (Starlette's server-error middleware, the access log, the admin guard
+and the clock and journal each wrapped ``send``): each costs every request a coroutine and a
+``send`` wrapper."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from emulator.http.accesslog import AccessLog, line
 from emulator.http.common import CALLER_KEY, NOTE_KEY
 from emulator.http.dialects import Handler
 from emulator.http.faults import DROPPED, SERVER_SEND, Decision, Faults, drop_connection
+from emulator.http.lint import HEADER as WARNINGS_HEADER
+from emulator.http.lint import WARNINGS_KEY, header_value
 from emulator.kernel.clock import TIME_HEADER
 from emulator.kernel.journal import Entry, body_text
 
@@ -154,14 +157,15 @@ class Front:
                 # the instant as served (a page that names an object is served on the clock of
                 # that object's merchant)
                 at_us = self.rt.clock.now_us()
-                message = {
-                    **message,
-                    "headers": [
-                        *message["headers"],
-                        *decision.headers,
-                        (TIME_HEADER_RAW, self.instants.encode(at_us)),
-                    ],
-                }
+                headers = [
+                    *message["headers"],
+                    *decision.headers,
+                    (TIME_HEADER_RAW, self.instants.encode(at_us)),
+                ]
+                warnings = scope.get(WARNINGS_KEY)
+                if warnings:  # keys the platform ignores (emulator/http/lint.py)
+                    headers.append((WARNINGS_HEADER, header_value(warnings)))
+                message = {**message, "headers": headers}
             elif message["type"] == "http.response.body":
                 response_chunks.append(message.get("body", b""))
             await send(message)
@@ -197,6 +201,7 @@ class Front:
                     response_body=body_text(b"".join(response_chunks)),
                     duration_us=(time.perf_counter_ns() - started) // 1000,
                     note=scope.get(NOTE_KEY),
+                    warnings="\n".join(scope.get(WARNINGS_KEY) or ()) or None,
                 )
             )
 

@@ -51,6 +51,7 @@ class Entry(msgspec.Struct, frozen=True):
     response_body: str
     duration_us: int
     note: str | None = None  # why it was refused (a 401: which credential, and how)
+    warnings: str | None = None  # keys the platform ignores, one warning per line
 
 
 def body_text(raw: bytes) -> str:
@@ -116,8 +117,8 @@ class Journal:
 def _insert(tx: Tx, entries: list[Entry]) -> None:
     tx.conn.executemany(
         "INSERT INTO requests (at_us, merchant_id, interface, method, path, query, status,"
-        " request_body, response_body, duration_us, note)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " request_body, response_body, duration_us, note, warnings)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 e.at_us,
@@ -131,6 +132,7 @@ def _insert(tx: Tx, entries: list[Entry]) -> None:
                 e.response_body,
                 e.duration_us,
                 e.note,
+                e.warnings,
             )
             for e in entries
         ],
@@ -174,6 +176,7 @@ def _select(
             "response_body": r["response_body"],
             "duration_ms": round(r["duration_us"] / 1000, 3),
             "note": r["note"],
+            "warnings": r["warnings"].split("\n") if r["warnings"] else [],
         }
         for r in rows
     ]

@@ -108,7 +108,7 @@ BANK = Interface(
         "bankAccountNumber": Param("bankAccountNumber", str, "The creditor account"),
         "id": Param("id", str, "Object id (UUID)"),
     },
-    headers=(TIME_HEADER,),
+    headers=(TIME_HEADER, errors.WARNINGS_HEADER),
 )
 op = BANK.operation
 

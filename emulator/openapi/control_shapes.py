@@ -45,9 +45,27 @@ class ClockSetting(msgspec.Struct):
     now: Instant | UnsetType | None = UNSET
 
 
+STRICT = (
+    "Refuse (400) its request bodies with keys the platform ignores, instead of naming them in"
+    " `X-Emulator-Warnings` (default false; `serve --strict-requests` does it for every merchant)"
+)
+
+
 class MerchantRequest(msgspec.Struct):
     name: str | UnsetType | None = UNSET
     clock: ClockSetting | UnsetType | None = UNSET
+    strict_requests: Annotated[bool, Meta(description=STRICT)] | UnsetType | None = UNSET
+
+
+class MerchantSettings(msgspec.Struct):
+    """A merchant's settings (``PATCH /merchants/{company_id}``)."""
+
+    strict_requests: Annotated[bool, Meta(description=STRICT)]
+
+
+class MerchantSettingsChanged(msgspec.Struct):
+    company_id: str
+    strict_requests: bool
 
 
 class ProfileSummary(msgspec.Struct):
@@ -66,6 +84,7 @@ class Merchant(msgspec.Struct):
     client_id: str | None
     client_secret: str | None
     profiles: list[ProfileSummary]
+    strict_requests: bool
     clock: MerchantClock
 
 
@@ -138,6 +157,12 @@ class SnapshotRestored(msgspec.Struct):
     mode: Mode
 
 
+WARNINGS = (
+    "Keys of the request's body the platform ignores, one warning each (as in the answer's"
+    " `X-Emulator-Warnings`, which names at most 10); empty when there were none"
+)
+
+
 class JournalEntry(msgspec.Struct):
     id: int
     time: Instant
@@ -151,6 +176,7 @@ class JournalEntry(msgspec.Struct):
     response_body: str
     duration_ms: float
     note: str | None  # why it was refused (a 401: which credential was missing or wrong)
+    warnings: Annotated[list[str], Meta(description=WARNINGS)]
 
 
 class Requests(msgspec.Struct):

@@ -100,6 +100,9 @@ COMPONENTS: dict[str, dict[str, Any]] = {
     },
 }
 
+# Named in emulator/http/lint.py (HEADER), which this layer may not import.
+WARNINGS_HEADER = "X-Emulator-Warnings"
+
 HEADERS: dict[str, dict[str, Any]] = {
     TIME_HEADER: {
         "description": (
@@ -107,6 +110,16 @@ HEADERS: dict[str, dict[str, Any]] = {
             " name (the server clock's without credentials)."
         ),
         "required": True,
+        "schema": {"type": "string"},
+    },
+    WARNINGS_HEADER: {
+        "description": (
+            "Keys of the request's body the platform ignores (unknown, or misplaced: known"
+            " elsewhere in the body), `; `-separated, e.g. `unknown key purchase.prodcts (did you"
+            " mean products?); misplaced key email (belongs at client.email)`. Only when there"
+            " are some; `serve --strict-requests` refuses them instead (400)."
+        ),
+        "required": False,
         "schema": {"type": "string"},
     },
 }

@@ -66,7 +66,7 @@ GATEWAY = Interface(
         "token": Param("token", UUID, "The recurring token (the id of the purchase that is one)"),
         "subscriber_id": Param("subscriber_id", UUID, "The subscriber (BillingTemplateClient)"),
     },
-    headers=(TIME_HEADER,),
+    headers=(TIME_HEADER, errors.WARNINGS_HEADER),
 )
 op = GATEWAY.operation
 

@@ -78,6 +78,16 @@ def set_bank_accounts(tx: Tx, company_id: str, merchant: Merchant) -> None:
     tx.execute("UPDATE merchants SET data = ? WHERE id = ?", (_encode.encode(merchant), company_id))
 
 
+def set_strict_requests(tx: Tx, company_id: str, strict: bool) -> Merchant | None:
+    """Store the merchant's ``strict_requests``; None when there is no such merchant."""
+    found = get(tx, company_id)
+    if found is None:
+        return None
+    merchant = msgspec.structs.replace(found, strict_requests=strict)
+    tx.execute("UPDATE merchants SET data = ? WHERE id = ?", (_encode.encode(merchant), company_id))
+    return merchant
+
+
 def all_merchants(tx: Tx) -> list[Merchant]:
     return [
         _decode_merchant.decode(r[0]) for r in tx.all("SELECT data FROM merchants ORDER BY rowid")

@@ -70,22 +70,38 @@ def fresh_seed(rt: Context, name: str | None, client_number: int) -> MerchantSee
 
 
 async def create(
-    rt: Context, name: str | None = None, clock: Clock | None = None
+    rt: Context, name: str | None = None, clock: Clock | None = None, strict: bool = False
 ) -> dict[str, Any]:
     """A new isolated merchant with its credentials, in one unit of work; with ``clock``, a
-    merchant that owns that clock (else it follows the server clock)."""
+    merchant that owns that clock (else it follows the server clock); with ``strict``, one
+    whose request bodies with unknown keys are refused."""
 
     def unit(tx: Tx) -> tuple[MerchantSeed, list[MerchantProfile]]:
         seed = fresh_seed(rt, name, repo.next_client_number(tx))
         created_us = (clock or rt.clock.server).now_us()
         _, profiles = repo.insert(tx, seed, created_us // 1_000_000)
+        if strict:
+            repo.set_strict_requests(tx, seed.company_id, True)
         if clock is not None:
             repo.save_own_clock(tx, seed.company_id, clock.state())
             rt.scheduler.timelines.adopt(seed.company_id, clock)  # a new merchant has no jobs
         return seed, profiles
 
     seed, profiles = await rt.db.write(unit)
-    return {**describe(seed, profiles), "clock": clock_view(rt, seed.company_id)}
+    view = describe(seed, profiles)
+    return {**view, "strict_requests": strict, "clock": clock_view(rt, seed.company_id)}
+
+
+async def strict_requests(rt: Context, company_id: str) -> bool:
+    """Whether the merchant refuses request bodies with keys the platform ignores."""
+    found = await rt.db.read(lambda tx: repo.get(tx, company_id))
+    return found is not None and found.strict_requests
+
+
+async def set_strict_requests(rt: Context, company_id: str, strict: bool) -> bool:
+    """Set the merchant's ``strict_requests``; False when there is no such merchant."""
+    found = await rt.db.write(lambda tx: repo.set_strict_requests(tx, company_id, strict))
+    return found is not None
 
 
 def _profile_summary(profiles: list[MerchantProfile]) -> list[dict[str, Any]]:
@@ -130,6 +146,7 @@ async def list_all(rt: Context) -> list[dict[str, Any]]:
                     "client_id": clients[0][0] if clients else None,
                     "client_secret": clients[0][1] if clients else None,
                     "profiles": _profile_summary(profiles),
+                    "strict_requests": m.strict_requests,
                 }
             )
         return out

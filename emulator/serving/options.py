@@ -30,6 +30,13 @@ def add_flags(serve: argparse.ArgumentParser) -> None:
         " app,worker; * for any (env EMULATOR_CALLBACK_HOSTS)",
     )
     serve.add_argument(
+        "--strict-requests",
+        action="store_true",
+        default=None,
+        help="refuse (400) request bodies with keys the platform ignores, instead of naming"
+        " them in X-Emulator-Warnings (env EMULATOR_STRICT_REQUESTS=1)",
+    )
+    serve.add_argument(
         "--tls",
         action="store_true",
         default=None,
@@ -58,6 +65,8 @@ def apply(args: argparse.Namespace, values: dict[str, Any]) -> None:
             values["callback_hosts"] = parse_hosts(args.callback_hosts)
         except ValueError as exc:
             raise ValueError(f"--callback-hosts: {exc}") from None
+    if args.strict_requests:
+        values["strict_requests"] = True
     if (args.tls_cert is None) != (args.tls_key is None):
         raise ValueError("--tls-cert and --tls-key go together")
     if args.tls_cert is not None:

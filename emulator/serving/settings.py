@@ -70,6 +70,16 @@ def parse_hosts(text: str) -> tuple[str, ...]:
     return hosts
 
 
+def parse_switch(text: str) -> bool:
+    """``1``, ``true``, ``yes``, ``on`` or ``0``, ``false``, ``no``, ``off`` (any case)."""
+    word = text.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"expected 1/true/yes/on or 0/false/no/off, not {text!r}")
+
+
 @dataclass(frozen=True)
 class Settings:
     host: str = DEFAULT_HOST
@@ -100,6 +110,8 @@ class Settings:
     tls_ca: Path | None = None  # the CA of a certificate the emulator made (clients trust it)
     # A CA file outbound deliveries trust besides the system's (a receiver's own CA).
     callback_ca: Path | None = None
+    # Request bodies with keys the platform ignores are refused (400) instead of warned about.
+    strict_requests: bool = False
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -160,6 +172,9 @@ VARIABLES: tuple[Variable, ...] = (
         f"{DEFAULT_RETAIN // 86_400}d",
         "retain_seconds",
         parse_retain,
+    ),
+    Variable(
+        "EMULATOR_STRICT_REQUESTS", "--strict-requests", "off", "strict_requests", parse_switch
     ),
     Variable("EMULATOR_URL", "--url", DEFAULT_URL, read_by=(CLIENT_VERBS,)),
 )

@@ -113,7 +113,8 @@ BAD_FIELDS = [
     ({"title": "t" * 257}, "title", "max_length",
      "Ensure this field has no more than 256 characters."),
     ({"is_subscription": "yes"}, "is_subscription", "invalid", None),
-    ({"subscription_period": "1"}, "subscription_period", "invalid", None),
+    ({"subscription_period": "1.5"}, "subscription_period", "invalid",
+     "A valid integer is required."),  # "1" is 1, as DRF reads it
     ({"subscription_period_units": "years"}, "subscription_period_units", "invalid", None),
     ({"subscription_due_period_units": "hours"}, "subscription_due_period_units", "invalid", None),
     ({"subscription_period": 0}, "subscription_period", "min_value", _under(1)),

@@ -36,7 +36,7 @@ async def test_new_merchant_has_working_credentials_for_both_interfaces(http):
     m = response.json()
     assert set(m) == {
         "company_id", "name", "brand_id", "brand_ids", "api_key", "production_api_key",
-        "client_id", "client_secret", "profiles", "clock",
+        "client_id", "client_secret", "profiles", "strict_requests", "clock",
     }  # fmt: skip
     assert m["name"] == "Acme"
     assert [set(p) for p in m["profiles"]] == [{"profileCode", "id", "createdByClient"}]

@@ -1,15 +1,29 @@
-"""Request bodies of the v2 interface: JSON decoded into the use case's struct."""
+"""Request bodies of the v2 interface: JSON decoded into the use case's struct. Keys the struct
+does not know are ignored, as the bank does, and reported (``emulator.http.lint``)."""
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Hashable
+from typing import TypeVar, cast
 
 from starlette.requests import Request
 
+from emulator.domain.errors import ValidationFailed
+from emulator.http import lint
 from emulator.http.common import decode_json, read_body
 
 T = TypeVar("T")
 
 
 async def decode(request: Request, model: type[T]) -> T:
-    return decode_json(await read_body(request), model)
+    walk = lint.key_walker(cast(Hashable, model))  # a class is hashable; mypy cannot see it
+    found: lint.Found = []
+    try:
+        value = decode_json(await read_body(request), model, lambda body: walk(body, "", found))
+    except ValidationFailed as exc:
+        if found:
+            await lint.report(request, model, found, exc)
+        raise
+    if found:
+        await lint.report(request, model, found)
+    return value

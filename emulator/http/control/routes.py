@@ -19,6 +19,8 @@ from emulator.http.control.body import json_body
 from emulator.http.control.console import ROUTES as CONSOLE_ROUTES
 from emulator.http.control.debicheck import ROUTES as DEBICHECK_ROUTES
 from emulator.http.control.docs import ROUTES as DOC_ROUTES
+from emulator.http.control.merchant_settings import ROUTES as SETTING_ROUTES
+from emulator.http.control.merchant_settings import strict_setting
 from emulator.http.control.objects import ROUTES as OBJECT_ROUTES
 from emulator.http.control.paging import page_query
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
@@ -91,7 +93,8 @@ async def create_merchant(request: Request) -> Response:
             raise ControlError(400, "invalid", '\'clock\' must be an object: {"mode", "now"}')
         mode, now = _clock_setting(clock, "clock.")
         own = control.new_clock(rt, mode, now)
-    return JSON(await merchants.create(rt, name, own), status_code=201)
+    strict = strict_setting(body)
+    return JSON(await merchants.create(rt, name, own, strict), status_code=201)
 
 
 def _clock_setting(body: dict[str, Any], where: str = "") -> tuple[Mode | None, datetime | None]:
@@ -384,6 +387,7 @@ ROUTES = [
     Route("/deliveries", deliveries_list, methods=["GET"]),
     Route("/payouts/{id}/settle", settle_payout, methods=["POST"]),
     *DOC_ROUTES,
+    *SETTING_ROUTES,
     *OBJECT_ROUTES,
     *CONSOLE_ROUTES,
     *TLS_ROUTES,

@@ -9,7 +9,7 @@ from emulator.domain.company_statements import StatementInput
 from emulator.domain.errors import CompanyStatementNotFound, ValidationFailed
 from emulator.domain.statement_files import MEDIA_TYPES
 from emulator.domain.validation import is_uuid, uuid_field
-from emulator.http.common import JSON, RawJSON, on_clock_of, read_body, runtime
+from emulator.http.common import JSON, RawJSON, on_clock_of, runtime
 from emulator.http.gateway import body as gateway_body
 from emulator.http.gateway.auth import gateway_caller
 from emulator.http.gateway.paging import page_params, raw_page_response
@@ -28,8 +28,7 @@ async def create(request: Request) -> Response:
     """The body is ``format`` and ``timezone``; the purchase filters are the query string, as
     the document has them."""
     caller = await gateway_caller(request)
-    raw = await read_body(request)
-    data = StatementInput() if not raw.strip() else gateway_body.decode(raw, StatementInput)
+    data = await gateway_body.read(request, StatementInput, optional=True)
     statement = await statements.create(
         runtime(request),
         caller.merchant_id,

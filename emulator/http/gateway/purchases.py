@@ -11,7 +11,7 @@ from emulator.domain.errors import InvalidRecurringToken, ValidationFailed
 from emulator.domain.purchase_actions import AmountBody, ChargeBody, MarkAsPaidBody
 from emulator.domain.purchase_input import PurchaseInput
 from emulator.domain.validation import invalid, is_uuid, uuid_field
-from emulator.http.common import JSON, RawJSON, read_body, runtime
+from emulator.http.common import JSON, RawJSON, runtime
 from emulator.http.gateway import body as gateway_body
 from emulator.http.gateway.auth import gateway_caller
 from emulator.services import purchases
@@ -55,10 +55,7 @@ def base_url(request: Request) -> str:
 
 async def _optional(request: Request, model: type[T]) -> T:
     """An optional JSON body: none (or whitespace) means the defaults."""
-    raw = await read_body(request)
-    if not raw.strip():
-        return model()
-    return gateway_body.decode(raw, model)
+    return await gateway_body.read(request, model, optional=True)
 
 
 async def create(request: Request) -> Response:

@@ -476,6 +476,8 @@ function showJournal() {
   fill("journal-list", state.requests.filter(requestShown).map((r) => h("tr", { dataset: { request: r.id } },
     h("td", {}, r.id), h("td", {}, h("code", {}, r.time)),
     h("td", {}, `${r.method} ${r.path}${r.query ? "?" + r.query : ""}`,
+      (r.warnings || []).length ? h("ul", { class: "warnings", "aria-label": "keys the platform ignores" },
+        r.warnings.map((w) => h("li", {}, w))) : null,
       h("details", {}, h("summary", {}, "bodies"), h("pre", {}, prettyBody(r.request_body)), h("pre", {}, prettyBody(r.response_body)))),
     h("td", { class: r.status < 400 ? "ok" : "error" }, r.status), h("td", {}, r.duration_ms.toFixed(1)))));
 }
