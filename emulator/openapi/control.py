@@ -44,6 +44,7 @@ from emulator.openapi.control_shapes import (
     Snapshots,
     SnapshotSaved,
 )
+from emulator.openapi.expectation_shapes import Verified, VerifyRequest, Waited, WaitRequest
 from emulator.openapi.model import Body, Interface, Operation, Param
 
 NAME = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
@@ -129,6 +130,20 @@ OPERATIONS: list[Operation] = [
        "A merchant's pending jobs, soonest first", "Clock", Schedule,
        errors={400: "A bad `limit`.", **NO_MERCHANT},
        query=(Param("object_id", str, "Only jobs acting on this object"), LIMIT)),
+    op("merchant_verify", "POST", "/merchants/{company_id}/verify",
+       "Check a merchant's expectations against what happened", "Expectations", Verified,
+       body=VerifyRequest,
+       description="The body may be YAML too (`Content-Type: application/yaml`).",
+       errors={400: "A bad expectation, named by its key path (`invalid`).", **NO_MERCHANT}),
+    op("merchant_wait", "POST", "/merchants/{company_id}/wait",
+       "Wait until a merchant's expectations hold (or time out)", "Expectations", Waited,
+       body=WaitRequest,
+       description="Answers as soon as every item holds, or after `timeout_seconds` with"
+       " `ok` false. With `advance`, the merchant's own clock steps from one due job to the"
+       " next, never past `up_to`.",
+       errors={400: "A bad expectation, timeout or advance (`invalid`).", **NO_MERCHANT,
+               409: "`advance` for a merchant that follows the server clock"
+                    " (`clock_not_own`)."}),
     op("snapshots_list", "GET", "/snapshots", "Names of saved snapshots", "Snapshots",
        Snapshots),
     op("snapshots_save", "POST", "/snapshots/{name}", "Save the whole state", "Snapshots",

@@ -1,0 +1,84 @@
+"""A merchant's records for expectations (``domain.expectation_records``): its journal
+entries, delivery attempts and outbox events, oldest first, always by merchant (an
+expectation never sees another merchant's records). Each read narrows in SQL by what the
+expectations ask, where an index or a cheap filter can."""
+
+from __future__ import annotations
+
+from emulator.domain.expectation_records import DeliveryRecord, EventRecord, RequestRecord
+from emulator.kernel.storage import Tx
+
+MAX_ROWS = 100_000  # per kind and read: the journal keeps 50,000 entries in all
+
+
+def _marks(values: list[str]) -> str:
+    return ", ".join("?" for _ in values)
+
+
+def requests(
+    tx: Tx, merchant_id: str, methods: list[str] | None, with_bodies: bool
+) -> list[RequestRecord]:
+    """The merchant's journal entries (only these methods when given)."""
+    where, params = "merchant_id = ?", [merchant_id]
+    if methods:
+        where += f" AND method IN ({_marks(methods)})"
+        params.extend(methods)
+    body = "request_body" if with_bodies else "''"
+    rows = tx.conn.execute(
+        f"SELECT id, at_us, interface, method, path, status, {body} FROM requests"
+        f" WHERE {where} ORDER BY id LIMIT {MAX_ROWS}",
+        params,
+    ).fetchall()
+    return [RequestRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows]
+
+
+def deliveries(tx: Tx, merchant_id: str) -> list[DeliveryRecord]:
+    """The merchant's delivery attempts, with their messages' event, object and URL."""
+    rows = tx.conn.execute(
+        "SELECT a.id, a.at_us, m.id, m.event_type, m.object_type, m.object_id, m.kind, m.url,"
+        " a.attempt, a.status, a.error, a.success FROM delivery_attempts a"
+        " JOIN delivery_messages m ON m.id = a.message_id"
+        f" WHERE a.merchant_id = ? ORDER BY a.id LIMIT {MAX_ROWS}",
+        (merchant_id,),
+    ).fetchall()
+    return [
+        DeliveryRecord(
+            r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], bool(r[11])
+        )
+        for r in rows
+    ]
+
+
+def events(
+    tx: Tx, merchant_id: str, object_ids: list[str] | None, with_payloads: bool
+) -> list[EventRecord]:
+    """The merchant's outbox events, in order (only these objects' when given: the outbox's
+    object index answers); each with its payload's ``status``."""
+    params: list[object] = [merchant_id]
+    if object_ids:
+        where = (
+            f"object_id IN ({_marks(object_ids)}) AND merchant_id = ? AND object_type <> 'client'"
+        )
+        params = [*object_ids, merchant_id]
+    else:
+        where = "merchant_id = ?"
+    payload = "payload" if with_payloads else "NULL"
+    rows = tx.conn.execute(
+        "SELECT seq, id, created_us, event_type, object_type, object_id,"
+        f" json_extract(CAST(payload AS TEXT), '$.status'), {payload} FROM outbox"
+        f" WHERE {where} ORDER BY seq LIMIT {MAX_ROWS}",
+        params,
+    ).fetchall()
+    return [
+        EventRecord(
+            r[0], r[1], r[2], r[3], r[4], r[5],
+            None if r[6] is None else str(r[6]),
+            bytes(r[7]) if r[7] is not None else b"{}",
+        )
+        for r in rows
+    ]  # fmt: skip
+
+
+def created_us(tx: Tx, merchant_id: str) -> int | None:
+    row = tx.one("SELECT created_us FROM merchants WHERE id = ?", (merchant_id,))
+    return None if row is None else int(row[0])
