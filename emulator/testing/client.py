@@ -14,6 +14,7 @@ import msgspec
 
 from emulator.kernel.clock import Mode, iso, parse_iso
 from emulator.testing.actors import Actors
+from emulator.testing.expectations import ExpectationsMixin
 from emulator.testing.records import (
     ClockInfo,
     EmulatorError,
@@ -84,9 +85,10 @@ def _scope(merchant: MerchantRef | None) -> dict[str, Any]:
     return {} if merchant is None else {"merchant": _company_id(merchant)}
 
 
-class EmulatorClient(Actors):
+class EmulatorClient(Actors, ExpectationsMixin):
     """The control plane (``/_emulator/``) of one emulator, over ``httpx``; acting for the payer,
-    provider, debtor and bank, and reading deliveries: see ``emulator.testing.actors``.
+    provider, debtor and bank, and reading deliveries: see ``emulator.testing.actors``;
+    verifying and waiting for expectations: see ``emulator.testing.expectations``.
 
     Every method raises ``EmulatorError`` on a non-2xx answer. ``changed_clock`` turns True once
     this client moved the server clock or replaced the whole state (reset, restore); moving a
