@@ -11,7 +11,7 @@ many records one instant).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -30,6 +30,7 @@ from emulator.domain.expectation_records import (
     request_criteria,
     transition_criteria,
 )
+from emulator.domain.expectation_select import pool_of, select
 from emulator.domain.expectation_times import iso_us, span_text
 from emulator.domain.expectations import (
     DeliverySpec,
@@ -41,7 +42,9 @@ from emulator.domain.expectations import (
 )
 
 SHOWN = 5  # matches named in a sentence
+LISTED = 50  # matches listed in a result (``matched`` counts them all)
 CLOSEST = 3  # near misses offered when nothing matched
+NEAR_SCAN = 2_000  # the latest records of a kind looked at for near misses
 
 
 class Match(msgspec.Struct, frozen=True):
@@ -65,6 +68,7 @@ class ItemResult(msgspec.Struct, frozen=True):
     ok: bool
     description: str
     expected: str
+    matched: int  # how many records matched (in the window); ``matches`` lists the first
     matches: list[Match]
     id: str | None = None
     message: str | None = None
@@ -125,39 +129,40 @@ def describe(item: Item) -> str:
 # -- evaluating ------------------------------------------------------------------------------
 
 
-def _pool(
-    item: Item, records: Records
-) -> tuple[Sequence[Record], Callable[[Any], list[Criterion]]]:
+def _criteria(item: Item) -> Callable[[Any], list[Criterion]]:
     spec = item.spec
     if isinstance(spec, RequestSpec):
-        return records.requests, lambda r: request_criteria(spec, r)
+        return lambda r: request_criteria(spec, r)
     if isinstance(spec, DeliverySpec):
-        return records.deliveries, lambda r: delivery_criteria(spec, r)
+        return lambda r: delivery_criteria(spec, r)
     if isinstance(spec, TransitionSpec):
-        return records.transitions, lambda r: transition_criteria(spec, r)
+        return lambda r: transition_criteria(spec, r)
     assert isinstance(spec, EventSpec)
-    return records.events, lambda r: event_criteria(spec, r)
+    return lambda r: event_criteria(spec, r)
 
 
 class _Found(msgspec.Struct):
     item: Item
     matches: list[Record]  # every record meeting the criteria, oldest first
-    near: list[tuple[int, Record, list[str]]]  # (criteria met, record, what differs)
 
 
 def _find(item: Item, records: Records) -> _Found:
-    pool, criteria = _pool(item, records)
-    matches: list[Record] = []
+    matches = select(item, records)
+    matches.sort(key=at_of)  # nearly sorted already: a clock can be set back
+    return _Found(item, matches)
+
+
+def _near(item: Item, records: Records) -> list[tuple[int, Record, list[str]]]:
+    """(criteria met, record, what differs) of the latest records of the item's kind that
+    meet some of its criteria."""
+    criteria = _criteria(item)
     near: list[tuple[int, Record, list[str]]] = []
-    for record in pool:
+    for record in pool_of(item.spec, records)[-NEAR_SCAN:]:
         checks = criteria(record)
         missed = [detail for _, ok, detail in checks if not ok]
-        if not missed:
-            matches.append(record)
-        elif len(missed) < len(checks):
+        if missed and len(missed) < len(checks):
             near.append((len(checks) - len(missed), record, missed))
-    matches.sort(key=at_of)
-    return _Found(item, matches, near)
+    return near
 
 
 def evaluate(expectations: ExpectationSet, records: Records, start_us: int) -> Report:
@@ -250,7 +255,8 @@ def _result(
         ok=ok,
         description=description,
         expected=expected,
-        matches=[_match(r) for r in window],
+        matched=len(window),
+        matches=[_match(r) for r in window[:LISTED]],
         id=item.id,
     )
     if ok:
@@ -267,8 +273,9 @@ def _result(
     else:
         message = f"{head}, saw none"
     candidates: list[Candidate] = []
-    if not found.matches and found.near:
-        best = sorted(found.near, key=lambda n: (-n[0], -at_of(n[1])))[:CLOSEST]
+    near = _near(item, records) if not found.matches else []
+    if near:
+        best = sorted(near, key=lambda n: (-n[0], -at_of(n[1])))[:CLOSEST]
         candidates = [
             Candidate(ref_of(r), id_of(r), iso_us(at_of(r)), missed) for _, r, missed in best
         ]

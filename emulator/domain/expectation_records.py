@@ -7,7 +7,8 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
 import msgspec
@@ -19,6 +20,8 @@ from emulator.domain.expectations import (
     TransitionSpec,
     is_matcher,
 )
+
+T = TypeVar("T")
 
 
 class RequestRecord(msgspec.Struct, frozen=True):
@@ -88,6 +91,31 @@ class Records(msgspec.Struct, frozen=True, dict=True):
             last[event.object_id] = event.status
         return found
 
+    # Indexes for narrowing a kind's records before matching (``expectation_select``).
+
+    @functools.cached_property
+    def requests_by_method(self) -> dict[str, list[RequestRecord]]:
+        return _grouped(self.requests, lambda r: r.method)
+
+    @functools.cached_property
+    def deliveries_by_object(self) -> dict[str, list[DeliveryRecord]]:
+        return _grouped(self.deliveries, lambda d: d.object_id)
+
+    @functools.cached_property
+    def events_by_object(self) -> dict[str, list[EventRecord]]:
+        return _grouped(self.events, lambda e: e.object_id)
+
+    @functools.cached_property
+    def transitions_by_object(self) -> dict[str, list[TransitionRecord]]:
+        return _grouped(self.transitions, lambda t: t.event.object_id)
+
+
+def _grouped(records: list[T], key: Callable[[T], str]) -> dict[str, list[T]]:
+    groups: dict[str, list[T]] = {}
+    for record in records:
+        groups.setdefault(key(record), []).append(record)
+    return groups
+
 
 Record = RequestRecord | DeliveryRecord | EventRecord | TransitionRecord
 # One criterion: its name, whether it is met, and (when not) what the record has instead.
@@ -135,7 +163,7 @@ def glob(pattern: str, value: str) -> bool:
     return fnmatch.fnmatchcase(value, pattern)
 
 
-def _status_ok(expected: int | str, actual: int | None) -> bool:
+def status_ok(expected: int | str, actual: int | None) -> bool:
     if actual is None:
         return False
     if isinstance(expected, str):
@@ -224,7 +252,7 @@ def request_criteria(spec: RequestSpec, r: RequestRecord) -> list[Criterion]:
         ok = path_pattern(spec.path).fullmatch(r.path) is not None
         out.append(("path", ok, f"path {r.path}"))
     if spec.status is not None:
-        out.append(("status", _status_ok(spec.status, r.status), f"status {r.status}"))
+        out.append(("status", status_ok(spec.status, r.status), f"status {r.status}"))
     if spec.body is not None:
         problems = subset_problems(spec.body, body_value(r.body), "body")
         out.append(("body", not problems, "; ".join(problems[:2])))
@@ -258,7 +286,7 @@ def answer_of(d: DeliveryRecord) -> str:
     return f"failed with {d.status}" if d.status is not None else f"failed: {d.error}"
 
 
-def _object_type_ok(expected: str, actual: str) -> bool:
+def object_type_ok(expected: str, actual: str) -> bool:
     return actual == expected or actual == f"bank_{expected}"
 
 
@@ -269,7 +297,7 @@ def event_criteria(spec: EventSpec, e: EventRecord) -> list[Criterion]:
     if spec.object_id is not None:
         out.append(("object_id", e.object_id == spec.object_id, f"object {e.object_id}"))
     if spec.object_type is not None:
-        ok = _object_type_ok(spec.object_type, e.object_type)
+        ok = object_type_ok(spec.object_type, e.object_type)
         out.append(("object_type", ok, f"object type {e.object_type}"))
     if spec.fields is not None:
         problems = subset_problems(spec.fields, e.payload, "fields")
@@ -283,7 +311,7 @@ def transition_criteria(spec: TransitionSpec, t: TransitionRecord) -> list[Crite
     if spec.object_id is not None:
         out.append(("object_id", e.object_id == spec.object_id, f"object {e.object_id}"))
     if spec.object_type is not None:
-        ok = _object_type_ok(spec.object_type, e.object_type)
+        ok = object_type_ok(spec.object_type, e.object_type)
         out.append(("object_type", ok, f"object type {e.object_type}"))
     status = e.status or ""
     out.append(("status", status.lower() == spec.status.lower(), f"status {status}"))

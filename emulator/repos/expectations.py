@@ -5,6 +5,8 @@ expectations ask, where an index or a cheap filter can."""
 
 from __future__ import annotations
 
+import re
+
 from emulator.domain.expectation_records import DeliveryRecord, EventRecord, RequestRecord
 from emulator.kernel.storage import Tx
 
@@ -15,14 +17,29 @@ def _marks(values: list[str]) -> str:
     return ", ".join("?" for _ in values)
 
 
+def path_glob(template: str) -> str:
+    """A GLOB that every path the template (or glob) matches also matches: a superset, for
+    SQLite to narrow with; the exact match is the domain's."""
+    literal = re.sub(r"[\[\]?]", lambda m: f"[{m.group(0)}]", template.rstrip("/"))
+    return re.sub(r"\{[^}/]*\}|\*\*", "*", literal) + "*"
+
+
 def requests(
-    tx: Tx, merchant_id: str, methods: list[str] | None, with_bodies: bool
+    tx: Tx,
+    merchant_id: str,
+    methods: list[str] | None,
+    paths: list[str] | None,
+    with_bodies: bool,
 ) -> list[RequestRecord]:
-    """The merchant's journal entries (only these methods when given)."""
+    """The merchant's journal entries (only these methods, and paths like these, when
+    given)."""
     where, params = "merchant_id = ?", [merchant_id]
     if methods:
         where += f" AND method IN ({_marks(methods)})"
         params.extend(methods)
+    if paths:
+        where += " AND (" + " OR ".join("path GLOB ?" for _ in paths) + ")"
+        params.extend(path_glob(p) for p in paths)
     body = "request_body" if with_bodies else "''"
     rows = tx.conn.execute(
         f"SELECT id, at_us, interface, method, path, status, {body} FROM requests"

@@ -47,9 +47,11 @@ def _gather(tx: Tx, merchant_id: str, expectations: ExpectationSet) -> tuple[Rec
     if requests:
         methods = [s.method for s in requests]
         wanted = None if None in methods else sorted({m for m in methods if m is not None})
+        paths = [s.path for s in requests]
+        like = None if None in paths else sorted({p for p in paths if p is not None})
         bodies = any(s.body is not None for s in requests)
         found = msgspec.structs.replace(
-            found, requests=repo.requests(tx, merchant_id, wanted, bodies)
+            found, requests=repo.requests(tx, merchant_id, wanted, like, bodies)
         )
     if any(item.kind == "delivery" for item in expectations.items):
         found = msgspec.structs.replace(found, deliveries=repo.deliveries(tx, merchant_id))

@@ -191,6 +191,7 @@ class ExpectationResult(msgspec.Struct, frozen=True):
     ok: bool
     description: str
     expected: str
+    matched: int
     matches: list[ExpectationMatch]
     id: str | None = None
     message: str | None = None
