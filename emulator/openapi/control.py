@@ -144,6 +144,12 @@ OPERATIONS: list[Operation] = [
        errors={400: "A bad expectation, timeout or advance (`invalid`).", **NO_MERCHANT,
                409: "`advance` for a merchant that follows the server clock"
                     " (`clock_not_own`)."}),
+    op("merchant_har", "GET", "/merchants/{company_id}/har",
+       "A merchant's requests and deliveries as an HTTP Archive (HAR 1.2)", "Expectations",
+       dict[str, Any], errors={400: "A bad `limit`.", **NO_MERCHANT},
+       query=(Param("limit", Annotated[int, Meta(ge=1, le=10_000)],
+                    "The latest this many requests, and as many delivery attempts"
+                    " (default 1000)"),)),
     op("snapshots_list", "GET", "/snapshots", "Names of saved snapshots", "Snapshots",
        Snapshots),
     op("snapshots_save", "POST", "/snapshots/{name}", "Save the whole state", "Snapshots",

@@ -99,3 +99,25 @@ def events(
 def created_us(tx: Tx, merchant_id: str) -> int | None:
     row = tx.one("SELECT created_us FROM merchants WHERE id = ?", (merchant_id,))
     return None if row is None else int(row[0])
+
+
+def journal_rows(tx: Tx, merchant_id: str, limit: int) -> list[dict[str, object]]:
+    """The merchant's latest journal entries, whole (for an HTTP Archive), oldest first."""
+    rows = tx.all(
+        "SELECT id, at_us, interface, method, path, query, status, request_body, response_body,"
+        " duration_us FROM requests WHERE merchant_id = ? ORDER BY id DESC LIMIT ?",
+        (merchant_id, limit),
+    )
+    return [dict(r) for r in reversed(rows)]
+
+
+def delivery_rows(tx: Tx, merchant_id: str, limit: int) -> list[dict[str, object]]:
+    """The merchant's latest delivery attempts with what they sent, oldest first."""
+    rows = tx.all(
+        "SELECT a.id, a.at_us, a.attempt, a.status, a.error, a.success, a.duration_us,"
+        " m.event_type, m.object_id, m.kind, m.url, m.headers, m.body"
+        " FROM delivery_attempts a JOIN delivery_messages m ON m.id = a.message_id"
+        " WHERE a.merchant_id = ? ORDER BY a.id DESC LIMIT ?",
+        (merchant_id, limit),
+    )
+    return [dict(r) for r in reversed(rows)]

@@ -1,5 +1,6 @@
 """``POST /_emulator/merchants/{company_id}/verify`` and ``.../wait``: expectations, as JSON
-(or YAML, by ``Content-Type``). A client that goes away cancels its wait."""
+(or YAML, by ``Content-Type``). A client that goes away cancels its wait. ``GET .../har``: the
+merchant's traffic as an HTTP Archive."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from emulator.domain.errors import ControlError
-from emulator.http.common import JSON, read_body, runtime
+from emulator.http.common import JSON, parse_int, read_body, runtime
 from emulator.http.control.body import json_body
 from emulator.scenarios.yamlfile import YamlRefused, load
-from emulator.services import expectation_wait, expectations
+from emulator.services import expectation_wait, expectations, har
 
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
 
@@ -63,7 +64,17 @@ async def wait(request: Request) -> Response:
     return JSON(waiting.result())
 
 
+async def merchant_har(request: Request) -> Response:
+    limit = parse_int(request.query_params.get("limit", "1000"))
+    if limit is None or not 1 <= limit <= 10_000:
+        raise ControlError(400, "invalid", "'limit' must be an integer from 1 to 10000")
+    base_url = str(request.base_url).rstrip("/")
+    company_id = request.path_params["company_id"]
+    return JSON(await har.har(runtime(request), company_id, base_url, limit))
+
+
 ROUTES = [
     Route("/merchants/{company_id}/verify", verify, methods=["POST"]),
     Route("/merchants/{company_id}/wait", wait, methods=["POST"]),
+    Route("/merchants/{company_id}/har", merchant_har, methods=["GET"]),
 ]
