@@ -269,7 +269,7 @@ def _result(
         message = f"{head}, saw {len(window)}: {_listed(window)}"
     elif found.matches:  # outside the window
         outside = found.matches
-        message = f"{head}, saw none in time; {_late(outside, base, records)}"
+        message = f"{head}, saw none in time{_late(outside, base, records)}"
     else:
         message = f"{head}, saw none"
     candidates: list[Candidate] = []
@@ -296,7 +296,7 @@ def _late(outside: list[Record], base: int, records: Records) -> str:
             if d.message_id == first.message_id and d.attempt < first.attempt
         ]
         verb = "delivered" if first.success else "sent"
-        words = f"it was {verb} at {when} ({ref_of(first)}, attempt {first.attempt}"
+        words = f"; it was {verb} at {when} ({ref_of(first)}, attempt {first.attempt}"
         if earlier:
             span = (
                 f"{earlier[0].attempt}-{earlier[-1].attempt}"
@@ -308,7 +308,7 @@ def _late(outside: list[Record], base: int, records: Records) -> str:
                 f"; attempt{'s' if len(earlier) > 1 else ''} {span} failed {', '.join(answers)}"
             )
         return words + ")"
-    return f"{'they were' if len(outside) > 1 else 'it was'} at {_listed(outside, base)}"
+    return f", only {_listed(outside, base)}"
 
 
 def _in_order(

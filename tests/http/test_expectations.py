@@ -6,6 +6,7 @@ instant the expectation became true."""
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import httpx
@@ -220,3 +221,37 @@ async def test_wait_with_advance_needs_an_own_clock(http, merchant):
     body = {"expect": [{"event": {}}], "advance": {"up_to": "1d"}, "timeout_seconds": 0}
     response = await http.post(path(merchant, "wait"), json=body)
     assert error(response) == (409, "clock_not_own")
+
+
+async def test_within_after_and_in_order_on_the_merchants_clock(http):
+    """A client at the start, a webhook ten minutes later (the merchant's own clock moved):
+    windows and order are read on that clock."""
+    merchant = await merchant_with_clock(http, now=A_START)
+    await clients(http, merchant, 1)
+    moved = await http.post(path(merchant, "clock/advance"), json={"minutes": 10})
+    assert moved.status_code == 200, moved.text
+    await webhook(http, gw_of(merchant), SINK.format(name="order"), all_events=True)
+    client = {"id": "client", "request": {"method": "POST", "path": "/api/v1/clients/"}}
+    hook = {"request": {"method": "POST", "path": "/api/v1/webhooks/"}}
+    assert (await verify(http, merchant, {**hook, "within": "15m"}))["ok"] is True
+    late = await verify(http, merchant, {**hook, "within": "5m"})
+    assert re.fullmatch(
+        r"expected at least 1 POST /api/v1/webhooks/ within 5m, saw none in time,"
+        r" only #\d+ at \+10m",
+        late["results"][0]["message"],
+    )
+    assert (await verify(http, merchant, client, {**hook, "after": "client", "within": "10m"}))[
+        "ok"
+    ] is True
+    tight = await verify(http, merchant, client, {**hook, "after": "client", "within": "9m"})
+    assert [r["ok"] for r in tight["results"]] == [True, False]
+    since = {**hook, "after": later(A_START, minutes=11)}
+    assert (await verify(http, merchant, since))["ok"] is False
+    assert (await verify(http, merchant, client, hook, in_order=True))["ok"] is True
+    backwards = await verify(http, merchant, hook, client, in_order=True)
+    assert [r["ok"] for r in backwards["results"]] == [True, False]
+    assert "(in_order), but its matches came before" in backwards["results"][1]["message"]
+    ranged = {**client, "at_least": 1, "at_most": 1}
+    assert (await verify(http, merchant, ranged))["ok"] is True
+    assert (await verify(http, merchant, {**client, "at_least": 2}))["ok"] is False
+    assert (await verify(http, merchant, {**client, "at_most": 0}))["ok"] is False
