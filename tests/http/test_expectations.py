@@ -255,3 +255,28 @@ async def test_within_after_and_in_order_on_the_merchants_clock(http):
     assert (await verify(http, merchant, ranged))["ok"] is True
     assert (await verify(http, merchant, {**client, "at_least": 2}))["ok"] is False
     assert (await verify(http, merchant, {**client, "at_most": 0}))["ok"] is False
+
+
+async def test_many_waits_across_merchants_each_wake_on_their_own(http, runtime):
+    """Ten waits over five merchants, open at once: each merchant's request answers its two
+    waits, while the others' keep waiting."""
+    merchants = [(await http.post("/_emulator/merchants")).json() for _ in range(5)]
+    body = {
+        "expect": [{"request": {"method": "POST", "path": "/api/v1/clients/"}}],
+        "timeout_seconds": 30,
+    }
+    waits = [
+        [asyncio.ensure_future(http.post(path(m, "wait"), json=body)) for _ in range(2)]
+        for m in merchants
+    ]
+    for _ in range(400):  # until all ten watch
+        if runtime.notices.watching() == 10:
+            break
+        await asyncio.sleep(0.005)
+    assert runtime.notices.watching() == 10
+    for i, merchant in enumerate(merchants):
+        await clients(http, merchant, 1)
+        answers = await asyncio.wait_for(asyncio.gather(*waits[i]), timeout=10)
+        assert all(a.json()["ok"] for a in answers)
+        assert not any(w.done() for later_waits in waits[i + 1 :] for w in later_waits)
+    assert runtime.notices.watching() == 0
