@@ -67,14 +67,13 @@ async def check(
     rt: Context, merchant_id: str, expectations: ExpectationSet, start_us: int | None
 ) -> Report:
     """The set against what the merchant's records hold now (``start_us``: the set's start;
-    None: its first record, or its creation)."""
+    None: the set's own ``start``, else the merchant's creation, on its clock)."""
     await rt.journal.flush()  # what was answered before this is in the journal
     records, created = await rt.db.read(lambda tx: _gather(tx, merchant_id, expectations))
     if start_us is None:
         start_us = expectations.start_us
     if start_us is None:
-        firsts = [x[0].at_us for x in (records.requests, records.deliveries, records.events) if x]
-        start_us = min([*firsts, *([created] if created is not None else [])], default=0)
+        start_us = created if created is not None else 0
     return evaluate(expectations, records, start_us)
 
 

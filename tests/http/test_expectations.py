@@ -234,6 +234,10 @@ async def test_within_after_and_in_order_on_the_merchants_clock(http):
     client = {"id": "client", "request": {"method": "POST", "path": "/api/v1/clients/"}}
     hook = {"request": {"method": "POST", "path": "/api/v1/webhooks/"}}
     assert (await verify(http, merchant, {**hook, "within": "15m"}))["ok"] is True
+    from_then = await verify(
+        http, merchant, {**hook, "within": "5m"}, start=later(A_START, minutes=8)
+    )
+    assert from_then["ok"] is True  # the set's start given: 10m is within 5m of 8m
     late = await verify(http, merchant, {**hook, "within": "5m"})
     assert re.fullmatch(
         r"expected at least 1 POST /api/v1/webhooks/ within 5m, saw none in time,"
