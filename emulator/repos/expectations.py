@@ -49,14 +49,21 @@ def requests(
     return [RequestRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows]
 
 
-def deliveries(tx: Tx, merchant_id: str) -> list[DeliveryRecord]:
-    """The merchant's delivery attempts, with their messages' event, object and URL."""
+def deliveries(
+    tx: Tx, merchant_id: str, object_ids: list[str] | None = None
+) -> list[DeliveryRecord]:
+    """The merchant's delivery attempts, with their messages' event, object and URL (only
+    these objects' when given: the attempts' object index answers)."""
+    where, params = "a.merchant_id = ?", [merchant_id]
+    if object_ids:
+        where = f"a.object_id IN ({_marks(object_ids)}) AND a.merchant_id = ?"
+        params = [*object_ids, merchant_id]
     rows = tx.conn.execute(
         "SELECT a.id, a.at_us, m.id, m.event_type, m.object_type, m.object_id, m.kind, m.url,"
         " a.attempt, a.status, a.error, a.success FROM delivery_attempts a"
         " JOIN delivery_messages m ON m.id = a.message_id"
-        f" WHERE a.merchant_id = ? ORDER BY a.id LIMIT {MAX_ROWS}",
-        (merchant_id,),
+        f" WHERE {where} ORDER BY a.id LIMIT {MAX_ROWS}",
+        params,
     ).fetchall()
     return [
         DeliveryRecord(

@@ -12,6 +12,7 @@ from emulator.domain.expectation_match import Report, evaluate
 from emulator.domain.expectation_records import Records
 from emulator.domain.expectation_times import ExpectationError, iso_us
 from emulator.domain.expectations import (
+    DeliverySpec,
     EventSpec,
     ExpectationSet,
     RequestSpec,
@@ -53,8 +54,11 @@ def _gather(tx: Tx, merchant_id: str, expectations: ExpectationSet) -> tuple[Rec
         found = msgspec.structs.replace(
             found, requests=repo.requests(tx, merchant_id, wanted, like, bodies)
         )
-    if any(item.kind == "delivery" for item in expectations.items):
-        found = msgspec.structs.replace(found, deliveries=repo.deliveries(tx, merchant_id))
+    deliveries = [s for s in specs if isinstance(s, DeliverySpec)]
+    if deliveries:
+        objects = [s.object_id for s in deliveries]
+        just = None if None in objects else sorted({i for i in objects if i is not None})
+        found = msgspec.structs.replace(found, deliveries=repo.deliveries(tx, merchant_id, just))
     if objectish:
         ids = [s.object_id for s in objectish]
         only = None if None in ids else sorted({i for i in ids if i is not None})

@@ -81,6 +81,9 @@ async def test_deliveries_events_and_transitions(http, merchant):
         "transition",
         "transition",
     ]
+    by_object = await verify(http, merchant, {"delivery": {"object_id": payout["id"]}, "count": 1})
+    assert by_object["ok"] is True  # read through the attempts' object index
+    assert (await verify(http, merchant, {"delivery": {"object_id": "nope"}}))["ok"] is False
     missing = await verify(http, merchant, {"delivery": {"event": "payout.failed"}})
     [result] = missing["results"]
     assert result["ok"] is False
