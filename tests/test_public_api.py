@@ -15,6 +15,7 @@ DOCUMENTED = {
     "BankOutcome", "ClientCredentials", "ClockInfo", "Delivery", "DeliveryKind", "Emulator",
     "EmulatorClient", "EmulatorClock", "EmulatorError", "EmulatorServer", "EmulatorStartError",
     "ExternalEmulator", "Merchant", "Profile", "ScheduledJob", "Sink", "SinkMessage", "unique_name",
+    "Expect", "Expectation", "ExpectationReport", "expect",
 }  # fmt: skip
 
 

@@ -16,6 +16,7 @@ from emulator import __version__
 from emulator.cli import listen as cli_listen
 from emulator.cli import trigger as cli_trigger
 from emulator.cli import verbs as cli_verbs
+from emulator.cli import verify as cli_verify
 from emulator.cli.client import client_parent, usage_failure
 from emulator.cli.client import run as run_client
 from emulator.kernel.clock import CLOCK_RANGE, MODES, in_clock_range, parse_iso, to_us
@@ -119,6 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_verbs.add_commands(commands)
     cli_trigger.add_command(commands)
     cli_listen.add_command(commands)
+    cli_verify.add_command(commands)
     return parser
 
 

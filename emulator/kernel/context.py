@@ -24,6 +24,7 @@ from emulator.kernel.clock import Clocks, Mode
 from emulator.kernel.ids import Ids
 from emulator.kernel.jobs import Job
 from emulator.kernel.journal import Journal
+from emulator.kernel.notices import Notices
 from emulator.kernel.outbox import Outbox
 from emulator.kernel.scheduler import Scheduler
 from emulator.kernel.storage import Database, Tx
@@ -102,6 +103,9 @@ class Context(Protocol):
 
     @property
     def journal(self) -> Journal: ...
+
+    @property
+    def notices(self) -> Notices: ...
 
     @property
     def scenarios(self) -> Decisions: ...

@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 
 from emulator.kernel.clock import from_us, iso
+from emulator.kernel.notices import Notices
 from emulator.kernel.storage import Database, Tx
 
 BODY_LIMIT = 64 * 1024  # bytes of each body kept (as sent; cut, then decoded)
@@ -68,6 +69,7 @@ class Journal:
         self._buffer: list[Entry] = []
         self._chars = 0
         self._timer: asyncio.TimerHandle | None = None
+        self.notices: Notices | None = None  # told of each entry (waits flush, then read)
 
     def record(self, entry: Entry) -> None:
         self._buffer.append(entry)
@@ -80,6 +82,8 @@ class Journal:
             loop = self._db.loop
             assert loop is not None, "the database is not open"
             self._timer = loop.call_later(FLUSH_SECONDS, self._write)
+        if self.notices is not None:
+            self.notices.notify(entry.merchant_id)
 
     def _write(self) -> None:
         self._timer = None

@@ -13,6 +13,7 @@ import msgspec
 
 from emulator.domain.events import Event
 from emulator.kernel.ids import Ids
+from emulator.kernel.notices import Notices
 from emulator.kernel.storage import Tx
 
 
@@ -66,6 +67,7 @@ class Outbox:
         # Told of every event inside the emitting unit of work (the delivery engine uses it
         # to wake up once that unit has committed).
         self.listener: Callable[[Tx, Event], None] | None = None
+        self.notices: Notices | None = None  # told of each commit that emitted (waits)
 
     def emit(self, tx: Tx, merchant_id: str, event: Event, created_us: int) -> str:
         """Record ``event``; returns its id (stable across redeliveries)."""
@@ -86,6 +88,8 @@ class Outbox:
         )
         if self.listener is not None:
             self.listener(tx, event)
+        if self.notices is not None:
+            self.notices.after_commit(tx, merchant_id)
         return event_id
 
 

@@ -46,6 +46,7 @@ from emulator.openapi.control_shapes import (
     Snapshots,
     SnapshotSaved,
 )
+from emulator.openapi.expectation_shapes import Verified, VerifyRequest, Waited, WaitRequest
 from emulator.openapi.model import Body, Interface, Operation, Param
 
 NAME = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
@@ -133,6 +134,26 @@ OPERATIONS: list[Operation] = [
        "A merchant's pending jobs, soonest first", "Clock", Schedule,
        errors={400: "A bad `limit`.", **NO_MERCHANT},
        query=(Param("object_id", str, "Only jobs acting on this object"), LIMIT)),
+    op("merchant_verify", "POST", "/merchants/{company_id}/verify",
+       "Check a merchant's expectations against what happened", "Expectations", Verified,
+       body=VerifyRequest,
+       description="The body may be YAML too (`Content-Type: application/yaml`).",
+       errors={400: "A bad expectation, named by its key path (`invalid`).", **NO_MERCHANT}),
+    op("merchant_wait", "POST", "/merchants/{company_id}/wait",
+       "Wait until a merchant's expectations hold (or time out)", "Expectations", Waited,
+       body=WaitRequest,
+       description="Answers as soon as every item holds, or after `timeout_seconds` with"
+       " `ok` false. With `advance`, the merchant's own clock steps from one due job to the"
+       " next, never past `up_to`.",
+       errors={400: "A bad expectation, timeout or advance (`invalid`).", **NO_MERCHANT,
+               409: "`advance` for a merchant that follows the server clock"
+                    " (`clock_not_own`)."}),
+    op("merchant_har", "GET", "/merchants/{company_id}/har",
+       "A merchant's requests and deliveries as an HTTP Archive (HAR 1.2)", "Expectations",
+       dict[str, Any], errors={400: "A bad `limit`.", **NO_MERCHANT},
+       query=(Param("limit", Annotated[int, Meta(ge=1, le=10_000)],
+                    "The latest this many requests, and as many delivery attempts"
+                    " (default 1000)"),)),
     op("snapshots_list", "GET", "/snapshots", "Names of saved snapshots", "Snapshots",
        Snapshots),
     op("snapshots_save", "POST", "/snapshots/{name}", "Save the whole state", "Snapshots",

@@ -24,6 +24,7 @@ from emulator.kernel.clock import Clock, Clocks
 from emulator.kernel.context import ClientDeletedHook, PurchaseEventHook
 from emulator.kernel.ids import Ids
 from emulator.kernel.journal import Journal
+from emulator.kernel.notices import Notices
 from emulator.kernel.outbox import Outbox
 from emulator.kernel.ratelimit import FixedWindow
 from emulator.kernel.scheduler import Scheduler
@@ -56,6 +57,9 @@ class Runtime:
         self.scheduler = Scheduler(self.db, self.clock, save_clock=control.persist_clock)
         self.outbox = Outbox(self.ids)
         self.journal = Journal(self.db)
+        # What was recorded for a merchant wakes the waits on its expectations.
+        self.notices = Notices()
+        self.outbox.notices = self.journal.notices = self.notices
         self.scenarios = Scenarios(self.db)
         self.limiter = FixedWindow()  # rate-limit windows: traffic, not state
         self._start_scenarios: list[scenarios.StartScenario] = []

@@ -18,6 +18,7 @@ never against a deadline read from a clock that a test may have frozen.
 
 from emulator.testing.actors import BankOutcome, Delivery, DeliveryKind
 from emulator.testing.client import EmulatorClient, EmulatorClock, Sink, unique_name
+from emulator.testing.expectations import Expect, Expectation, ExpectationReport, expect
 from emulator.testing.live_server import EmulatorStartError
 from emulator.testing.records import (
     ClientCredentials,
@@ -42,11 +43,15 @@ __all__ = [
     "EmulatorError",
     "EmulatorServer",
     "EmulatorStartError",
+    "Expect",
+    "Expectation",
+    "ExpectationReport",
     "ExternalEmulator",
     "Merchant",
     "Profile",
     "ScheduledJob",
     "Sink",
     "SinkMessage",
+    "expect",
     "unique_name",
 ]

@@ -26,6 +26,7 @@ from emulator.testing.records import path_segment
 DeliveryKind = Literal["webhook", "success_callback", "callback"]
 BankOutcome = Literal["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
 POLL = 0.02  # seconds between reads of the delivery log while waiting
+WAIT_SLICE = 5.0  # seconds of one wait request (under the client's request timeout)
 
 
 class Delivery(msgspec.Struct, frozen=True):
@@ -158,9 +159,20 @@ class Actors:
         object_id: str | int | None = None,
         timeout: float = 5.0,
     ) -> Delivery:
-        """Poll (in real time) until an attempt of ``event_type`` shows in the log; the
-        newest one. ``TimeoutError`` naming what was seen otherwise."""
+        """Wait until an attempt of ``event_type`` shows in the log; the newest one.
+        ``TimeoutError`` naming what was seen otherwise. With ``merchant``, the emulator
+        answers as soon as the attempt is recorded (``POST .../wait``); without, the log is
+        polled in real time."""
         seen: list[Delivery] = []
+        if merchant is not None:
+            self._wait_for_attempt(event_type, merchant, object_id, timeout)
+            seen = self.deliveries(merchant, object_id=object_id)
+            for delivery in seen:
+                if delivery.event_type == event_type:
+                    return delivery
+            raise TimeoutError(
+                f"no {event_type} delivery in {timeout}s; seen: {[d.event_type for d in seen]}"
+            )
         for attempt in range(max(1, round(timeout / POLL)) + 1):
             if attempt:
                 time.sleep(POLL)
@@ -171,3 +183,19 @@ class Actors:
         raise TimeoutError(
             f"no {event_type} delivery in {timeout}s; seen: {[d.event_type for d in seen]}"
         )
+
+    def _wait_for_attempt(
+        self, event_type: str, merchant: Any, object_id: str | int | None, timeout: float
+    ) -> None:
+        """The emulator's wait for one attempt, in slices shorter than a request's timeout."""
+        fields: dict[str, Any] = {"event": event_type, "outcome": "any"}
+        if object_id is not None:
+            fields["object_id"] = str(object_id)
+        path = f"merchants/{getattr(merchant, 'company_id', merchant)}/wait"
+        left = max(0.0, timeout)
+        while True:
+            part = min(left, WAIT_SLICE)
+            body = {"expect": [{"delivery": fields}], "timeout_seconds": part}
+            if self.call("POST", path, json=body)["ok"] or left <= part:
+                return
+            left -= part

@@ -14,6 +14,7 @@ import msgspec
 
 from emulator.kernel.clock import Mode, iso, parse_iso
 from emulator.testing.actors import Actors
+from emulator.testing.expectations import ExpectationsMixin
 from emulator.testing.records import (
     ClockInfo,
     Merchant,
@@ -86,9 +87,10 @@ def _scope(merchant: MerchantRef | None) -> dict[str, Any]:
     return {} if merchant is None else {"merchant": _company_id(merchant)}
 
 
-class EmulatorClient(Actors):
+class EmulatorClient(Actors, ExpectationsMixin):
     """The control plane (``/_emulator/``) of one emulator, over ``httpx``; acting for the payer,
-    provider, debtor and bank, and reading deliveries: see ``emulator.testing.actors``.
+    provider, debtor and bank, and reading deliveries: see ``emulator.testing.actors``;
+    verifying and waiting for expectations: see ``emulator.testing.expectations``.
 
     Every method raises ``EmulatorError`` on a non-2xx answer (``NotTheEmulator`` on one that
     is not JSON: something else answers at the URL); a name or id that cannot be one path

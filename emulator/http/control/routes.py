@@ -19,6 +19,7 @@ from emulator.http.control.body import json_body
 from emulator.http.control.console import ROUTES as CONSOLE_ROUTES
 from emulator.http.control.debicheck import ROUTES as DEBICHECK_ROUTES
 from emulator.http.control.docs import ROUTES as DOC_ROUTES
+from emulator.http.control.expectations import ROUTES as EXPECTATION_ROUTES
 from emulator.http.control.merchant_settings import ROUTES as SETTING_ROUTES
 from emulator.http.control.merchant_settings import strict_setting
 from emulator.http.control.objects import ROUTES as OBJECT_ROUTES
@@ -369,6 +370,7 @@ ROUTES = [
     Route("/merchants/{company_id}/clock/freeze", merchant_freeze, methods=["POST"]),
     Route("/merchants/{company_id}/clock/resume", merchant_resume, methods=["POST"]),
     Route("/merchants/{company_id}/schedule", merchant_schedule, methods=["GET"]),
+    *EXPECTATION_ROUTES,
     Route("/snapshots", list_snapshots, methods=["GET"]),
     Route("/snapshots/{name}", save_snapshot, methods=["POST"]),
     Route("/snapshots/{name}/restore", restore_snapshot, methods=["POST"]),

@@ -1,0 +1,80 @@
+"""``POST /_emulator/merchants/{company_id}/verify`` and ``.../wait``: expectations, as JSON
+(or YAML, by ``Content-Type``). A client that goes away cancels its wait. ``GET .../har``: the
+merchant's traffic as an HTTP Archive."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from emulator.domain.errors import ControlError
+from emulator.http.common import JSON, parse_int, read_body, runtime
+from emulator.http.control.body import json_body
+from emulator.scenarios.yamlfile import YamlRefused, load
+from emulator.services import expectation_wait, expectations, har
+
+YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind not in YAML_TYPES:
+        return await json_body(request)
+    try:
+        document, _ = load(await read_body(request))
+    except YamlRefused as exc:
+        raise ControlError(400, "invalid", f"the YAML body: {exc}") from None
+    if not isinstance(document, dict):
+        raise ControlError(400, "invalid", "the body must be a mapping with 'expect'")
+    return document
+
+
+async def verify(request: Request) -> Response:
+    body = await _body(request)
+    company_id = request.path_params["company_id"]
+    return JSON(await expectations.verify(runtime(request), company_id, body))
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns once the client has gone away (its body has been read already)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def wait(request: Request) -> Response:
+    body = await _body(request)
+    company_id = request.path_params["company_id"]
+    waiting = asyncio.ensure_future(expectation_wait.wait(runtime(request), company_id, body))
+    gone = asyncio.ensure_future(_disconnected(request))
+    try:
+        await asyncio.wait((waiting, gone), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (gone, waiting):
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+    if not waiting.done() or waiting.cancelled():
+        return Response(status_code=499)  # nobody is listening
+    return JSON(waiting.result())
+
+
+async def merchant_har(request: Request) -> Response:
+    limit = parse_int(request.query_params.get("limit", "1000"))
+    if limit is None or not 1 <= limit <= 10_000:
+        raise ControlError(400, "invalid", "'limit' must be an integer from 1 to 10000")
+    base_url = str(request.base_url).rstrip("/")
+    company_id = request.path_params["company_id"]
+    return JSON(await har.har(runtime(request), company_id, base_url, limit))
+
+
+ROUTES = [
+    Route("/merchants/{company_id}/verify", verify, methods=["POST"]),
+    Route("/merchants/{company_id}/wait", wait, methods=["POST"]),
+    Route("/merchants/{company_id}/har", merchant_har, methods=["GET"]),
+]

@@ -1,0 +1,137 @@
+"""Waiting for expectations: check, and until they hold, either wait for the next notice of
+the merchant (a journaled request, a committed event, a recorded delivery attempt:
+``kernel.notices``), or with ``advance``, step the merchant's own clock to its next due job
+(never past ``up_to``) and check again. The answer comes at the first instant every item
+holds, or when ``timeout_seconds`` of real time have passed (``ok`` false then).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from emulator.domain.errors import ControlError
+from emulator.domain.expectation_match import Report
+from emulator.domain.expectation_times import ExpectationError, iso_us, parse_duration
+from emulator.domain.expectations import ExpectationSet
+from emulator.kernel.timeline import Timeline
+from emulator.services import control
+from emulator.services.expectations import check, known_merchant, parse, report_view
+
+if TYPE_CHECKING:
+    from emulator.kernel.context import Context
+
+DEFAULT_TIMEOUT = 10.0
+MAX_TIMEOUT = 600.0
+
+
+class WaitRequest(msgspec.Struct, frozen=True):
+    expectations: ExpectationSet
+    timeout: float = DEFAULT_TIMEOUT
+    up_to_us: int | None = None  # with ``advance``: how far the merchant's clock may move
+
+
+def parse_wait(body: Any) -> WaitRequest:
+    expectations = parse(body)
+    timeout = body.get("timeout_seconds", DEFAULT_TIMEOUT)
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not math.isfinite(timeout)
+        or not 0 <= timeout <= MAX_TIMEOUT
+    ):
+        raise ControlError(
+            400,
+            "invalid",
+            f"timeout_seconds: must be a number of seconds from 0 to {MAX_TIMEOUT:g}",
+        )
+    advance = body.get("advance")
+    up_to_us = None
+    if advance is not None:
+        if not isinstance(advance, dict) or set(advance) != {"up_to"}:
+            raise ControlError(400, "invalid", 'advance: must be {"up_to": a duration}')
+        try:
+            up_to_us = parse_duration("advance.up_to", advance["up_to"])
+        except ExpectationError as exc:
+            raise ControlError(400, "invalid", str(exc)) from None
+    return WaitRequest(expectations, float(timeout), up_to_us)
+
+
+async def wait(rt: Context, company_id: str, body: Any) -> dict[str, Any]:
+    asked = parse_wait(body)
+    await known_merchant(rt, company_id)
+    if asked.up_to_us is not None:
+        timeline = await control.own_timeline(rt, company_id)  # 409 when it follows the server's
+    else:
+        timeline = rt.scheduler.timeline_of(company_id)
+    began_us = timeline.clock.now_us()
+    start_us = asked.expectations.start_us if asked.expectations.start_us is not None else began_us
+    limit_us = None if asked.up_to_us is None else began_us + asked.up_to_us
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + asked.timeout  # real seconds: how long the caller waits
+    waiting = Waiting(rt, company_id, asked.expectations, start_us, timeline, limit_us)
+    await rt.deliveries.flush(merchant_id=company_id)  # what is due to go out has gone out
+    with rt.notices.watch(company_id) as noticed:
+        while True:
+            noticed.clear()  # before the look: a notice during it is not lost
+            report = await waiting.check()
+            if report.ok:
+                break
+            left = deadline - loop.time()
+            if left <= 0:
+                break
+            if limit_us is not None and await waiting.step():
+                continue
+            try:
+                await asyncio.wait_for(noticed.wait(), timeout=left)
+            except TimeoutError:
+                report = await waiting.check()
+                break
+    now_us = timeline.clock.now_us()
+    extra: dict[str, Any] = {"timed_out": not report.ok, "now": iso_us(now_us)}
+    if report.ok:
+        extra["at"] = iso_us(now_us)
+    if limit_us is not None:
+        extra["advanced"] = {"from": iso_us(began_us), "jobs_run": waiting.jobs_run}
+    return report_view(report, **extra)
+
+
+class Waiting:
+    """One wait's state: what it checks, and (with ``advance``) how far it has stepped."""
+
+    def __init__(
+        self,
+        rt: Context,
+        company_id: str,
+        expectations: ExpectationSet,
+        start_us: int,
+        timeline: Timeline,
+        limit_us: int | None,
+    ) -> None:
+        self.rt, self.company_id, self.expectations = rt, company_id, expectations
+        self.start_us, self.timeline, self.limit_us = start_us, timeline, limit_us
+        self.jobs_run = 0
+
+    async def check(self) -> Report:
+        return await check(self.rt, self.company_id, self.expectations, self.start_us)
+
+    async def step(self) -> bool:
+        """Advance the merchant's clock to its next due job (what falls due then runs, and
+        what it sends goes out); False when none is due by ``limit_us``. A step runs to its
+        end even if the caller goes away meanwhile (shielded): an advance is never cut."""
+        assert self.limit_us is not None
+        job = await self.rt.scheduler.next_job(self.timeline)
+        if job is None or job.due_us > self.limit_us:
+            return False
+        target = max(job.due_us, self.timeline.clock.now_us())
+        answer = await asyncio.shield(self._advance(target))
+        self.jobs_run += int(answer["jobs_run"])
+        return True
+
+    async def _advance(self, target_us: int) -> dict[str, Any]:
+        answer = await control.advance(self.rt, control.Advance(to_us=target_us), self.timeline)
+        await self.rt.deliveries.flush(merchant_id=self.company_id)  # its sends have gone out
+        return answer
