@@ -12,6 +12,7 @@ from starlette.routing import Route
 from emulator import __version__
 from emulator.domain.cards import DEFAULT_CARD, TEST_CVC
 from emulator.domain.errors import ControlError, PayoutNotFound
+from emulator.domain.merchants import control_character
 from emulator.domain.validation import is_uuid
 from emulator.http.common import JSON, on_clock_of, parse_int, read_body, runtime
 from emulator.http.control import bank
@@ -83,6 +84,8 @@ async def create_merchant(request: Request) -> Response:
     name = body.get("name")
     if name is not None and (not isinstance(name, str) or not 0 < len(name) <= 128):
         raise ControlError(400, "invalid", "'name' must be a string of 1 to 128 characters")
+    if name is not None and control_character(name) is not None:
+        raise ControlError(400, "invalid", "'name' must not contain control characters")
     rt = runtime(request)
     own = None
     if body.get("clock") is not None:
