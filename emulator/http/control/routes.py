@@ -20,6 +20,7 @@ from emulator.http.control.body import json_body
 from emulator.http.control.console import ROUTES as CONSOLE_ROUTES
 from emulator.http.control.debicheck import ROUTES as DEBICHECK_ROUTES
 from emulator.http.control.docs import ROUTES as DOC_ROUTES
+from emulator.http.control.merchants import ROUTES as MERCHANT_ROUTES
 from emulator.http.control.objects import ROUTES as OBJECT_ROUTES
 from emulator.http.control.paging import page_query
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
@@ -358,6 +359,7 @@ ROUTES = [
     Route("/reset", reset, methods=["POST"]),
     Route("/merchants", create_merchant, methods=["POST"]),
     Route("/merchants", list_merchants, methods=["GET"]),
+    *MERCHANT_ROUTES,
     Route("/clock", clock, methods=["GET"]),
     Route("/clock/advance", advance, methods=["POST"]),
     Route("/clock/freeze", freeze, methods=["POST"]),
