@@ -33,7 +33,7 @@ from emulator.kernel.clock import (
     parse_iso,
     to_us,
 )
-from emulator.services import control, deliveries, merchants, payer, payouts, sink
+from emulator.services import control, deliveries, merchants, payer, payouts, retention, sink
 from emulator.services.payer import CardForm
 
 
@@ -164,8 +164,10 @@ async def advance(request: Request) -> Response:
 
 
 async def freeze(request: Request) -> Response:
-    body = await json_body(request)
-    return JSON(await control.freeze(runtime(request), _instant(body, "at")))
+    body, rt = await json_body(request), runtime(request)
+    answer = await control.freeze(rt, _instant(body, "at"))
+    await retention.ensure_job(rt)  # after a jump back, due at its cadence from here
+    return JSON(answer)
 
 
 def _system(body: dict[str, Any]) -> bool:
@@ -176,8 +178,10 @@ def _system(body: dict[str, Any]) -> bool:
 
 
 async def resume(request: Request) -> Response:
-    body = await json_body(request)
-    return JSON(await control.resume(runtime(request), _instant(body, "at"), _system(body)))
+    body, rt = await json_body(request), runtime(request)
+    answer = await control.resume(rt, _instant(body, "at"), _system(body))
+    await retention.ensure_job(rt)  # as after a freeze
+    return JSON(answer)
 
 
 # -- a merchant's own clock ------------------------------------------------------------------
