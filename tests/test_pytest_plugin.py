@@ -389,11 +389,14 @@ def test_emulator_url_uses_a_running_emulator(
             assert response.status_code == 201
         """
     )
+    # kept: the session's end would delete the merchant, and its journal entries with it
     if how == "ini":
-        pytester.makeini(f"{INI}emulator_url = {outside.url}\n")
+        pytester.makeini(f"{INI}emulator_url = {outside.url}\nemulator_keep_merchants = true\n")
         run(pytester).assert_outcomes(passed=1)
     else:
-        run(pytester, "--emulator-url", outside.url).assert_outcomes(passed=1)
+        run(pytester, "--emulator-url", outside.url, "--emulator-keep-merchants").assert_outcomes(
+            passed=1
+        )
     with outside.client() as client:
         bodies = [e["request_body"] for e in client.requests(limit=10)]
     assert f'{{"email":"{how}@example.com"}}' in bodies
