@@ -169,11 +169,9 @@ class Runtime:
         await self.scheduler.refresh()
         self.deliveries.wake()
 
-    async def forget_merchant(self) -> None:
-        """After a merchant was deleted: what is held in memory of it goes (cached
-        credentials, scenarios active for it)."""
+    def forget_credentials(self) -> None:
+        """Drop the cached credentials (a merchant was deleted: its keys stop working)."""
         self.credentials.forget()
-        await self.scenarios.load()
 
     async def enter(self, merchant_id: str | None) -> Timeline:
         """Serve the rest of this request (or task) on the merchant's clock, having run what

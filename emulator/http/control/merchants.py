@@ -14,7 +14,7 @@ async def delete_merchant(request: Request) -> Response:
     """The merchant and everything of it; its credentials stop working at once."""
     rt = runtime(request)
     company_id = request.path_params["company_id"]
-    return JSON(await merchants.delete(rt, company_id, rt.forget_merchant))
+    return JSON(await merchants.delete(rt, company_id, rt.forget_credentials))
 
 
 ROUTES = [Route("/merchants/{company_id}", delete_merchant, methods=["DELETE"])]
