@@ -177,7 +177,8 @@ async def delete(rt: Context, company_id: str, forget: Callable[[], None]) -> di
 
     async with rt.scheduler.paused():
         await rt.journal.flush()  # its buffered entries are deleted with the rest
-        removed = await rt.db.write(unit)
+        # a transaction of its own: its deferred foreign keys are checked at its commit
+        removed = await rt.db.write(unit, alone=True)
         if removed is None:
             raise ControlError(
                 404, "merchant_not_found", f"no merchant with company_id {company_id!r}"
