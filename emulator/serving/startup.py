@@ -121,10 +121,10 @@ def clock_lines(settings: Settings, state: DatabaseState) -> list[str]:
     clock = serving_clock(settings, state)
     where = "existing file, reused" if state.reused else "new file"
     lines = [f"  clock         {clock.mode}, now {iso(clock.now())}"]
-    restored = not settings.clock_explicit and state.stored_clock is not None
-    if restored and state.stored_clock is not None and clock.mode == "real":
-        offset_s = round(state.stored_clock.offset_us / 1_000_000)
-        if offset_s >= 1 or offset_s <= -1:  # an advance, a freeze or resume --at, kept
+    stored = None if settings.clock_explicit else state.stored_clock  # restored at start
+    if stored is not None and clock.mode == "real":
+        offset_s = round(stored.offset_us / 1_000_000)
+        if offset_s != 0:  # an advance, a freeze or resume --at, kept across the restart
             sign, how = ("+", "ahead of") if offset_s > 0 else ("-", "behind")
             lines.append(
                 f"                real time {sign} {span(abs(offset_s))} (the stored clock is"
