@@ -12,15 +12,14 @@ from starlette.routing import Route
 from emulator import __version__
 from emulator.domain.cards import DEFAULT_CARD, TEST_CVC
 from emulator.domain.errors import ControlError, PayoutNotFound
-from emulator.domain.merchants import control_character
 from emulator.domain.validation import is_uuid
 from emulator.http.common import JSON, on_clock_of, parse_int, read_body, runtime
 from emulator.http.control import bank
+from emulator.http.control import merchants as control_merchants
 from emulator.http.control.body import json_body
 from emulator.http.control.console import ROUTES as CONSOLE_ROUTES
 from emulator.http.control.debicheck import ROUTES as DEBICHECK_ROUTES
 from emulator.http.control.docs import ROUTES as DOC_ROUTES
-from emulator.http.control.merchants import ROUTES as MERCHANT_ROUTES
 from emulator.http.control.objects import ROUTES as OBJECT_ROUTES
 from emulator.http.control.paging import page_query
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
@@ -33,7 +32,7 @@ from emulator.kernel.clock import (
     parse_iso,
     to_us,
 )
-from emulator.services import control, deliveries, merchants, payer, payouts, retention, sink
+from emulator.services import control, deliveries, merchants, payer, payouts, sink
 from emulator.services.payer import CardForm
 
 
@@ -82,11 +81,7 @@ async def reset(request: Request) -> Response:
 
 async def create_merchant(request: Request) -> Response:
     body = await json_body(request)
-    name = body.get("name")
-    if name is not None and (not isinstance(name, str) or not 0 < len(name) <= 128):
-        raise ControlError(400, "invalid", "'name' must be a string of 1 to 128 characters")
-    if name is not None and control_character(name) is not None:
-        raise ControlError(400, "invalid", "'name' must not contain control characters")
+    name = control_merchants.merchant_name(body)
     rt = runtime(request)
     own = None
     if body.get("clock") is not None:
@@ -164,10 +159,8 @@ async def advance(request: Request) -> Response:
 
 
 async def freeze(request: Request) -> Response:
-    body, rt = await json_body(request), runtime(request)
-    answer = await control.freeze(rt, _instant(body, "at"))
-    await retention.ensure_job(rt)  # after a jump back, due at its cadence from here
-    return JSON(answer)
+    body = await json_body(request)
+    return JSON(await control.freeze(runtime(request), _instant(body, "at")))
 
 
 def _system(body: dict[str, Any]) -> bool:
@@ -178,10 +171,8 @@ def _system(body: dict[str, Any]) -> bool:
 
 
 async def resume(request: Request) -> Response:
-    body, rt = await json_body(request), runtime(request)
-    answer = await control.resume(rt, _instant(body, "at"), _system(body))
-    await retention.ensure_job(rt)  # as after a freeze
-    return JSON(answer)
+    body = await json_body(request)
+    return JSON(await control.resume(runtime(request), _instant(body, "at"), _system(body)))
 
 
 # -- a merchant's own clock ------------------------------------------------------------------
@@ -363,7 +354,7 @@ ROUTES = [
     Route("/reset", reset, methods=["POST"]),
     Route("/merchants", create_merchant, methods=["POST"]),
     Route("/merchants", list_merchants, methods=["GET"]),
-    *MERCHANT_ROUTES,
+    *control_merchants.ROUTES,
     Route("/clock", clock, methods=["GET"]),
     Route("/clock/advance", advance, methods=["POST"]),
     Route("/clock/freeze", freeze, methods=["POST"]),
