@@ -92,10 +92,6 @@ OPERATIONS: list[Operation] = [
     op("merchants_create", "POST", "/merchants", "A new isolated merchant", "Merchants",
        Merchant, status=201, body=optional(MerchantRequest)),
     op("merchants_list", "GET", "/merchants", "Every merchant", "Merchants", Merchants),
-    op("merchant_delete", "DELETE", "/merchants/{company_id}",
-       "Delete a merchant and everything of it", "Merchants", MerchantDeleted,
-       errors={**NO_MERCHANT, 409: "The default merchant (`default_merchant`): a reset puts"
-               " it back instead."}),
     op("clock_read", "GET", "/clock", "The server clock", "Clock", ClockView),
     op("clock_advance", "POST", "/clock/advance",
        "Advance the server clock, running due jobs in order", "Clock", Advanced,
@@ -134,6 +130,10 @@ OPERATIONS: list[Operation] = [
        "A merchant's pending jobs, soonest first", "Clock", Schedule,
        errors={400: "A bad `limit`.", **NO_MERCHANT},
        query=(Param("object_id", str, "Only jobs acting on this object"), LIMIT)),
+    op("merchant_delete", "DELETE", "/merchants/{company_id}",
+       "Delete a merchant and everything of it", "Merchants", MerchantDeleted,
+       errors={**NO_MERCHANT, 409: "The default merchant (`default_merchant`): a reset puts"
+               " it back instead."}),
     op("snapshots_list", "GET", "/snapshots", "Names of saved snapshots", "Snapshots",
        Snapshots),
     op("snapshots_save", "POST", "/snapshots/{name}", "Save the whole state", "Snapshots",
