@@ -89,6 +89,10 @@ OPERATIONS: list[Operation] = [
     op("health", "GET", "/health", "Health and version", "Emulator", Health),
     op("reset", "POST", "/reset", "Wipe all state and reseed the fixtures", "Emulator",
        ResetDone),
+    op("merchant_delete", "DELETE", "/merchants/{company_id}",
+       "Delete a merchant and everything of it", "Merchants", MerchantDeleted,
+       errors={**NO_MERCHANT, 409: "The default merchant (`default_merchant`): a reset puts"
+               " it back instead."}),
     op("merchants_create", "POST", "/merchants", "A new isolated merchant", "Merchants",
        Merchant, status=201, body=optional(MerchantRequest)),
     op("merchants_list", "GET", "/merchants", "Every merchant", "Merchants", Merchants),
@@ -130,10 +134,6 @@ OPERATIONS: list[Operation] = [
        "A merchant's pending jobs, soonest first", "Clock", Schedule,
        errors={400: "A bad `limit`.", **NO_MERCHANT},
        query=(Param("object_id", str, "Only jobs acting on this object"), LIMIT)),
-    op("merchant_delete", "DELETE", "/merchants/{company_id}",
-       "Delete a merchant and everything of it", "Merchants", MerchantDeleted,
-       errors={**NO_MERCHANT, 409: "The default merchant (`default_merchant`): a reset puts"
-               " it back instead."}),
     op("snapshots_list", "GET", "/snapshots", "Names of saved snapshots", "Snapshots",
        Snapshots),
     op("snapshots_save", "POST", "/snapshots/{name}", "Save the whole state", "Snapshots",
