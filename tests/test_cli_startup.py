@@ -172,6 +172,25 @@ def test_the_banner_says_the_clock_and_whether_the_database_is_reused(tmp_path: 
     assert "2026-01-05T10:00:00Z" in "".join(output)
 
 
+def test_the_banner_says_how_far_a_stored_real_clock_is_ahead(tmp_path: Path):
+    """A real-mode clock advanced, then the process restarted: the banner says how far the
+    stored clock is from system time, and how to follow system time again."""
+    db = tmp_path / "e.sqlite3"
+    with serving("--db", str(db)) as (url, output):
+        advanced = httpx.post(f"{url}/_emulator/clock/advance", json={"days": 3, "hours": 2})
+        assert advanced.status_code == 200
+    assert "real time" not in output[0]  # a fresh real clock is system time
+    with serving("--db", str(db)) as (url, output):
+        httpx.post(f"{url}/_emulator/clock/resume", json={"system": True})
+    assert (
+        "real time + 3d 2h (the stored clock is ahead of the system clock;"
+        " `payments-emulator clock resume --system` to follow it)"
+    ) in output[0]
+    with serving("--db", str(db)) as (url, output):
+        pass
+    assert "real time" not in output[0]  # following system time again
+
+
 def test_a_reused_database_is_still_sqlite_afterwards(tmp_path: Path):
     """The read-only look at a reused file (for the banner) does not disturb it."""
     db = tmp_path / "e.sqlite3"

@@ -389,11 +389,14 @@ def test_emulator_url_uses_a_running_emulator(
             assert response.status_code == 201
         """
     )
+    # kept: the session's end would delete the merchant, and its journal entries with it
     if how == "ini":
-        pytester.makeini(f"{INI}emulator_url = {outside.url}\n")
+        pytester.makeini(f"{INI}emulator_url = {outside.url}\nemulator_keep_merchants = true\n")
         run(pytester).assert_outcomes(passed=1)
     else:
-        run(pytester, "--emulator-url", outside.url).assert_outcomes(passed=1)
+        run(pytester, "--emulator-url", outside.url, "--emulator-keep-merchants").assert_outcomes(
+            passed=1
+        )
     with outside.client() as client:
         bodies = [e["request_body"] for e in client.requests(limit=10)]
     assert f'{{"email":"{how}@example.com"}}' in bodies
@@ -451,3 +454,48 @@ def test_the_scenario_marker_needs_the_tests_merchant(pytester: pytest.Pytester)
     result = run(pytester)
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*emulator_scenario applies to the test's merchant*"])
+
+
+SESSION_MERCHANTS = """
+from pathlib import Path
+
+def _note(merchant):
+    with Path("made.txt").open("a") as out:
+        out.write(merchant.company_id + "\\n")
+
+def test_one(emulator_merchant, gateway):
+    _note(emulator_merchant)
+    assert gateway.get("clients/").status_code == 200
+
+def test_two(emulator_merchant, bank):
+    _note(emulator_merchant)
+    assert bank.get("merchantprofile").status_code == 200
+
+def test_deletes_its_own(emulator_client, emulator_merchant):
+    _note(emulator_merchant)
+    emulator_client.delete_merchant(emulator_merchant)  # the session's end skips it
+"""
+
+
+@pytest.mark.parametrize(
+    ("options", "kept"),
+    [
+        ((), False),
+        (("--emulator-keep-merchants",), True),
+        (("-o", "emulator_keep_merchants=true"), True),
+    ],
+)
+def test_merchants_made_on_a_shared_emulator_are_deleted_at_the_end(
+    pytester: pytest.Pytester, outside: EmulatorServer, options: tuple[str, ...], kept: bool
+):
+    """Against an external emulator the fixtures' merchants go when the session ends (one a
+    test deleted itself is skipped), unless the run keeps them; an in-process emulator is
+    thrown away whole anyway."""
+    pytester.makepyfile(test_made=SESSION_MERCHANTS)
+    run(pytester, "--emulator-url", outside.url, *options).assert_outcomes(passed=3)
+    made = (pytester.path / "made.txt").read_text().split()
+    assert len(made) == 3
+    with outside.client() as control:
+        listed = {m["company_id"] for m in control.call("GET", "merchants")["merchants"]}
+    assert {m for m in made[:2] if m in listed} == (set(made[:2]) if kept else set())
+    assert made[2] not in listed

@@ -19,6 +19,7 @@ from emulator.cli.client import (
     parse_instant,
     progress,
 )
+from emulator.cli.merchants import add_merchant_actions
 from emulator.kernel.clock import parse_iso
 from emulator.scenarios.rules import NAME as SCENARIO_NAME
 
@@ -62,6 +63,7 @@ def add_commands(commands: Any) -> None:
     create.add_argument("--clock", choices=("frozen", "real"), help="give it its own clock")
     create.add_argument("--now", metavar="ISO", help="its own clock's instant")
     create.set_defaults(handler=merchants_create)
+    add_merchant_actions(actions)  # delete, clock: emulator/cli/merchants.py
 
     reset = commands.add_parser("reset", parents=[parent], help="wipe all state and reseed")
     reset.set_defaults(handler=reset_all)

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import msgspec
 
 # Instruments a merchant profile can offer on the bank interface.
 INSTRUMENTS = ("EFTONEDAY", "EFTTWODAY", "EFTSAMEDAY", "DEBICHECK")
+
+
+def control_character(text: str) -> str | None:
+    """The first control character in a name (C0 and C1 controls, DEL: LF, CR, NUL, ESC...),
+    or None. Names are shown in the console and printed by the CLI: none may hold one, as no
+    snapshot, sink or scenario name can."""
+    return next((ch for ch in text if unicodedata.category(ch) == "Cc"), None)
+
 
 # An OAuth access token lives this long on the emulator clock (spec: Limits).
 ACCESS_TOKEN_SECONDS = 86_400

@@ -27,18 +27,52 @@ MESSAGES: dict[Problem, str] = {
 }
 
 
+def host_and_port(entry: str) -> tuple[str, int | None]:
+    """A ``--callback-hosts`` entry as (host, port): ``app`` (any port), ``app:8000``,
+    ``10.0.0.5:8000``, ``[::1]:8000``; an IPv6 address without brackets has no port. A port
+    that is no number from 1 to 65535 is a ValueError."""
+    entry = entry.strip().lower()
+    if entry.startswith("["):
+        host, _, rest = entry[1:].partition("]")
+        if not rest:
+            return host, None
+        if not rest.startswith(":"):
+            raise ValueError(f"{entry!r} is not a host or host:port")
+        port = rest[1:]
+    elif entry.count(":") == 1:
+        host, port = entry.split(":")
+    else:
+        return entry, None
+    if not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{entry!r}: the port must be a number from 1 to 65535")
+    return host, int(port)
+
+
 @dataclass(frozen=True)
 class UrlRule:
-    """``plain_hosts``: hosts reached over plain HTTP besides loopback (``*``: any)."""
+    """``plain_hosts``: hosts reached over plain HTTP on any port besides loopback (``*``:
+    any host); ``plain_ports``: (host, port) pairs reached on that port only."""
 
     plain_hosts: frozenset[str] = frozenset()
+    plain_ports: frozenset[tuple[str, int]] = frozenset()
 
     @classmethod
     def of(cls, hosts: tuple[str, ...] | list[str]) -> UrlRule:
-        return cls(frozenset(h.strip().lower().strip("[]") for h in hosts if h.strip()))
+        entries = [host_and_port(h) for h in hosts if h.strip()]
+        return cls(
+            frozenset(host for host, port in entries if port is None),
+            frozenset((host, port) for host, port in entries if port is not None),
+        )
 
-    def plain_allowed(self, host: str) -> bool:
-        return "*" in self.plain_hosts or is_loopback(host) or host.lower() in self.plain_hosts
+    def plain_allowed(self, host: str, port: int = 80) -> bool:
+        """Whether plain HTTP may reach ``host`` on ``port`` (80 when the URL names none)."""
+        host = host.lower()
+        return (
+            "*" in self.plain_hosts
+            or is_loopback(host)
+            or host in self.plain_hosts
+            or (host, port) in self.plain_ports
+        )
 
 
 def is_loopback(host: str) -> bool:
@@ -82,6 +116,6 @@ def problem(url: str, rule: UrlRule) -> Problem | None:
         return "invalid"
     if control_path(parts.path):
         return "control_plane"
-    if scheme == "http" and not rule.plain_allowed(host):
+    if scheme == "http" and not rule.plain_allowed(host, parts.port or 80):
         return "not_https"
     return None

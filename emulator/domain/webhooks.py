@@ -9,6 +9,7 @@ from msgspec import UNSET, UnsetType
 
 from emulator.domain import urls, validation
 from emulator.domain.errors import FieldError, ValidationFailed
+from emulator.domain.merchants import control_character
 from emulator.domain.urls import UrlRule
 
 # The OpenAPI document's Event enum: the event_type values a webhook can carry.
@@ -46,6 +47,7 @@ SOURCE_TYPES: dict[str, tuple[str, str]] = {
 }
 
 TITLE_MAX = 100
+CONTROL_IN_TITLE = "Title must not contain control characters (line breaks, NUL, ESC...)."
 URL_MAX = 500
 
 
@@ -102,6 +104,8 @@ def _validate(
         errors.append(validation.max_length("title", title, TITLE_MAX))
         if not title:
             errors.append(validation.invalid("title", "This field may not be blank."))
+        elif control_character(title) is not None:
+            errors.append(validation.invalid("title", CONTROL_IN_TITLE))
     if "callback" in given:
         errors.append(callback_problem("callback", str(given["callback"]), rule))
     events = given.get("events")

@@ -25,6 +25,7 @@ from emulator.openapi.control_shapes import (
     Health,
     Merchant,
     MerchantClock,
+    MerchantDeleted,
     MerchantRequest,
     Merchants,
     MerchantSettings,
@@ -91,6 +92,10 @@ OPERATIONS: list[Operation] = [
     op("health", "GET", "/health", "Health and version", "Emulator", Health),
     op("reset", "POST", "/reset", "Wipe all state and reseed the fixtures", "Emulator",
        ResetDone),
+    op("merchant_delete", "DELETE", "/merchants/{company_id}",
+       "Delete a merchant and everything of it", "Merchants", MerchantDeleted,
+       errors={**NO_MERCHANT, 409: "The default merchant (`default_merchant`): a reset puts"
+               " it back instead."}),
     op("merchants_create", "POST", "/merchants", "A new isolated merchant", "Merchants",
        Merchant, status=201, body=optional(MerchantRequest)),
     op("merchants_list", "GET", "/merchants", "Every merchant", "Merchants", Merchants),

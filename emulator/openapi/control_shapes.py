@@ -92,6 +92,15 @@ class Merchants(msgspec.Struct):
     merchants: list[Merchant]
 
 
+class MerchantDeleted(msgspec.Struct):
+    deleted: bool
+    company_id: str
+    removed: Annotated[
+        dict[str, int],
+        Meta(description="Rows deleted, by table (`merchants`, `purchases`, `jobs`...)"),
+    ]
+
+
 class AdvanceRequest(msgspec.Struct):
     """A duration (the units add up) or ``to``: an instant or ``"next"`` (the next job)."""
 

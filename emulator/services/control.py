@@ -35,7 +35,7 @@ from emulator.kernel.timeline import (
     TimelineReplaced,
 )
 from emulator.repos import merchants as merchants_repo
-from emulator.services import merchants, schedule_view
+from emulator.services import merchants, retention, schedule_view
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context
@@ -158,6 +158,8 @@ async def freeze(
         held.clock.freeze(to_us(at) if at is not None else None)
         await save_clock(rt, held)
     await rt.scheduler.run_due(held)
+    if held is rt.scheduler.server:  # after a jump back, the prune is due from the new now
+        await retention.ensure_job(rt)
     return clock_view(rt, held)
 
 
@@ -177,6 +179,8 @@ async def resume(
             held.clock.resume(to_us(at) if at is not None else None)
         await save_clock(rt, held)
     await rt.scheduler.run_due(held)
+    if held is rt.scheduler.server:  # as after a freeze
+        await retention.ensure_job(rt)
     return clock_view(rt, held)
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from emulator.domain.errors import ControlError
 from emulator.domain.merchants import (
     STANDARD_BANK_BIC,
     BankAccount,
@@ -16,6 +18,7 @@ from emulator.domain.merchants import (
 )
 from emulator.kernel.clock import Clock, iso
 from emulator.kernel.storage import Tx
+from emulator.repos import merchant_deletion
 from emulator.repos import merchants as repo
 
 if TYPE_CHECKING:
@@ -161,3 +164,42 @@ def clock_view(rt: Context, company_id: str) -> dict[str, Any]:
     """The clock a merchant's time is read from: ``own`` once it has its own."""
     clock = rt.clock.of(company_id)
     return {"now": iso(clock.now()), "mode": clock.mode, "own": clock is not rt.clock.server}
+
+
+async def delete(rt: Context, company_id: str, forget: Callable[[], None]) -> dict[str, Any]:
+    """Delete a merchant and everything of it in one unit of work: its objects, webhooks,
+    jobs, deliveries, journal entries, own clock, scenarios active for it, profiles and
+    credentials. Nothing runs on any clock meanwhile (what is under way finishes first).
+    As it commits, before any other request is served, its own clock's timeline goes and
+    ``forget`` drops the credentials the runtime has cached. The default merchant stays: a
+    reset puts it back as it was."""
+    if company_id == rt.default_merchant.company_id:
+        raise ControlError(
+            409,
+            "default_merchant",
+            "the default merchant cannot be deleted (POST /_emulator/reset puts it back as"
+            " the fixtures have it)",
+        )
+
+    def gone() -> None:
+        rt.scheduler.timelines.pop(company_id, None)  # its own clock, if it had one
+        rt.clock.own.pop(company_id, None)
+        forget()
+
+    def unit(tx: Tx) -> dict[str, int] | None:
+        if repo.get(tx, company_id) is None:
+            return None
+        tx.after_commit(gone)
+        return merchant_deletion.delete(tx, company_id)
+
+    async with rt.scheduler.paused():
+        await rt.journal.flush()  # its buffered entries are deleted with the rest
+        # a transaction of its own: its deferred foreign keys are checked at its commit
+        removed = await rt.db.write(unit, alone=True)
+        if removed is None:
+            raise ControlError(
+                404, "merchant_not_found", f"no merchant with company_id {company_id!r}"
+            )
+        await rt.scenarios.load()  # without those active for it
+        await rt.scheduler.refresh()
+    return {"deleted": True, "company_id": company_id, "removed": removed}

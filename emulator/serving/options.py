@@ -27,7 +27,8 @@ def add_flags(serve: argparse.ArgumentParser) -> None:
         "--callback-hosts",
         metavar="HOST[,HOST...]",
         help="hosts webhooks and callbacks may reach over plain HTTP besides loopback, e.g."
-        " app,worker; * for any (env EMULATOR_CALLBACK_HOSTS)",
+        " app,worker (any port) or app:8000 (that port only); * for any"
+        " (env EMULATOR_CALLBACK_HOSTS)",
     )
     serve.add_argument(
         "--strict-requests",

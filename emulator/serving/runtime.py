@@ -173,6 +173,10 @@ class Runtime:
         await self.scheduler.refresh()
         self.deliveries.wake()
 
+    def forget_credentials(self) -> None:
+        """Drop the cached credentials (a merchant was deleted: its keys stop working)."""
+        self.credentials.forget()
+
     async def enter(self, merchant_id: str | None) -> Timeline:
         """Serve the rest of this request (or task) on the merchant's clock, having run what
         is already due on it, so what the request observes is never stale."""

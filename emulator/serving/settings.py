@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from collections.abc import Callable
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from emulator.domain.urls import host_and_port
 from emulator.kernel.clock import MODES, Mode, parse_iso
 
 DEFAULT_HOST = "127.0.0.1"
@@ -62,11 +64,20 @@ def parse_retain(text: str) -> int | None:
 
 
 def parse_hosts(text: str) -> tuple[str, ...]:
-    """``app,worker`` (or ``*``): host names reached over plain HTTP."""
+    """``app,worker:8000`` (or ``*``): hosts reached over plain HTTP, a bare host on any
+    port, ``host:port`` on that port only."""
     hosts = tuple(h.strip().lower() for h in text.split(",") if h.strip())
-    for host in hosts:
-        if host != "*" and not re.fullmatch(r"[a-z0-9._:\[\]-]{1,253}", host):
-            raise ValueError(f"{host!r} is not a host name")
+    for entry in hosts:
+        if entry == "*":
+            continue
+        host, _ = host_and_port(entry)
+        if ":" in host:  # only an IPv6 address has colons
+            try:
+                ipaddress.IPv6Address(host)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not a host name or host:port") from None
+        elif not re.fullmatch(r"[a-z0-9._-]{1,253}", host):
+            raise ValueError(f"{entry!r} is not a host name or host:port")
     return hosts
 
 

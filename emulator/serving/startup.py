@@ -120,10 +120,30 @@ def serving_clock(settings: Settings, state: DatabaseState) -> Clock:
 def clock_lines(settings: Settings, state: DatabaseState) -> list[str]:
     clock = serving_clock(settings, state)
     where = "existing file, reused" if state.reused else "new file"
-    return [
-        f"  clock         {clock.mode}, now {iso(clock.now())}",
-        f"  database      {settings.db_path} ({where})",
-    ]
+    lines = [f"  clock         {clock.mode}, now {iso(clock.now())}"]
+    stored = None if settings.clock_explicit else state.stored_clock  # restored at start
+    if stored is not None and clock.mode == "real":
+        offset_s = round(stored.offset_us / 1_000_000)
+        if offset_s != 0:  # an advance, a freeze or resume --at, kept across the restart
+            sign, how = ("+", "ahead of") if offset_s > 0 else ("-", "behind")
+            lines.append(
+                f"                real time {sign} {span(abs(offset_s))} (the stored clock is"
+                f" {how} the system clock; `payments-emulator clock resume --system` to"
+                " follow it)"
+            )
+    return [*lines, f"  database      {settings.db_path} ({where})"]
+
+
+def span(seconds: int) -> str:
+    """``3d 2h``, ``5m 10s``, ``42s``: the two largest units of a duration."""
+    parts: list[str] = []
+    for unit, size in (("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)):
+        if seconds >= size or (size == 1 and not parts):
+            parts.append(f"{seconds // size}{unit}")
+            seconds %= size
+        if len(parts) == 2 or (parts and seconds == 0):
+            break
+    return " ".join(parts)
 
 
 def start_warning(settings: Settings, state: DatabaseState) -> str | None:

@@ -8,6 +8,7 @@ import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any, Self
+from urllib.parse import quote
 
 import httpx
 import msgspec
@@ -162,6 +163,12 @@ class EmulatorClient(Actors, ExpectationsMixin):
                 setting["now"] = _instant(now)
             body["clock"] = setting
         return msgspec.convert(self.call("POST", "merchants", json=body or None), Merchant)
+
+    def delete_merchant(self, merchant: MerchantRef) -> dict[str, Any]:
+        """Delete a merchant and everything of it (its keys and tokens stop working at once);
+        the answer counts the rows removed by table. The default merchant cannot be."""
+        company_id = quote(_company_id(merchant), safe="")
+        return self.call("DELETE", f"merchants/{company_id}")
 
     def snapshot(self, name: str) -> dict[str, Any]:
         return self.call("POST", f"snapshots/{path_segment(name, 'snapshot name')}")

@@ -5,7 +5,10 @@ Fixtures: ``emulator`` (the session's emulator, started on first use), ``emulato
 clients of that merchant), ``emulator_clock``, ``emulator_sink`` and ``emulator_scenario``
 (activate a scenario for the test's merchant). The ``emulator_scenario`` marker does the same
 from a decorator; both deactivate after the test. ``--emulator-url`` (or the ``emulator_url``
-ini option) uses an emulator that is already running instead of starting one in-process.
+ini option) uses an emulator that is already running instead of starting one in-process;
+the merchants the fixtures made there are deleted when the session ends, so a shared server
+does not fill up (``--emulator-keep-merchants``, or the ``emulator_keep_merchants`` ini
+option, keeps them to look at after the run).
 
 Time: the test's merchant owns a clock of its own, frozen at the test's start (the server
 clock's instant), so tests that move time never move each other's, even in parallel against
@@ -67,8 +70,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="TOKEN",
         help="control-plane token of an external emulator not bound to loopback",
     )
+    group.addoption(
+        "--emulator-keep-merchants",
+        dest="emulator_keep_merchants",
+        action="store_true",
+        default=False,
+        help="keep the merchants the fixtures made on the external emulator (--emulator-url);"
+        " by default they are deleted when the session ends",
+    )
     parser.addini("emulator_url", "default for --emulator-url", default="")
     parser.addini("emulator_admin_token", "default for --emulator-admin-token", default="")
+    parser.addini(
+        "emulator_keep_merchants",
+        "default for --emulator-keep-merchants",
+        type="bool",
+        default=False,
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -81,19 +98,47 @@ def _option(config: pytest.Config, name: str) -> str | None:
     return str(value) if value else None
 
 
+# company_ids of the merchants the fixtures made in this session, in order
+_MADE = pytest.StashKey[list[str]]()
+
+
 @pytest.fixture(scope="session", name="emulator")
 def _emulator(pytestconfig: pytest.Config) -> Iterator[Emulator]:
-    """The session's emulator: started in-process on first use, or the external one."""
+    """The session's emulator: started in-process on first use, or the external one (whose
+    merchants made by the fixtures are deleted at the end, unless told to keep them)."""
     from emulator.testing import EmulatorServer, ExternalEmulator
 
     url = _option(pytestconfig, "emulator_url")
+    made: list[str] = []
+    pytestconfig.stash[_MADE] = made
     server: Emulator
     if url is not None:
         server = ExternalEmulator(url, admin_token=_option(pytestconfig, "emulator_admin_token"))
     else:
         server = EmulatorServer()
     with server:
-        yield server
+        try:
+            yield server
+        finally:
+            keep = pytestconfig.getoption("emulator_keep_merchants") or pytestconfig.getini(
+                "emulator_keep_merchants"
+            )
+            if url is not None and not keep:
+                _delete_merchants(server, made)
+
+
+def _delete_merchants(server: Emulator, made: list[str]) -> None:
+    """Delete what the session made on a shared emulator; one already gone (a test reset or
+    restored the state) is skipped."""
+    from emulator.testing import EmulatorError
+
+    with server.client() as client:
+        for company_id in made:
+            try:
+                client.delete_merchant(company_id)
+            except EmulatorError as exc:
+                if exc.status != 404:
+                    raise
 
 
 class _ClockMarker(NamedTuple):
@@ -187,9 +232,12 @@ def _emulator_merchant(
 def _new_merchant(request: pytest.FixtureRequest, client: EmulatorClient) -> Merchant:
     marker = _clock_marker(request) or _ClockMarker(None, None)
     if marker.mode == SERVER:
-        return client.new_merchant()
-    mode: Mode = "real" if marker.mode == "real" else "frozen"
-    return client.new_merchant(clock=mode, now=marker.start)
+        merchant = client.new_merchant()
+    else:
+        mode: Mode = "real" if marker.mode == "real" else "frozen"
+        merchant = client.new_merchant(clock=mode, now=marker.start)
+    request.config.stash.setdefault(_MADE, []).append(merchant.company_id)
+    return merchant
 
 
 class _Scenarios:

@@ -69,6 +69,21 @@ async def test_bad_merchant_name_is_400(http):
     }
 
 
+@pytest.mark.parametrize("bad", ["a\nb", "a\rb", "a\x00b", "\x1b[2Jclear", "\x7f", "\x9b"])
+async def test_a_merchant_name_with_a_control_character_is_400(http, bad):
+    """A name is printed by the CLI and shown in the console: no line breaks, NUL or
+    escape sequences, refused as a snapshot or sink name would be; nothing is created."""
+    before = (await http.get("/_emulator/merchants")).json()["merchants"]
+    response = await http.post("/_emulator/merchants", json={"name": bad})
+    assert (response.status_code, response.json()) == (
+        400,
+        {"error": {"code": "invalid", "message": "'name' must not contain control characters"}},
+    )
+    assert (await http.get("/_emulator/merchants")).json()["merchants"] == before
+    fine = await http.post("/_emulator/merchants", json={"name": "Acme (Pty) Ltd — café"})
+    assert fine.json()["name"] == "Acme (Pty) Ltd — café"
+
+
 async def test_clock_get(http):
     """GET /clock shows the instant and the mode."""
     assert (await http.get("/_emulator/clock")).json() == {

@@ -14,7 +14,8 @@ from emulator.domain.urls import UrlRule, control_path
 from emulator.domain.urls import problem as url_problem
 from emulator.serving.app import create_app
 from emulator.serving.runtime import Runtime
-from tests.conftest import settings_for
+from emulator.serving.settings import from_env
+from tests.conftest import DEFAULT_CLIENT, settings_for, token_for
 from tests.http.bank_helpers import eft_body
 from tests.http.purchase_helpers import purchase_body
 
@@ -224,6 +225,17 @@ async def _app_client(tmp_path: Path, hosts: tuple[str, ...]) -> tuple[Runtime, 
         (("app",), "http://db:5432/x", False),
         (("*",), "http://anything.internal/x", True),
         (("*",), "http://app:8000/_emulator/reset", False),
+        (("app:8000",), "http://app:8000/webhooks", True),
+        (("APP:8000",), "http://app:8000/webhooks", True),
+        (("app:8000",), "http://app:8001/webhooks", False),
+        (("app:8000",), "http://app/webhooks", False),
+        (("app:80",), "http://app/webhooks", True),
+        (("worker", "app:8000"), "http://worker:9/x", True),
+        (("10.0.0.5:8000",), "http://10.0.0.5:8000/x", True),
+        (("10.0.0.5:8000",), "http://10.0.0.5:8080/x", False),
+        (("[fd00::5]:8000",), "http://[fd00::5]:8000/x", True),
+        (("[fd00::5]:8000",), "http://[fd00::5]:9000/x", False),
+        (("fd00::5",), "http://[fd00::5]:9000/x", True),
     ],
 )
 async def test_callback_hosts_allow_plain_http_to_those_hosts(tmp_path, hosts, url, accepted):
@@ -243,6 +255,38 @@ async def test_callback_hosts_allow_plain_http_to_those_hosts(tmp_path, hosts, u
     finally:
         await client.aclose()
         await rt.stop()
+
+
+async def test_a_host_port_entry_of_the_environment_admits_a_v2_callback(tmp_path):
+    """EMULATOR_CALLBACK_HOSTS=app:8000 (the variable, as serve reads it): a v2 callback
+    URL on that port is registered, one on another port of the same host is refused."""
+    hosts = from_env({"EMULATOR_CALLBACK_HOSTS": "worker, app:8000"})["callback_hosts"]
+    assert hosts == ("worker", "app:8000")
+    rt, client = await _app_client(tmp_path, hosts)
+    try:
+        token = await token_for(client, *DEFAULT_CLIENT)
+        v2 = {"Authorization": f"Bearer {token}"}
+        for url, status in (("http://app:8000/cb", 200), ("http://app:9000/cb", 400)):
+            response = await client.post(
+                "/v2/clientcallbackurl/",
+                json={
+                    "clientId": 1001,  # the default merchant's OAuth client (fixtures)
+                    "url": url,
+                    "callbackType": "EFT_COLLECTION",
+                    "callbackVersion": "V2",
+                },
+                headers=v2,
+            )
+            assert response.status_code == status, response.text
+    finally:
+        await client.aclose()
+        await rt.stop()
+
+
+@pytest.mark.parametrize("value", ["app:0", "app:65536", "app:http", "[::1]x", "app:80:80x"])
+def test_a_bad_host_port_entry_is_refused(value):
+    with pytest.raises(ValueError, match="EMULATOR_CALLBACK_HOSTS"):
+        from_env({"EMULATOR_CALLBACK_HOSTS": value})
 
 
 # -- names with control characters -------------------------------------------------------------

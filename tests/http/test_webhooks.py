@@ -8,7 +8,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from emulator.domain.webhooks import EVENTS
+from emulator.domain.webhooks import CONTROL_IN_TITLE, EVENTS
 from tests.conftest import EPOCH_S
 
 UNKNOWN_ID = "00000000-0000-4000-8000-000000000000"
@@ -165,6 +165,22 @@ async def test_create_refuses_bad_bodies(http, gw, data, expected):
     """Each rule answers 400 in the gateway dialect."""
     response = await http.post("/api/v1/webhooks/", json=data, headers=gw)
     assert (response.status_code, response.json()) == (400, expected)
+
+
+@pytest.mark.parametrize("bad", ["a\nb", "a\rb", "a\x00b", "\x1b[31mred", "tab\there", "\x85"])
+async def test_a_title_with_a_control_character_is_refused(http, gw, bad):
+    """LF, CR, NUL, ESC (and every other control character) would break the console's and
+    the CLI's lines: refused at creation and at an update, in the gateway dialect."""
+    expected = {"title": {"message": CONTROL_IN_TITLE, "code": "invalid"}}
+    body = {"title": bad, "all_events": True, "callback": SINK}
+    response = await http.post("/api/v1/webhooks/", json=body, headers=gw)
+    assert (response.status_code, response.json()) == (400, expected)
+    made = await http.post("/api/v1/webhooks/", json={**body, "title": "fine"}, headers=gw)
+    assert made.status_code == 201
+    path = f"/api/v1/webhooks/{made.json()['id']}/"
+    patched = await http.patch(path, json={"title": bad}, headers=gw)
+    assert (patched.status_code, patched.json()) == (400, expected)
+    assert (await http.get(path, headers=gw)).json()["title"] == "fine"
 
 
 @pytest.mark.parametrize(

@@ -165,7 +165,8 @@ async def test_a_restart_keeps_the_pending_job_and_off_drops_it(tmp_path: Path):
         assert await rt.db.read(lambda tx: repo.pending_prunes(tx, retention.PRUNE_JOB)) == []
     async with Runtime(settings_for(tmp_path, retain_seconds=600)) as rt:
         pending = await rt.db.read(lambda tx: repo.pending_prunes(tx, retention.PRUNE_JOB))
-        assert [due - rt.clock.server.now_us() for _, due in pending] == [600_000_000]
+        # every half window: 5 minutes of a 10-minute window
+        assert [due - rt.clock.server.now_us() for _, due in pending] == [300_000_000]
 
 
 async def test_a_large_prune_goes_in_chunks_at_one_instant(

@@ -15,6 +15,7 @@ from emulator.domain.errors import ControlError, PayoutNotFound
 from emulator.domain.validation import is_uuid
 from emulator.http.common import JSON, on_clock_of, parse_int, read_body, runtime
 from emulator.http.control import bank
+from emulator.http.control import merchants as control_merchants
 from emulator.http.control.body import json_body
 from emulator.http.control.console import ROUTES as CONSOLE_ROUTES
 from emulator.http.control.debicheck import ROUTES as DEBICHECK_ROUTES
@@ -83,9 +84,7 @@ async def reset(request: Request) -> Response:
 
 async def create_merchant(request: Request) -> Response:
     body = await json_body(request)
-    name = body.get("name")
-    if name is not None and (not isinstance(name, str) or not 0 < len(name) <= 128):
-        raise ControlError(400, "invalid", "'name' must be a string of 1 to 128 characters")
+    name = control_merchants.merchant_name(body)
     rt = runtime(request)
     own = None
     if body.get("clock") is not None:
@@ -359,6 +358,7 @@ ROUTES = [
     Route("/reset", reset, methods=["POST"]),
     Route("/merchants", create_merchant, methods=["POST"]),
     Route("/merchants", list_merchants, methods=["GET"]),
+    *control_merchants.ROUTES,
     Route("/clock", clock, methods=["GET"]),
     Route("/clock/advance", advance, methods=["POST"]),
     Route("/clock/freeze", freeze, methods=["POST"]),
