@@ -109,6 +109,24 @@ def test_a_hostile_merchant_reaches_no_other_endpoint(
     assert control.clock().now.isoformat() == "2026-01-05T09:00:00+00:00"
 
 
+@pytest.mark.parametrize("name", NOT_NAMES + ODD_NAMES)
+@pytest.mark.parametrize("verb", [("merchants", "delete"), ("merchants", "clock")], ids=" ".join)
+def test_a_hostile_company_id_argument_reaches_no_other_endpoint(
+    server, control, made_before, verb, name
+) -> None:
+    """The merchants verbs that take a company_id as their argument build its path as
+    ``--merchant`` does: a 404 for a segment no merchant has, a usage error for no segment."""
+    result = cli(server.url, *verb, name, "--timeout", "20")
+    usage = name in NOT_NAMES or "/" in name
+    assert result.returncode == (2 if usage else 1), (result.stdout, result.stderr)
+    line = one_line(result)
+    assert "\n" not in line and "\x1b" not in line and "\r" not in line
+    if not usage:
+        assert "merchant_not_found" in line, line
+    assert authenticates(server, made_before)
+    assert control.clock().now.isoformat() == "2026-01-05T09:00:00+00:00"
+
+
 def test_the_server_is_not_fooled_by_encoded_slashes_and_dots(server, control, made_before):
     """Percent-encoded ``/`` and ``.`` in a name stay in that name: no other endpoint runs."""
     with httpx.Client(base_url=f"{server.url}/_emulator/") as http:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import argparse
 from typing import Any
-from urllib.parse import quote
 
-from emulator.cli.client import Context, UsageError, client_parent, parse_instant
+from emulator.cli.client import Context, UsageError, client_parent, parse_instant, segment
 
 
 def add_merchant_actions(actions: Any) -> None:
@@ -35,7 +34,9 @@ def add_merchant_actions(actions: Any) -> None:
 
 def _path(company_id: str, *rest: str) -> str:
     """A merchant's control-plane path, its id one path segment whatever it holds."""
-    return "/".join(("merchants", quote(company_id, safe=""), *rest))
+    if "/" in company_id:
+        raise UsageError(f"company_id {company_id!r}: a company_id has no '/'")
+    return "/".join(("merchants", segment(company_id, "company_id"), *rest))
 
 
 def merchants_delete(context: Context, args: argparse.Namespace) -> int:

@@ -8,7 +8,6 @@ import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any, Self
-from urllib.parse import quote
 
 import httpx
 import msgspec
@@ -167,8 +166,7 @@ class EmulatorClient(Actors, ExpectationsMixin):
     def delete_merchant(self, merchant: MerchantRef) -> dict[str, Any]:
         """Delete a merchant and everything of it (its keys and tokens stop working at once);
         the answer counts the rows removed by table. The default merchant cannot be."""
-        company_id = quote(_company_id(merchant), safe="")
-        return self.call("DELETE", f"merchants/{company_id}")
+        return self.call("DELETE", _merchant_path(merchant))
 
     def snapshot(self, name: str) -> dict[str, Any]:
         return self.call("POST", f"snapshots/{path_segment(name, 'snapshot name')}")
