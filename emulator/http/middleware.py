@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from emulator.domain.errors import InvalidToken
 from emulator.http.accesslog import AccessLog, line
 from emulator.http.common import CALLER_KEY, NOTE_KEY
 from emulator.http.dialects import Handler
@@ -22,6 +23,7 @@ from emulator.http.lint import HEADER as WARNINGS_HEADER
 from emulator.http.lint import WARNINGS_KEY, header_value
 from emulator.kernel.clock import TIME_HEADER
 from emulator.kernel.journal import Entry, body_text
+from emulator.services import merchants
 
 if TYPE_CHECKING:
     from emulator.serving.runtime import Runtime
@@ -81,6 +83,7 @@ class Front:
         faults: Faults,
         access_log: AccessLog,
         server_error: Handler,
+        api_error: Handler,
     ) -> None:
         self.app = app
         self.guarded = guarded
@@ -88,6 +91,7 @@ class Front:
         self.faults = faults
         self.log = access_log
         self.server_error = server_error
+        self.api_error = api_error
         self.instants = _Instants()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -129,6 +133,12 @@ class Front:
             clocks.restore_use(token)
             if self.log.enabled():
                 self.log.add(line(scope, status, time.perf_counter_ns() - started))
+
+    async def _caller_deleted(self, scope: Scope, exc: Exception) -> bool:
+        """A write refused by a foreign key because the caller's merchant is gone (deleted
+        between its authentication and its commit)."""
+        caller = scope.get(CALLER_KEY)
+        return caller is not None and await merchants.gone_under(self.rt, caller.merchant_id, exc)
 
     async def _interface(self, scope: Scope, receive: Receive, send: Send, interface: str) -> None:
         # A request made with a merchant's credentials is served on that merchant's clock, and
@@ -182,6 +192,12 @@ class Front:
             else:
                 await self.app(scope, journal_receive, journal_send)
         except Exception as exc:
+            if not answered and await self._caller_deleted(scope, exc):
+                # its merchant was deleted after it authenticated: its key is no longer valid
+                gone = InvalidToken("the merchant was deleted while its request ran")
+                response = await self.api_error(Request(scope), gone)
+                await response(scope, journal_receive, journal_send)
+                return
             if not answered:  # the dialect's 500, journaled
                 response = await self.server_error(Request(scope), exc)
                 await response(scope, journal_receive, journal_send)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -93,6 +94,14 @@ async def create(
     seed, profiles = await rt.db.write(unit)
     view = describe(seed, profiles)
     return {**view, "strict_requests": strict, "clock": clock_view(rt, seed.company_id)}
+
+
+async def gone_under(rt: Context, company_id: str, exc: Exception) -> bool:
+    """``exc`` is a write refused by a foreign key because the merchant is gone: deleted
+    between its request's authentication and its commit."""
+    if not isinstance(exc, sqlite3.IntegrityError):
+        return False
+    return await rt.db.read(lambda tx: repo.get(tx, company_id) is None)
 
 
 async def strict_requests(rt: Context, company_id: str) -> bool:

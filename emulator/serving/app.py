@@ -96,6 +96,7 @@ class EmulatorApp(Starlette):
             faults=Faults(self.runtime, DIALECTS),
             access_log=self.access_log,
             server_error=DIALECTS.server_error,
+            api_error=DIALECTS.api_error,
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -40,7 +40,13 @@ async def test_a_server_error_is_answered_in_the_dialect_journaled_and_raised(ru
         raise RuntimeError("a bug")
 
     front = Front(
-        broken, broken, runtime, Faults(runtime, DIALECTS), AccessLog(), DIALECTS.server_error
+        broken,
+        broken,
+        runtime,
+        Faults(runtime, DIALECTS),
+        AccessLog(),
+        DIALECTS.server_error,
+        DIALECTS.api_error,
     )
     sent: list[dict] = []
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
+import pytest
 
 from emulator.serving.app import create_app
 from emulator.serving.runtime import Runtime
@@ -153,3 +157,57 @@ async def test_the_default_merchant_is_not_deleted(http: httpx.AsyncClient):
     assert response.json()["error"]["code"] == "default_merchant"
     gw = {"Authorization": f"Bearer {DEFAULT_KEY}"}
     assert (await http.get("/api/v1/webhooks/", headers=gw)).status_code == 200
+
+
+INVALID_TOKEN = {"__all__": {"message": "Invalid token.", "code": "invalid_token"}}
+NO_BRAND = {"brand_id": {"message": "No brand with this id.", "code": "invalid"}}
+
+
+def _late_bodies(merchant: dict[str, Any]) -> list[tuple[str, dict[str, Any], int, Any]]:
+    """Path, body, and the answer once the merchant is gone (a purchase looks its brand up
+    first: the brand went with the merchant)."""
+    hook = {"title": "t", "all_events": True, "callback": "http://127.0.0.1:8400/_emulator/sink/l"}
+    return [
+        (
+            "/api/v1/clients/",
+            {"email": "late@example.com", "full_name": "Late"},
+            401,
+            INVALID_TOKEN,
+        ),
+        ("/api/v1/purchases/", purchase_body(merchant), 400, NO_BRAND),
+        ("/api/v1/webhooks/", hook, 401, INVALID_TOKEN),
+    ]
+
+
+@pytest.mark.parametrize("index", range(3))
+async def test_a_request_under_way_when_its_merchant_goes_is_a_401_not_a_500(
+    http: httpx.AsyncClient, merchant: dict[str, Any], index: int
+):
+    """Authenticated, then its merchant deleted before it writes: the write finds no
+    merchant, and the answer is the gateway's 401 (its key is no longer valid), not a 500."""
+    path, body, status, answered = _late_bodies(merchant)[index]
+    raw = msgspec.json.encode(body)
+    body_may_end = asyncio.Event()
+    body_read = asyncio.Event()  # the handler reads the body after authenticating its caller
+
+    async def slow_body() -> AsyncIterator[bytes]:
+        yield raw[:5]
+        body_read.set()
+        await body_may_end.wait()
+        yield raw[5:]
+
+    async def send() -> httpx.Response:
+        headers = {
+            "Authorization": f"Bearer {merchant['api_key']}",
+            "Content-Type": "application/json",
+        }
+        return await http.post(path, content=slow_body(), headers=headers)
+
+    under_way = asyncio.create_task(send())
+    await asyncio.wait_for(body_read.wait(), 5)
+    deleted = await http.delete(f"/_emulator/merchants/{merchant['company_id']}")
+    assert deleted.status_code == 200, deleted.text
+    body_may_end.set()
+    answer = await under_way
+    assert answer.status_code == status, answer.text
+    assert answer.json() == answered
