@@ -426,3 +426,28 @@ def test_a_bad_scenario_file_is_the_emulators_refusal(server, tmp_path: Path) ->
     result = cli(server.url, "scenario", "load", str(source))
     assert result.returncode == 1
     assert "refused (400 invalid_scenario)" in result.stderr and "Traceback" not in result.stderr
+
+
+OLD_SHAPE = (
+    Path(__file__).parent / "scenarios" / "old_shapes" / "design-unpaid-large-debit-orders.yaml"
+)
+
+
+def test_a_scenario_file_of_an_older_form_loads_with_notes(server, control) -> None:
+    """An older form still loads everywhere a file is read; each place says what is
+    preferred now (validate and load print notes; the Python client warns)."""
+    checked = subprocess.run(
+        [sys.executable, "-m", "emulator", "scenario", "validate", str(OLD_SHAPE)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stderr
+    assert f"{OLD_SHAPE}: note: " in checked.stdout and "reasonCode" in checked.stdout
+    loaded = cli(server.url, "scenario", "load", str(OLD_SHAPE))
+    assert loaded.returncode == 0, loaded.stderr
+    assert "note: " in loaded.stdout and "reasonCode" in loaded.stdout
+    answer = as_json(cli(server.url, "scenario", "load", str(OLD_SHAPE), "--json"))
+    assert answer["name"] == "unpaid-large-debit-orders-old" and answer["notes"]
+    with pytest.warns(UserWarning, match="reasonCode"):
+        assert control.load_scenario(OLD_SHAPE.read_text()) == "unpaid-large-debit-orders-old"

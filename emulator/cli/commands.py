@@ -277,6 +277,8 @@ def scenario_command(args: argparse.Namespace) -> int:
             continue
         n = len(scenario.rules)
         print(f"{path}: ok ({scenario.name}, {n} rule{'' if n == 1 else 's'})")
+        for note in scenario.notes:  # an older form, still read: what is preferred now
+            print(f"{path}: note: {note}")
     return 1 if bad else 0
 
 

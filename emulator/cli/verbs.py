@@ -17,6 +17,7 @@ from emulator.cli.client import (
     on_terminal,
     parse_duration,
     parse_instant,
+    printable,
     progress,
 )
 from emulator.cli.merchants import add_merchant_actions
@@ -260,6 +261,9 @@ def scenario_load(context: Context, args: argparse.Namespace) -> int:
         source = args.file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"scenario load: cannot read {args.file}: {exc}") from None
-    name = context.client.load_scenario(source)
-    context.emit({"name": name}, [f"loaded scenario {name} from {args.file}"])
+    loaded = context.client.load_scenario_answer(source)
+    name, notes = str(loaded["name"]), [str(note) for note in loaded.get("notes", [])]
+    lines = [f"loaded scenario {printable(name)} from {args.file}"]
+    lines += [f"note: {printable(note)}" for note in notes]  # older forms: what is preferred
+    context.emit({"name": name, "notes": notes}, lines)
     return 0

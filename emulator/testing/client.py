@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
+import warnings
 from datetime import UTC, datetime, timedelta
 from typing import Any, Self
 
@@ -272,9 +273,18 @@ class EmulatorClient(Actors, ExpectationsMixin):
         return list(self.call("GET", "scenarios")["scenarios"])
 
     def load_scenario(self, source: str) -> str:
-        """Load (or replace) a scenario from its YAML text; returns its name."""
+        """Load (or replace) a scenario from its YAML text; returns its name. A file in an
+        older form still loads; each note saying what is preferred now is a ``UserWarning``."""
+        loaded = self.load_scenario_answer(source)
+        for note in loaded.get("notes", []):
+            warnings.warn(f"scenario {loaded['name']}: {note}", UserWarning, stacklevel=2)
+        return str(loaded["name"])
+
+    def load_scenario_answer(self, source: str) -> dict[str, Any]:
+        """Load (or replace) a scenario from its YAML text; the emulator's whole answer (its
+        name, rules, and ``notes`` on older forms)."""
         response = self.http.post("scenarios", content=source.encode("utf-8"))
-        return str(json_object(response)["name"])
+        return json_object(response)
 
     def activate_scenario(self, name: str, merchant: MerchantRef | None = None) -> dict[str, Any]:
         """Activate ``name`` for one merchant, or for every merchant when none is given."""
