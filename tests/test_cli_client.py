@@ -451,3 +451,25 @@ def test_a_scenario_file_of_an_older_form_loads_with_notes(server, control) -> N
     assert answer["name"] == "unpaid-large-debit-orders-old" and answer["notes"]
     with pytest.warns(UserWarning, match="reasonCode"):
         assert control.load_scenario(OLD_SHAPE.read_text()) == "unpaid-large-debit-orders-old"
+
+
+def test_a_merchant_made_strict_refuses_keys_the_platform_ignores(server, control) -> None:
+    """``merchants create --strict-requests`` and ``new_merchant(strict_requests=True)``: a
+    misspelt key is a 400 naming it; a merchant made without stays lenient (a warning)."""
+    made = as_json(cli(server.url, "merchants", "create", "--strict-requests", "--json"))
+    assert made["strict_requests"] is True
+    strict = control.new_merchant(strict_requests=True)
+    lenient = control.new_merchant()
+    body = {"email": "a@example.com", "full_nmae": "Typo"}
+    for merchant in (Merchant(**{k: made[k] for k in MERCHANT_KEYS}), strict):
+        with merchant.gateway(server.url) as gateway:
+            refused = gateway.post("clients/", json=body)
+        assert refused.status_code == 400 and "full_nmae" in refused.text, refused.text
+    with lenient.gateway(server.url) as gateway:
+        answered = gateway.post("clients/", json=body)
+    assert answered.status_code == 201, answered.text
+    assert "full_nmae" in answered.headers["X-Emulator-Warnings"]
+
+
+MERCHANT_KEYS = ("company_id", "name", "brand_id", "api_key", "production_api_key")
+MERCHANT_KEYS += ("client_id", "client_secret")

@@ -161,9 +161,10 @@ def test_the_banner_says_the_clock_and_whether_the_database_is_reused(tmp_path: 
         httpx.post(f"{url}/_emulator/clock/advance", json={"seconds": 3600})
     assert "clock         frozen, now 2026-01-05T09:00:00Z" in output[0]
     assert "(new file)" in output[0]
-    with serving("--db", str(db)) as (url, output):
+    with serving("--db", str(db), "--strict-requests") as (url, output):
         pass
     assert "clock         frozen, now 2026-01-05T10:00:00Z" in output[0]
+    assert "strict requests: keys the platform ignores are refused (400)" in output[0]
     assert "(existing file, reused)" in output[0]
     assert "warning" not in output[0]
     with serving("--db", str(db), "--start", "2026-01-01T00:00:00Z") as (url, output):

@@ -63,6 +63,11 @@ def add_commands(commands: Any) -> None:
     create.add_argument("--name")
     create.add_argument("--clock", choices=("frozen", "real"), help="give it its own clock")
     create.add_argument("--now", metavar="ISO", help="its own clock's instant")
+    create.add_argument(
+        "--strict-requests",
+        action="store_true",
+        help="refuse (400) keys the platform ignores in its requests, not only warn of them",
+    )
     create.set_defaults(handler=merchants_create)
     add_merchant_actions(actions)  # delete, clock: emulator/cli/merchants.py
 
@@ -209,6 +214,8 @@ def merchants_list(context: Context, args: argparse.Namespace) -> int:
 
 def merchants_create(context: Context, args: argparse.Namespace) -> int:
     body: dict[str, Any] = {"name": args.name} if args.name is not None else {}
+    if args.strict_requests:
+        body["strict_requests"] = True
     if args.clock is not None or args.now is not None:
         setting: dict[str, Any] = {"mode": args.clock} if args.clock else {}
         if args.now is not None:

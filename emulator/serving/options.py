@@ -105,6 +105,8 @@ def banner_lines(settings: Settings) -> list[str]:
         lines.append(f"plain-HTTP callback hosts: {', '.join(settings.callback_hosts)}")
     if settings.callback_ca is not None:
         lines.append(f"deliveries also trust the CA {settings.callback_ca}")
+    if settings.strict_requests:
+        lines.append("strict requests: keys the platform ignores are refused (400)")
     retain = settings.retain_seconds
     lines.append(f"retention: {'off (keeps everything)' if retain is None else _span(retain)}")
     return lines

@@ -151,12 +151,22 @@ class EmulatorClient(Actors, ExpectationsMixin):
         return msgspec.convert(self._clock_call("reset"), ClockInfo)
 
     def new_merchant(
-        self, name: str | None = None, *, clock: Mode | None = None, now: Instant | None = None
+        self,
+        name: str | None = None,
+        *,
+        clock: Mode | None = None,
+        now: Instant | None = None,
+        strict_requests: bool = False,
     ) -> Merchant:
         """A fresh merchant that sees nothing of any other. With ``clock`` ("frozen" or "real")
         or ``now``, it owns a clock of its own, in that mode (frozen by default) at ``now`` (the
-        server clock's instant by default); without either it follows the server clock."""
+        server clock's instant by default); without either it follows the server clock. With
+        ``strict_requests=True``, keys the platform would ignore in its requests are refused
+        (400) instead of only warned of (``X-Emulator-Warnings``); a server started with
+        ``--strict-requests`` refuses them for every merchant."""
         body: dict[str, Any] = {"name": name} if name is not None else {}
+        if strict_requests:
+            body["strict_requests"] = True
         if clock is not None or now is not None:
             setting: dict[str, Any] = {"mode": clock} if clock is not None else {}
             if now is not None:
