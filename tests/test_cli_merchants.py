@@ -58,12 +58,17 @@ def test_merchants_delete_json_and_refusals(server, control) -> None:
     default = cli(server.url, "merchants", "delete", DEFAULT_COMPANY)
     assert default.returncode == 1 and "409 default_merchant" in default.stderr
     # The id is sent as one path segment whatever it holds: a 404 in one line, never
-    # another endpoint (a query, a reset) nor a traceback.
+    # another endpoint (a query, a reset) nor a traceback; an id that cannot be one segment
+    # (a '/', '..') is a usage error before any request.
     kept = control.new_merchant()
-    for odd in ("a/b", "../../reset", "x?y=1", "%2e%2e", "x#y"):
+    for odd in ("x?y=1", "%2e%2e", "x#y"):
         result = cli(server.url, "merchants", "delete", odd)
         assert result.returncode == 1, result.stdout
         assert result.stderr.count("\n") == 1 and "refused (404 " in result.stderr, result.stderr
+    for odd in ("a/b", "../../reset", ".."):
+        result = cli(server.url, "merchants", "delete", odd)
+        assert result.returncode == 2, result.stdout
+        assert result.stderr.count("\n") == 1 and "company_id" in result.stderr, result.stderr
     listed = {m["company_id"] for m in control.call("GET", "merchants")["merchants"]}
     assert kept.company_id in listed
 
