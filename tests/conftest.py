@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,10 +14,14 @@ import pytest
 from emulator.serving.app import create_app
 from emulator.serving.runtime import Runtime
 from emulator.serving.settings import Settings
+from emulator.testing import EmulatorClient, EmulatorServer
 
 # Tests set time explicitly at a fixed epoch, never "now".
 EPOCH = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 EPOCH_S = int(EPOCH.timestamp())
+
+# A live emulator's start (served over real HTTP, as the CLI and the testing helpers use it).
+LIVE_START = "2026-01-05T09:00:00Z"
 
 DEFAULT_KEY = "sk_test_emulator_default_key"
 DEFAULT_CLIENT = ("emulator-default-client", "emulator-default-secret")
@@ -125,3 +129,19 @@ async def v2(http: httpx.AsyncClient, merchant: dict[str, Any]) -> dict[str, str
     """Headers of the test merchant's bank (v2) calls."""
     token = await token_for(http, merchant["client_id"], merchant["client_secret"])
     return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[EmulatorServer]:
+    """One live emulator for the module (uvicorn on a free port, its own file), frozen at
+    ``LIVE_START``; tests give their merchants clocks of their own. A module that needs
+    another kind defines its own ``server``."""
+    with EmulatorServer(clock="frozen", start=LIVE_START) as running:
+        yield running
+
+
+@pytest.fixture
+def control(server: EmulatorServer) -> Iterator[EmulatorClient]:
+    """The control plane of the module's live emulator."""
+    with server.client() as client:
+        yield client

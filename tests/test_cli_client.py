@@ -10,7 +10,6 @@ import select
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,24 +18,12 @@ import pytest
 from emulator.cli.client import UsageError, parse_duration
 from emulator.cli.trigger import EVENTS
 from emulator.testing import EmulatorClient, EmulatorServer, Merchant, unique_name
+from tests.conftest import LIVE_START
 
 pytestmark = pytest.mark.slow  # each verb runs as a process of its own (its imports alone ~0.6 s)
 
-START = "2026-01-05T09:00:00Z"
+START = LIVE_START  # the shared live server's (tests/conftest.py)
 DEFAULT_COMPANY = "9f1c3a52-7d4e-4b8a-9c61-2e5f0a7b3d10"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[EmulatorServer]:
-    """One frozen emulator for the module; tests give their merchants clocks of their own."""
-    with EmulatorServer(clock="frozen", start=START) as running:
-        yield running
-
-
-@pytest.fixture
-def control(server: EmulatorServer) -> Iterator[EmulatorClient]:
-    with server.client() as client:
-        yield client
 
 
 def cli(

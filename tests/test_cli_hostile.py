@@ -27,12 +27,6 @@ pytestmark = pytest.mark.slow  # each verb runs as a process of its own
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[EmulatorServer]:
-    with EmulatorServer(clock="frozen", start=START) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
 def control(server: EmulatorServer) -> Iterator[EmulatorClient]:
     with server.client() as client:
         yield client

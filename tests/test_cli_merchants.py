@@ -7,30 +7,17 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from emulator.testing import EmulatorClient, EmulatorServer
+from emulator.testing import EmulatorServer
 from tests.test_cli_client import DEFAULT_COMPANY, START, as_json, cli
 
 pytestmark = pytest.mark.slow  # each verb runs as a process of its own
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[EmulatorServer]:
-    with EmulatorServer(clock="frozen", start=START) as running:
-        yield running
-
-
-@pytest.fixture
-def control(server: EmulatorServer) -> Iterator[EmulatorClient]:
-    with server.client() as client:
-        yield client
 
 
 def test_merchants_delete_is_one_line_and_the_keys_stop_working(server, control) -> None:

@@ -3,7 +3,6 @@ read the delivery log, against a real emulator served in this process."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,23 +11,11 @@ from emulator.testing import (
     Delivery,
     EmulatorClient,
     EmulatorError,
-    EmulatorServer,
     Merchant,
 )
+from tests.conftest import LIVE_START
 
-START = "2026-01-05T09:00:00Z"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[EmulatorServer]:
-    with EmulatorServer(clock="frozen", start=START) as running:
-        yield running
-
-
-@pytest.fixture
-def control(server: EmulatorServer) -> Iterator[EmulatorClient]:
-    with server.client() as client:
-        yield client
+START = LIVE_START  # the shared live server's (tests/conftest.py)
 
 
 @pytest.fixture
