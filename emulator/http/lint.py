@@ -18,7 +18,7 @@ import difflib
 import re
 from collections.abc import Callable, Collection, Hashable
 from functools import cache
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import msgspec.inspect as mi
 from starlette.requests import Request
@@ -26,6 +26,8 @@ from starlette.requests import Request
 from emulator.domain.errors import FieldError, ValidationFailed
 from emulator.http.common import CALLER_KEY, runtime
 from emulator.services import merchants
+
+T = TypeVar("T")
 
 WARNINGS_KEY = "emulator.warnings"  # where a request's warnings are left in the ASGI scope
 HEADER = b"x-emulator-warnings"
@@ -172,6 +174,20 @@ def header_value(lines: list[str]) -> bytes:
 
 
 # -- a request's report ----------------------------------------------------------------------
+
+
+async def decoded(request: Request, model: type[Any], found: Found, decode: Callable[[], T]) -> T:
+    """``decode()`` (which fills ``found`` as it walks the body), with its unknown keys
+    reported whether the body is taken or refused."""
+    try:
+        value = decode()
+    except ValidationFailed as exc:
+        if found:
+            await report(request, model, found, exc)
+        raise
+    if found:
+        await report(request, model, found)
+    return value
 
 
 async def report(

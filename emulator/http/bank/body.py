@@ -8,7 +8,6 @@ from typing import TypeVar, cast
 
 from starlette.requests import Request
 
-from emulator.domain.errors import ValidationFailed
 from emulator.http import lint
 from emulator.http.common import decode_json, read_body
 
@@ -17,13 +16,8 @@ T = TypeVar("T")
 
 async def decode(request: Request, model: type[T]) -> T:
     walk = lint.key_walker(cast(Hashable, model))  # a class is hashable; mypy cannot see it
+    raw = await read_body(request)
     found: lint.Found = []
-    try:
-        value = decode_json(await read_body(request), model, lambda body: walk(body, "", found))
-    except ValidationFailed as exc:
-        if found:
-            await lint.report(request, model, found, exc)
-        raise
-    if found:
-        await lint.report(request, model, found)
-    return value
+    return await lint.decoded(
+        request, model, found, lambda: decode_json(raw, model, lambda body: walk(body, "", found))
+    )

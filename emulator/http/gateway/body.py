@@ -47,15 +47,7 @@ async def read(request: Request, model: type[T], *, optional: bool = False) -> T
     if optional and not raw.strip():
         return model()
     found: lint.Found = []
-    try:
-        value = decode(raw, model, found)
-    except ValidationFailed as exc:
-        if found:
-            await lint.report(request, model, found, exc)
-        raise
-    if found:
-        await lint.report(request, model, found)
-    return value
+    return await lint.decoded(request, model, found, lambda: decode(raw, model, found))
 
 
 # value (parsed JSON), the dotted path of its keys' parent ("" or "purchase."), what is found
