@@ -165,8 +165,11 @@ def _near(item: Item, records: Records) -> list[tuple[int, Record, list[str]]]:
     return near
 
 
-def evaluate(expectations: ExpectationSet, records: Records, start_us: int) -> Report:
-    """Each item against ``records``; ``start_us``: the set's start on the merchant's clock."""
+def evaluate(
+    expectations: ExpectationSet, records: Records, start_us: int, near: Records | None = None
+) -> Report:
+    """Each item against ``records``; ``start_us``: the set's start on the merchant's clock;
+    ``near``: where a failed item's closest candidates are looked for (else ``records``)."""
     found = {item.index: _find(item, records) for item in expectations.items}
     by_id = {item.id: item for item in expectations.items if item.id is not None}
     anchors: dict[int, int | None] = {}
@@ -204,7 +207,7 @@ def evaluate(expectations: ExpectationSet, records: Records, start_us: int) -> R
         resolve(item, frozenset())
     results = [
         _result(item, found[item.index], windows[item.index], anchors.get(item.index), start_us,
-                unresolved.get(item.index), records)
+                unresolved.get(item.index), records, records if near is None else near)
         for item in expectations.items
     ]  # fmt: skip
     if expectations.in_order:
@@ -234,6 +237,7 @@ def _result(
     start_us: int,
     unresolved: str | None,
     records: Records,
+    near_pool: Records,
 ) -> ItemResult:
     description = describe(item)
     expected = item.count.words()
@@ -273,7 +277,7 @@ def _result(
     else:
         message = f"{head}, saw none"
     candidates: list[Candidate] = []
-    near = _near(item, records) if not found.matches else []
+    near = _near(item, near_pool) if not found.matches else []
     if near:
         best = sorted(near, key=lambda n: (-n[0], -at_of(n[1])))[:CLOSEST]
         candidates = [

@@ -24,7 +24,7 @@ from emulator.domain.expectations import (
 T = TypeVar("T")
 
 
-class RequestRecord(msgspec.Struct, frozen=True):
+class RequestRecord(msgspec.Struct, frozen=True, gc=False):  # scalars: no cycles to collect
     id: int
     at_us: int
     interface: str
@@ -34,7 +34,7 @@ class RequestRecord(msgspec.Struct, frozen=True):
     body: str = ""
 
 
-class DeliveryRecord(msgspec.Struct, frozen=True):
+class DeliveryRecord(msgspec.Struct, frozen=True, gc=False):
     id: int  # the attempt's
     at_us: int
     message_id: int
@@ -83,12 +83,13 @@ class Records(msgspec.Struct, frozen=True, dict=True):
         last: dict[str, str | None] = {}
         found: list[TransitionRecord] = []
         for event in self.events:
-            if event.status is None:
+            status = event.status
+            if status is None:
                 continue
             previous = last.get(event.object_id)
-            if previous is None or previous.lower() != event.status.lower():
+            if previous is None or (previous != status and previous.lower() != status.lower()):
                 found.append(TransitionRecord(event, previous))
-            last[event.object_id] = event.status
+            last[event.object_id] = status
         return found
 
     # Indexes for narrowing a kind's records before matching (``expectation_select``).

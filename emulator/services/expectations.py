@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from emulator.domain.errors import ControlError
-from emulator.domain.expectation_match import Report, evaluate
+from emulator.domain.expectation_match import NEAR_SCAN, Report, evaluate
 from emulator.domain.expectation_records import Records
 from emulator.domain.expectation_times import ExpectationError, iso_us
 from emulator.domain.expectations import (
@@ -41,44 +41,58 @@ async def known_merchant(rt: Context, company_id: str) -> None:
 
 
 def _gather(tx: Tx, merchant_id: str, expectations: ExpectationSet) -> tuple[Records, int | None]:
+    """The records that may match some item, each kind read once, narrowed in SQL."""
     specs = [item.spec for item in expectations.items]
     requests = [s for s in specs if isinstance(s, RequestSpec)]
-    objectish = [s for s in specs if isinstance(s, EventSpec | TransitionSpec)]
-    found = Records()
-    if requests:
-        methods = [s.method for s in requests]
-        wanted = None if None in methods else sorted({m for m in methods if m is not None})
-        paths = [s.path for s in requests]
-        like = None if None in paths else sorted({p for p in paths if p is not None})
-        bodies = any(s.body is not None for s in requests)
-        found = msgspec.structs.replace(
-            found, requests=repo.requests(tx, merchant_id, wanted, like, bodies)
-        )
     deliveries = [s for s in specs if isinstance(s, DeliverySpec)]
-    if deliveries:
-        objects = [s.object_id for s in deliveries]
-        just = None if None in objects else sorted({i for i in objects if i is not None})
-        found = msgspec.structs.replace(found, deliveries=repo.deliveries(tx, merchant_id, just))
-    if objectish:
-        ids = [s.object_id for s in objectish]
-        only = None if None in ids else sorted({i for i in ids if i is not None})
-        payloads = any(s.fields is not None for s in objectish)
-        found = msgspec.structs.replace(found, events=repo.events(tx, merchant_id, only, payloads))
+    events = [s for s in specs if isinstance(s, EventSpec)]
+    transitions = [s for s in specs if isinstance(s, TransitionSpec)]
+    found = Records(
+        requests=repo.requests(tx, merchant_id, requests) if requests else [],
+        deliveries=repo.deliveries(tx, merchant_id, deliveries) if deliveries else [],
+        events=repo.events(tx, merchant_id, events, transitions) if events or transitions else [],
+    )
     return found, repo.created_us(tx, merchant_id)
+
+
+def _tails(tx: Tx, merchant_id: str, kinds: set[type]) -> Records:
+    """The latest records of these kinds (bounded): where the failed items' closest
+    candidates are looked for."""
+    return Records(
+        requests=repo.tail_requests(tx, merchant_id, NEAR_SCAN) if RequestSpec in kinds else [],
+        deliveries=(
+            repo.tail_deliveries(tx, merchant_id, NEAR_SCAN) if DeliverySpec in kinds else []
+        ),
+        events=(
+            repo.tail_events(tx, merchant_id, NEAR_SCAN)
+            if kinds & {EventSpec, TransitionSpec}
+            else []
+        ),
+    )
 
 
 async def check(
     rt: Context, merchant_id: str, expectations: ExpectationSet, start_us: int | None
 ) -> Report:
     """The set against what the merchant's records hold now (``start_us``: the set's start;
-    None: the set's own ``start``, else the merchant's creation, on its clock)."""
+    None: the set's own ``start``, else the merchant's creation, on its clock). When an item
+    failed with no match at all, a second, bounded read finds its closest candidates."""
     await rt.journal.flush()  # what was answered before this is in the journal
     records, created = await rt.db.read(lambda tx: _gather(tx, merchant_id, expectations))
     if start_us is None:
         start_us = expectations.start_us
     if start_us is None:
         start_us = created if created is not None else 0
-    return evaluate(expectations, records, start_us)
+    report = evaluate(expectations, records, start_us)
+    unmatched = {
+        type(expectations.items[r.index].spec)
+        for r in report.results
+        if not r.ok and not r.matches and r.message is not None
+    }
+    if not unmatched:
+        return report
+    near = await rt.db.read(lambda tx: _tails(tx, merchant_id, unmatched))
+    return evaluate(expectations, records, start_us, near)
 
 
 def report_view(report: Report, **extra: Any) -> dict[str, Any]:
