@@ -46,7 +46,13 @@ from emulator.openapi.control_shapes import (
     Snapshots,
     SnapshotSaved,
 )
-from emulator.openapi.expectation_shapes import Verified, VerifyRequest, Waited, WaitRequest
+from emulator.openapi.expectation_shapes import (
+    Verified,
+    VerifyRequest,
+    Waited,
+    WaitRequest,
+    WaitsOpen,
+)
 from emulator.openapi.model import Body, Interface, Operation, Param
 
 NAME = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
@@ -154,6 +160,8 @@ OPERATIONS: list[Operation] = [
        query=(Param("limit", Annotated[int, Meta(ge=1, le=10_000)],
                     "The latest this many requests, and as many delivery attempts"
                     " (default 1000)"),)),
+    op("waits_open", "GET", "/waits", "How many waits are open now", "Expectations",
+       WaitsOpen),
     op("snapshots_list", "GET", "/snapshots", "Names of saved snapshots", "Snapshots",
        Snapshots),
     op("snapshots_save", "POST", "/snapshots/{name}", "Save the whole state", "Snapshots",

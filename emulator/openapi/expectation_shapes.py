@@ -63,3 +63,9 @@ class Waited(msgspec.Struct):
     results: list[ItemResult]
     at: Instant | UnsetType = UNSET
     advanced: WaitAdvanced | UnsetType = UNSET
+
+
+class WaitsOpen(msgspec.Struct):
+    """How many waits are open now, of every merchant and sink."""
+
+    open: int

@@ -74,7 +74,7 @@ async def wait(rt: Context, company_id: str, body: Any) -> dict[str, Any]:
     deadline = loop.time() + asked.timeout  # real seconds: how long the caller waits
     waiting = Waiting(rt, company_id, asked.expectations, start_us, timeline, limit_us)
     await rt.deliveries.flush(merchant_id=company_id)  # what is due to go out has gone out
-    with rt.notices.watch(company_id) as noticed:
+    with rt.notices.watch(company_id, notices_of(asked.expectations)) as noticed:
         while True:
             noticed.clear()  # before the look: a notice during it is not lost
             report = await waiting.check()
@@ -97,6 +97,14 @@ async def wait(rt: Context, company_id: str, body: Any) -> dict[str, Any]:
     if limit_us is not None:
         extra["advanced"] = {"from": iso_us(began_us), "jobs_run": waiting.jobs_run}
     return report_view(report, **extra)
+
+
+def notices_of(expectations: ExpectationSet) -> frozenset[str]:
+    """The notices that may change whether the set holds: its items' kinds' records."""
+    return frozenset(NOTICE_OF[item.kind] for item in expectations.items)
+
+
+NOTICE_OF = {"request": "request", "delivery": "delivery", "event": "event", "transition": "event"}
 
 
 class Waiting:

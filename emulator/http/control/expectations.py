@@ -1,6 +1,6 @@
 """``POST /_emulator/merchants/{company_id}/verify`` and ``.../wait``: expectations, as JSON
 (or YAML, by ``Content-Type``). A client that goes away cancels its wait. ``GET .../har``: the
-merchant's traffic as an HTTP Archive."""
+merchant's traffic as an HTTP Archive. ``GET /_emulator/waits``: how many waits are open."""
 
 from __future__ import annotations
 
@@ -64,6 +64,11 @@ async def wait(request: Request) -> Response:
     return JSON(waiting.result())
 
 
+async def waits(request: Request) -> Response:
+    """How many waits are open now (of every merchant and sink)."""
+    return JSON({"open": runtime(request).notices.watching()})
+
+
 async def merchant_har(request: Request) -> Response:
     limit = parse_int(request.query_params.get("limit", "1000"))
     if limit is None or not 1 <= limit <= 10_000:
@@ -77,4 +82,5 @@ ROUTES = [
     Route("/merchants/{company_id}/verify", verify, methods=["POST"]),
     Route("/merchants/{company_id}/wait", wait, methods=["POST"]),
     Route("/merchants/{company_id}/har", merchant_har, methods=["GET"]),
+    Route("/waits", waits, methods=["GET"]),
 ]
