@@ -9,7 +9,7 @@ import functools
 import re
 from collections.abc import Callable
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
 
 import msgspec
 
@@ -160,6 +160,12 @@ def path_pattern(template: str) -> re.Pattern[str]:
     return re.compile("".join(out) + "/?")
 
 
+def to_sink(url: str, name: str) -> bool:
+    """Whether ``url`` is the built-in receiver's under ``name``: its path (without query
+    or fragment) ends in ``/_emulator/sink/{name}``, a trailing slash or not."""
+    return re.split(r"[?#]", url, maxsplit=1)[0].rstrip("/").endswith(f"/_emulator/sink/{name}")
+
+
 def glob(pattern: str, value: str) -> bool:
     return fnmatch.fnmatchcase(value, pattern)
 
@@ -269,8 +275,7 @@ def delivery_criteria(spec: DeliverySpec, d: DeliveryRecord) -> list[Criterion]:
     if spec.url is not None:
         out.append(("url", d.url == spec.url or glob(spec.url, d.url), f"url {d.url}"))
     if spec.sink is not None:
-        ok = urlsplit(d.url).path.rstrip("/") == f"/_emulator/sink/{spec.sink}"
-        out.append(("sink", ok, f"url {d.url}"))
+        out.append(("sink", to_sink(d.url, spec.sink), f"url {d.url}"))
     if spec.object_id is not None:
         out.append(("object_id", d.object_id == spec.object_id, f"object {d.object_id}"))
     if spec.attempt is not None:

@@ -14,7 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from emulator.domain.expectation_records import DeliveryRecord, EventRecord, RequestRecord
+from emulator.domain.expectation_records import (
+    DeliveryRecord,
+    EventRecord,
+    Records,
+    RequestRecord,
+)
 from emulator.domain.expectations import DeliverySpec, EventSpec, RequestSpec, TransitionSpec
 from emulator.kernel.storage import Tx
 
@@ -66,6 +71,12 @@ class _Where:
 
 
 Conditions = list[tuple[str, list[object]]]
+# A message's URL without its query or fragment (up to the first "?" or "#").
+URL_PATH = (
+    "CASE WHEN instr(m.url, '?') > 0 AND (instr(m.url, '#') = 0"
+    " OR instr(m.url, '?') < instr(m.url, '#')) THEN substr(m.url, 1, instr(m.url, '?') - 1)"
+    " WHEN instr(m.url, '#') > 0 THEN substr(m.url, 1, instr(m.url, '#') - 1) ELSE m.url END"
+)
 
 
 def _request(spec: RequestSpec) -> Conditions:
@@ -89,14 +100,18 @@ def _delivery(spec: DeliverySpec) -> Conditions:
     out: Conditions = []
     if spec.object_id is not None:
         out.append(("a.object_id = ?", [spec.object_id]))
-    if spec.event is not None and (event := _glob(spec.event)) is not None:
+    if spec.event is not None and _literal(spec.event):
+        out.append(("m.event_type = ?", [spec.event]))
+    elif spec.event is not None and (event := _glob(spec.event)) is not None:
         out.append(("m.event_type GLOB ?", [event]))
     if spec.kind is not None:
         out.append(("m.kind = ?", [spec.kind]))
     if spec.url is not None and (url := _glob(spec.url)) is not None:
         out.append(("m.url = ? OR m.url GLOB ?", [spec.url, url]))
-    if spec.sink is not None:
-        out.append(("m.url GLOB ?", ["*" + _escape(f"/_emulator/sink/{spec.sink}") + "*"]))
+    if spec.sink is not None:  # exactly the domain's ``to_sink``
+        out.append(
+            (f"rtrim({URL_PATH}, '/') GLOB ?", ["*" + _escape(f"/_emulator/sink/{spec.sink}")])
+        )
     return out
 
 
@@ -111,7 +126,9 @@ def _object(spec: EventSpec | TransitionSpec) -> Conditions:
 
 def _event(spec: EventSpec) -> Conditions:
     out = _object(spec)
-    if spec.event is not None and (event := _glob(spec.event)) is not None:
+    if spec.event is not None and _literal(spec.event):  # "+": the object's index leads
+        out.append(("+event_type = ?" if spec.object_id else "event_type = ?", [spec.event]))
+    elif spec.event is not None and (event := _glob(spec.event)) is not None:
         out.append(("event_type GLOB ?", [event]))
     return out
 
@@ -136,10 +153,12 @@ def requests(tx: Tx, merchant_id: str, specs: Sequence[RequestSpec]) -> list[Req
     return _requests(tx, f"merchant_id = ?{narrow} ORDER BY id", [merchant_id, *params], body)
 
 
-def _requests(tx: Tx, where: str, params: list[object], body: str) -> list[RequestRecord]:
+def _requests(
+    tx: Tx, where: str, params: list[object], body: str, limit: int = MAX_ROWS
+) -> list[RequestRecord]:
     rows = tx.conn.execute(
         f"SELECT id, at_us, interface, method, path, status, {body} FROM requests"
-        f" WHERE {where} LIMIT {MAX_ROWS}",
+        f" WHERE {where} LIMIT {int(limit)}",
         params,
     ).fetchall()
     return [RequestRecord(*r) for r in rows]
@@ -154,16 +173,29 @@ def deliveries(tx: Tx, merchant_id: str, specs: Sequence[DeliverySpec]) -> list[
     if objects:
         where = f"a.object_id IN ({_marks(objects)}) AND a.merchant_id = ?"
         params = [*objects, merchant_id, *params]
-    else:
-        where, params = "a.merchant_id = ?", [merchant_id, *params]
+    else:  # the messages' merchant index leads (by event type when the items all say one)
+        where, params = (
+            "m.merchant_id = ? AND a.merchant_id = ?",
+            [merchant_id, merchant_id, *params],
+        )
     return _deliveries(tx, f"{where}{narrow} ORDER BY a.id", params)
 
 
-def _deliveries(tx: Tx, where: str, params: list[object]) -> list[DeliveryRecord]:
+def _joined(where: str) -> str:
+    """Attempts and their messages: from the messages (their merchant index) unless the
+    attempts' object index leads."""
+    if where.startswith("a."):
+        return "delivery_attempts a JOIN delivery_messages m ON m.id = a.message_id"
+    return "delivery_messages m CROSS JOIN delivery_attempts a ON a.message_id = m.id"
+
+
+def _deliveries(
+    tx: Tx, where: str, params: list[object], limit: int = MAX_ROWS
+) -> list[DeliveryRecord]:
     rows = tx.conn.execute(
         "SELECT a.id, a.at_us, m.id, m.event_type, m.object_type, m.object_id, m.kind, m.url,"
-        " a.attempt, a.status, a.error, a.success FROM delivery_attempts a"
-        f" JOIN delivery_messages m ON m.id = a.message_id WHERE {where} LIMIT {MAX_ROWS}",
+        f" a.attempt, a.status, a.error, a.success FROM {_joined(where)}"
+        f" WHERE {where} LIMIT {int(limit)}",
         params,
     ).fetchall()
     return [
@@ -199,13 +231,13 @@ def events(
 
 
 def _events(
-    tx: Tx, where: str, params: list[object], status: bool, payloads: bool
+    tx: Tx, where: str, params: list[object], status: bool, payloads: bool, limit: int = MAX_ROWS
 ) -> list[EventRecord]:
     state = "json_extract(CAST(payload AS TEXT), '$.status')" if status else "NULL"
     payload = "payload" if payloads else "NULL"
     rows = tx.conn.execute(
         f"SELECT seq, id, created_us, event_type, object_type, object_id, {state}, {payload}"
-        f" FROM outbox WHERE {where} LIMIT {MAX_ROWS}",
+        f" FROM outbox WHERE {where} LIMIT {int(limit)}",
         params,
     ).fetchall()
     return [
@@ -216,6 +248,85 @@ def _events(
         )
         for r in rows
     ]  # fmt: skip
+
+
+# -- items SQL decides alone: counted there, their first matches read --------------------
+
+GLOB_SIGNS = frozenset("*?[]{}")
+
+
+def _literal(text: str | None) -> bool:
+    return text is None or not GLOB_SIGNS & set(text)
+
+
+def _exact(spec: RequestSpec | DeliverySpec | EventSpec) -> Conditions | None:
+    """The item's criteria as SQL that matches exactly what the domain matches (None: some
+    criterion needs the domain: a pattern, a body or a field subset)."""
+    if isinstance(spec, RequestSpec):
+        if spec.body is not None or not _literal(spec.path):
+            return None
+        out = [c for c in _request(spec) if not c[0].startswith("path")]
+        if spec.path is not None:
+            bare = spec.path.rstrip("/")
+            out.append(("path IN (?, ?)", [bare, bare + "/"]))
+        return out
+    if isinstance(spec, DeliverySpec):
+        if not _literal(spec.event) or not _literal(spec.url):
+            return None
+        out = [c for c in _delivery(spec) if c[0].startswith(("a.", "m.kind", "m.event", "rtrim"))]
+        if spec.url is not None:
+            out.append(("m.url = ?", [spec.url]))
+        if spec.attempt is not None:
+            out.append(("a.attempt = ?", [spec.attempt]))
+        if spec.outcome != "any":
+            out.append(("a.success = ?", [int(spec.outcome == "ok")]))
+        return out
+    if spec.fields is not None or not _literal(spec.event):
+        return None
+    return _event(spec)
+
+
+def counted(
+    tx: Tx, merchant_id: str, spec: RequestSpec | DeliverySpec | EventSpec, first: int
+) -> tuple[int, Records] | None:
+    """How many of the merchant's records match ``spec``, and the first ``first`` of them;
+    None when SQL cannot decide it alone."""
+    conditions = _exact(spec)
+    if conditions is None:
+        return None
+    narrow = "".join(f" AND ({sql})" for sql, _ in conditions)
+    params: list[object] = [p for _, ps in conditions for p in ps]
+    table, order = "outbox", "seq"
+    if isinstance(spec, RequestSpec):
+        table, order = "requests", "id"
+    elif isinstance(spec, DeliverySpec):
+        order = "a.id"
+    column = "a." if isinstance(spec, DeliverySpec) else ""
+    if not isinstance(spec, RequestSpec) and spec.object_id is not None:
+        # the object's index leads (as in ``deliveries`` and ``events``)
+        where = f"{column}object_id = ? AND {column}merchant_id = ?"
+        if isinstance(spec, EventSpec):
+            where += " AND object_type <> 'client'"
+        values = [spec.object_id, merchant_id, *params]
+    elif isinstance(spec, DeliverySpec):
+        where, values = (
+            "m.merchant_id = ? AND a.merchant_id = ?",
+            [merchant_id, merchant_id, *params],
+        )
+    else:
+        where, values = "merchant_id = ?", [merchant_id, *params]
+    where += narrow
+    if isinstance(spec, DeliverySpec):
+        table = _joined(where)
+    total = tx.conn.execute(f"SELECT count(*) FROM {table} WHERE {where}", values).fetchone()[0]
+    rows_where = f"{where} ORDER BY {order}"
+    if not total:
+        return 0, Records()
+    if isinstance(spec, RequestSpec):
+        return int(total), Records(requests=_requests(tx, rows_where, values, "''", first))
+    if isinstance(spec, DeliverySpec):
+        return int(total), Records(deliveries=_deliveries(tx, rows_where, values, first))
+    return int(total), Records(events=_events(tx, rows_where, values, False, False, first))
 
 
 # -- the latest records of a kind, for the closest candidates of an item that failed ---------

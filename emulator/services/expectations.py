@@ -8,14 +8,16 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from emulator.domain.errors import ControlError
-from emulator.domain.expectation_match import NEAR_SCAN, Report, evaluate
+from emulator.domain.expectation_match import LISTED, NEAR_SCAN, Report, evaluate
 from emulator.domain.expectation_records import Records
 from emulator.domain.expectation_times import ExpectationError, iso_us
 from emulator.domain.expectations import (
     DeliverySpec,
     EventSpec,
     ExpectationSet,
+    Item,
     RequestSpec,
+    Spec,
     TransitionSpec,
     parse_set,
 )
@@ -40,19 +42,54 @@ async def known_merchant(rt: Context, company_id: str) -> None:
         raise ControlError(404, "merchant_not_found", f"no merchant with company_id {company_id!r}")
 
 
-def _gather(tx: Tx, merchant_id: str, expectations: ExpectationSet) -> tuple[Records, int | None]:
-    """The records that may match some item, each kind read once, narrowed in SQL."""
-    specs = [item.spec for item in expectations.items]
-    requests = [s for s in specs if isinstance(s, RequestSpec)]
-    deliveries = [s for s in specs if isinstance(s, DeliverySpec)]
-    events = [s for s in specs if isinstance(s, EventSpec)]
-    transitions = [s for s in specs if isinstance(s, TransitionSpec)]
-    found = Records(
-        requests=repo.requests(tx, merchant_id, requests) if requests else [],
-        deliveries=repo.deliveries(tx, merchant_id, deliveries) if deliveries else [],
-        events=repo.events(tx, merchant_id, events, transitions) if events or transitions else [],
+class Gathered(msgspec.Struct, frozen=True):
+    """Each item's records (the rows that may match it), and the totals of the items that
+    SQL counted alone (their records are then only their first matches)."""
+
+    records: dict[int, Records]
+    counted: dict[int, int]
+    created_us: int | None
+
+
+def _countable(item: Item, expectations: ExpectationSet, anchors: set[str]) -> bool:
+    """No window, no order, no item after it: its matches matter only by their number and
+    the first few named."""
+    return (
+        item.within_us is None
+        and item.after_us is None
+        and item.after_id is None
+        and not expectations.in_order
+        and (item.id is None or item.id not in anchors)
+        and not isinstance(item.spec, TransitionSpec)
     )
-    return found, repo.created_us(tx, merchant_id)
+
+
+def _records_of(tx: Tx, merchant_id: str, spec: Spec) -> Records:
+    """The rows that may match ``spec``, narrowed in SQL."""
+    if isinstance(spec, RequestSpec):
+        return Records(requests=repo.requests(tx, merchant_id, [spec]))
+    if isinstance(spec, DeliverySpec):
+        return Records(deliveries=repo.deliveries(tx, merchant_id, [spec]))
+    if isinstance(spec, EventSpec):
+        return Records(events=repo.events(tx, merchant_id, [spec], []))
+    return Records(events=repo.events(tx, merchant_id, [], [spec]))
+
+
+def _gather(tx: Tx, merchant_id: str, expectations: ExpectationSet) -> Gathered:
+    """Each item's records, read in one transaction: counted in SQL where SQL decides the
+    item alone, else the rows that may match it."""
+    anchors = {item.after_id for item in expectations.items if item.after_id is not None}
+    records: dict[int, Records] = {}
+    counted: dict[int, int] = {}
+    for item in expectations.items:
+        spec = item.spec
+        if _countable(item, expectations, anchors) and not isinstance(spec, TransitionSpec):
+            found = repo.counted(tx, merchant_id, spec, LISTED)
+            if found is not None:
+                counted[item.index], records[item.index] = found
+                continue
+        records[item.index] = _records_of(tx, merchant_id, spec)
+    return Gathered(records, counted, repo.created_us(tx, merchant_id))
 
 
 def _tails(tx: Tx, merchant_id: str, kinds: set[type]) -> Records:
@@ -78,12 +115,13 @@ async def check(
     None: the set's own ``start``, else the merchant's creation, on its clock). When an item
     failed with no match at all, a second, bounded read finds its closest candidates."""
     await rt.journal.flush()  # what was answered before this is in the journal
-    records, created = await rt.db.read(lambda tx: _gather(tx, merchant_id, expectations))
+    gathered = await rt.db.read(lambda tx: _gather(tx, merchant_id, expectations))
     if start_us is None:
         start_us = expectations.start_us
     if start_us is None:
-        start_us = created if created is not None else 0
-    report = evaluate(expectations, records, start_us)
+        start_us = gathered.created_us if gathered.created_us is not None else 0
+    records, counted = gathered.records, gathered.counted
+    report = evaluate(expectations, records, start_us, counted=counted)
     unmatched = {
         type(expectations.items[r.index].spec)
         for r in report.results
@@ -92,7 +130,7 @@ async def check(
     if not unmatched:
         return report
     near = await rt.db.read(lambda tx: _tails(tx, merchant_id, unmatched))
-    return evaluate(expectations, records, start_us, near)
+    return evaluate(expectations, records, start_us, near, counted)
 
 
 def report_view(report: Report, **extra: Any) -> dict[str, Any]:
