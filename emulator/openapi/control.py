@@ -47,6 +47,7 @@ from emulator.openapi.control_shapes import (
     SnapshotSaved,
 )
 from emulator.openapi.expectation_shapes import (
+    SinkWaited,
     Verified,
     VerifyRequest,
     Waited,
@@ -181,6 +182,15 @@ OPERATIONS: list[Operation] = [
        SinkMessages, errors=NAMED),
     op("sink_clear", "DELETE", "/sink/{name}", "Forget what arrived", "Sink", SinkDeleted,
        errors=NAMED),
+    op("sink_wait", "GET", "/sink/{name}/wait", "Wait until enough messages arrived", "Sink",
+       SinkWaited, errors={400: "A bad name, `count` or `timeout_seconds` (`invalid`)."},
+       query=(Param("count", Annotated[int, Meta(ge=1, le=10_000)],
+                    "Answer once at least this many arrived (default 1)"),
+              Param("timeout_seconds", Annotated[float, Meta(ge=0, le=600)],
+                    "Real seconds to wait at most (default 10)")),
+       description="Answers as soon as the sink holds `count` messages (each message it"
+       " receives wakes the wait: nothing polls), or after `timeout_seconds` with what it"
+       " holds and `timed_out` true."),
     op("test_values", "GET", "/test-values", "The magic cards and accounts", "Emulator",
        dict[str, Any]),
     op("scenarios_list", "GET", "/scenarios", "Every scenario and its activations",

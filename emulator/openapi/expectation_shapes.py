@@ -9,6 +9,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from emulator.domain.expectation_match import ItemResult
+from emulator.openapi.control_shapes import SinkMessage
 
 Instant = str  # ISO-8601
 Duration = str | float | dict[str, float]  # "5m", "1h30m", seconds, or {"days": 3}
@@ -69,3 +70,11 @@ class WaitsOpen(msgspec.Struct):
     """How many waits are open now, of every merchant and sink."""
 
     open: int
+
+
+class SinkWaited(msgspec.Struct):
+    """What the sink holds: at least ``count`` messages, or fewer and ``timed_out``."""
+
+    name: str
+    messages: list[SinkMessage]
+    timed_out: bool

@@ -1,11 +1,13 @@
 """``POST /_emulator/merchants/{company_id}/verify`` and ``.../wait``: expectations, as JSON
 (or YAML, by ``Content-Type``). A client that goes away cancels its wait. ``GET .../har``: the
-merchant's traffic as an HTTP Archive. ``GET /_emulator/waits``: how many waits are open."""
+merchant's traffic as an HTTP Archive. ``GET /_emulator/sink/{name}/wait``: a sink's messages
+once enough have arrived. ``GET /_emulator/waits``: how many waits are open."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Coroutine
 from typing import Any
 
 from starlette.requests import Request
@@ -16,7 +18,7 @@ from emulator.domain.errors import ControlError
 from emulator.http.common import JSON, parse_int, read_body, runtime
 from emulator.http.control.body import json_body
 from emulator.scenarios.yamlfile import YamlRefused, load
-from emulator.services import expectation_wait, expectations, har
+from emulator.services import expectation_wait, expectations, har, sink
 
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
 
@@ -49,7 +51,24 @@ async def _disconnected(request: Request) -> None:
 async def wait(request: Request) -> Response:
     body = await _body(request)
     company_id = request.path_params["company_id"]
-    waiting = asyncio.ensure_future(expectation_wait.wait(runtime(request), company_id, body))
+    return await _until_answered(request, expectation_wait.wait(runtime(request), company_id, body))
+
+
+async def sink_wait(request: Request) -> Response:
+    """``GET /_emulator/sink/{name}/wait?count=N&timeout_seconds=S``."""
+    count = parse_int(request.query_params.get("count", "1"))
+    try:
+        timeout: Any = float(request.query_params.get("timeout_seconds", "10"))
+    except ValueError:
+        timeout = None
+    count, timeout = sink.wait_bounds(count, timeout)
+    name = request.path_params["name"]
+    return await _until_answered(request, sink.wait(runtime(request), name, count, timeout))
+
+
+async def _until_answered(request: Request, answer: Coroutine[Any, Any, Any]) -> Response:
+    """The answer as JSON; a 499 when the client goes away first (its wait is cancelled)."""
+    waiting = asyncio.ensure_future(answer)
     gone = asyncio.ensure_future(_disconnected(request))
     try:
         await asyncio.wait((waiting, gone), return_when=asyncio.FIRST_COMPLETED)
@@ -83,4 +102,5 @@ ROUTES = [
     Route("/merchants/{company_id}/wait", wait, methods=["POST"]),
     Route("/merchants/{company_id}/har", merchant_har, methods=["GET"]),
     Route("/waits", waits, methods=["GET"]),
+    Route("/sink/{name}/wait", sink_wait, methods=["GET"]),
 ]
