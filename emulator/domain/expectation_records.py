@@ -13,6 +13,7 @@ from urllib.parse import parse_qsl
 
 import msgspec
 
+from emulator.domain.expectation_patterns import MAX_TEXT, compiled
 from emulator.domain.expectations import (
     DeliverySpec,
     EventSpec,
@@ -204,7 +205,9 @@ def subset_problems(expected: Any, actual: Any, path: str) -> list[str]:
     if is_matcher(expected):
         key, arg = next(iter(expected.items()))
         if key == "regex":
-            if isinstance(actual, str) and re.fullmatch(arg, actual):
+            if isinstance(actual, str) and len(actual) > MAX_TEXT:
+                return [f"{path} is {len(actual)} characters long, more than a pattern reads"]
+            if isinstance(actual, str) and compiled(arg).fullmatch(actual):
                 return []
             return [f"{path} is {_short(actual)}, not matching /{arg}/"]
         if arg == "value" or (arg == "null" and actual is None):
