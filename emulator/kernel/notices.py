@@ -5,7 +5,8 @@ emitted one of its events (``kernel.outbox``: kind ``event``), a journaled reque
 (``kernel.journal``: ``request``) and a recorded delivery attempt of it (``delivery.engine``:
 ``delivery``) notify that merchant's watchers of those kinds, which then check again. A wait
 on a sink (``services.sink``) watches the key ``sink_key(name)``, told of each message it
-receives (``sink``). Nothing polls; nobody watching costs a dictionary lookup, and a watcher
+receives (``sink``); a wait on the delivery log of every merchant watches ``ANY``, which
+hears every key's notices. Nothing polls; nobody watching costs a dictionary lookup, and a watcher
 is not woken by a kind it does not read (a wait for a delivery sleeps through the requests
 and events that come before it).
 """
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from emulator.kernel.storage import Tx
 
 KINDS = frozenset({"request", "event", "delivery", "sink"})
+ANY = "*"  # the key whose watchers hear every key's notices (of their kinds)
 
 
 def sink_key(name: str) -> str:
@@ -47,16 +49,16 @@ class Notices:
         return sum(len(watches) for watches in self._watchers.values())
 
     def notify(self, key: str | None, kind: str) -> None:
-        """Wake the watchers of ``key`` that read ``kind`` (on the event loop)."""
-        if key is None:
-            return
-        for watch in self._watchers.get(key, ()):
-            if kind in watch.kinds:
-                watch.event.set()
+        """Wake the watchers of ``key`` (and of ``ANY``) that read ``kind`` (on the event
+        loop)."""
+        for watched in (key, ANY) if key is not None else (ANY,):
+            for watch in self._watchers.get(watched, ()):
+                if kind in watch.kinds:
+                    watch.event.set()
 
     def after_commit(self, tx: Tx, key: str | None, kind: str) -> None:
         """Inside a unit of work: notify once it has committed (if anyone watches)."""
-        if self.watched(key):
+        if self.watched(key) or ANY in self._watchers:
             tx.after_commit(functools.partial(self.notify, key, kind))
 
     @contextlib.contextmanager

@@ -47,6 +47,7 @@ from emulator.openapi.control_shapes import (
     SnapshotSaved,
 )
 from emulator.openapi.expectation_shapes import (
+    DeliveriesWaited,
     SinkWaited,
     Verified,
     VerifyRequest,
@@ -234,6 +235,17 @@ OPERATIONS: list[Operation] = [
        "Deliveries", Deliveries, errors={400: "A bad `limit`, `before`, `after` or `kind`."},
        query=(MERCHANT, Param("object_id", str), LIMIT, BEFORE, AFTER,
               Param("kind", str, "webhook, success_callback or callback"))),
+    op("deliveries_wait", "GET", "/deliveries/wait", "Wait for the next delivery attempts",
+       "Deliveries", DeliveriesWaited,
+       errors={400: "A bad `limit`, `after`, `kind` or `timeout_seconds`; no `after`."},
+       query=(MERCHANT, Param("object_id", str), LIMIT,
+              Param("after", int, "The last attempt id seen (required)", required=True),
+              Param("kind", str, "webhook, success_callback or callback"),
+              Param("timeout_seconds", Annotated[float, Meta(ge=0, le=600)],
+                    "Real seconds to wait at most (default 10)")),
+       description="Answers as soon as an attempt after `after` is recorded (each one wakes"
+       " the wait: nothing polls), oldest first as `GET /deliveries?after=`; after"
+       " `timeout_seconds`, none and `timed_out` true."),
     op("payouts_settle", "POST", "/payouts/{id}/settle", "Act as the provider now", "Actors",
        Payout, body=optional(PayoutSettleRequest),
        errors={404: "No such payout (`payout_not_found`).",

@@ -9,7 +9,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from emulator.domain.expectation_match import ItemResult
-from emulator.openapi.control_shapes import SinkMessage
+from emulator.openapi.control_shapes import DeliveryAttempt, SinkMessage
 
 Instant = str  # ISO-8601
 Duration = str | float | dict[str, float]  # "5m", "1h30m", seconds, or {"days": 3}
@@ -77,4 +77,11 @@ class SinkWaited(msgspec.Struct):
 
     name: str
     messages: list[SinkMessage]
+    timed_out: bool
+
+
+class DeliveriesWaited(msgspec.Struct):
+    """The attempts after ``after``, oldest first; none, and ``timed_out``, when none came."""
+
+    deliveries: list[DeliveryAttempt]
     timed_out: bool

@@ -17,8 +17,9 @@ from emulator.domain.errors import ControlError
 from emulator.domain.expectation_match import Report
 from emulator.domain.expectation_times import ExpectationError, iso_us, parse_duration
 from emulator.domain.expectations import ExpectationSet
+from emulator.kernel.notices import ANY
 from emulator.kernel.timeline import Timeline
-from emulator.services import control
+from emulator.services import control, deliveries
 from emulator.services.expectations import check, known_merchant, parse, report_view
 
 if TYPE_CHECKING:
@@ -143,3 +144,34 @@ class Waiting:
         answer = await control.advance(self.rt, control.Advance(to_us=target_us), self.timeline)
         await self.rt.deliveries.flush(merchant_id=self.company_id)  # its sends have gone out
         return answer
+
+
+async def deliveries_after(
+    rt: Context,
+    merchant_id: str | None,
+    object_id: str | None,
+    kind: str | None,
+    limit: int,
+    after_id: int,
+    seconds: float,
+) -> dict[str, Any]:
+    """The delivery attempts after ``after_id`` (oldest first, as ``GET /_emulator/deliveries
+    ?after=``), once there is one, woken by each attempt recorded (of the merchant, or of any
+    with none given); none, and ``timed_out``, when ``seconds`` of real time pass first."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    with rt.notices.watch(merchant_id or ANY, frozenset({"delivery"})) as noticed:
+        while True:
+            noticed.clear()  # before the look: an attempt during it is not lost
+            found = await deliveries.recent(rt, merchant_id, object_id, kind, limit, None, after_id)
+            left = deadline - loop.time()
+            if found or left <= 0:
+                break
+            try:
+                await asyncio.wait_for(noticed.wait(), timeout=left)
+            except TimeoutError:
+                found = await deliveries.recent(
+                    rt, merchant_id, object_id, kind, limit, None, after_id
+                )
+                break
+    return {"deliveries": found, "timed_out": not found}

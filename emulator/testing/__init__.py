@@ -13,10 +13,10 @@ time-machine) in a test moves them too: the server clock (with every merchant th
 it) and a merchant's own clock in real mode; a frozen clock stands still.
 ``emulator.testing.live_server.loop_factory`` says why the emulator's event loop keeps running
 meanwhile. Waits here are the emulator's own (a sink's ``wait_for``, ``client.wait``, an
-actor's ``wait_for_delivery`` of a merchant): it answers as soon as what they wait for has
+actor's ``wait_for_delivery``): it answers as soon as what they wait for has
 happened, and they ask in slices whose lengths add up to the timeout, never against a
-deadline read from a clock that a test may have frozen. A starting server's health, and a
-``wait_for_delivery`` without a merchant, are still polled with ``time.sleep``.
+deadline read from a clock that a test may have frozen. Only a starting server's health is
+polled, with ``time.sleep``.
 """
 
 from emulator.testing.actors import BankOutcome, Delivery, DeliveryKind

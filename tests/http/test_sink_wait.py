@@ -1,12 +1,19 @@
 """A sink's wait (``GET /_emulator/sink/{name}/wait``): it answers as soon as the sink holds
 enough messages, woken by the message's POST; it times out cleanly with what arrived; bad
-counts, timeouts and names are 400s."""
+counts, timeouts and names are 400s. The delivery log's wait (``GET /_emulator/deliveries/
+wait``): the attempts after the last one seen, as soon as one is recorded, of any merchant or
+of one."""
 
 from __future__ import annotations
 
 import asyncio
 
 import pytest
+
+from tests.delivery.test_deliveries import SINK, paid_out, webhook
+from tests.http.clock_helpers import gw_of
+
+PAYS = "4444333322221111"  # a payout that succeeds at once
 
 
 async def _open_waits(http, count: int) -> None:
@@ -71,3 +78,44 @@ async def test_bad_counts_and_timeouts_are_400s(http, query):
 async def test_a_bad_name_is_a_400(http):
     answer = await http.get("/_emulator/sink/%20bad%20/wait")
     assert answer.status_code == 400
+
+
+async def test_the_delivery_log_wait_answers_with_the_next_attempt(http, merchant):
+    gw = gw_of(merchant)
+    await webhook(http, gw, SINK.format(name="log"), all_events=False, events=["payout.success"])
+    other = (await http.post("/_emulator/merchants")).json()
+    params = {"after": 0, "timeout_seconds": 30}
+    anyone = asyncio.ensure_future(http.get("/_emulator/deliveries/wait", params=params))
+    mine = asyncio.ensure_future(
+        http.get(
+            "/_emulator/deliveries/wait", params={**params, "merchant": merchant["company_id"]}
+        )
+    )
+    theirs = asyncio.ensure_future(
+        http.get("/_emulator/deliveries/wait", params={**params, "merchant": other["company_id"],
+                                                       "timeout_seconds": 0.3})
+    )  # fmt: skip
+    await _open_waits(http, 3)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    payout = await paid_out(http, gw, merchant, PAYS)
+    for waiting in (anyone, mine):
+        answer = (await asyncio.wait_for(waiting, timeout=10)).json()
+        assert answer["timed_out"] is False
+        [attempt] = answer["deliveries"]
+        assert (attempt["event_type"], attempt["object_id"]) == ("payout.success", payout["id"])
+    assert loop.time() - began < 5  # well before the 30 s timeout
+    nothing = (await theirs).json()  # another merchant's wait saw none of it
+    assert nothing == {"deliveries": [], "timed_out": True}
+    later = await http.get(
+        "/_emulator/deliveries/wait", params={"after": attempt["id"], "timeout_seconds": 0.1}
+    )
+    assert later.json() == {"deliveries": [], "timed_out": True}
+    assert (await http.get("/_emulator/waits")).json() == {"open": 0}
+
+
+@pytest.mark.parametrize("query", ["", "after=x", "after=0&kind=fax", "after=0&timeout_seconds=-1"])
+async def test_the_delivery_log_wait_refuses_bad_queries(http, query):
+    answer = await http.get(f"/_emulator/deliveries/wait?{query}")
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == "invalid"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from emulator.kernel.notices import Notices, sink_key
+from emulator.kernel.notices import ANY, Notices, sink_key
 
 
 async def test_a_watcher_wakes_on_the_kinds_it_reads():
@@ -22,3 +22,12 @@ async def test_a_watcher_wakes_on_the_kinds_it_reads():
         notices.notify(sink_key("shop"), "sink")
         assert sink.is_set()
     assert notices.watching() == 0 and not notices.watched("m1")
+
+
+async def test_a_watcher_of_any_key_hears_every_key():
+    notices = Notices()
+    with notices.watch(ANY, frozenset({"delivery"})) as anything:
+        notices.notify("m1", "request")
+        assert not anything.is_set()
+        notices.notify("m2", "delivery")
+        assert anything.is_set()
