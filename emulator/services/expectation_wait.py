@@ -20,7 +20,13 @@ from emulator.domain.expectations import ExpectationSet
 from emulator.kernel.notices import ANY
 from emulator.kernel.timeline import Timeline
 from emulator.services import control, deliveries
-from emulator.services.expectations import check, known_merchant, parse, report_view
+from emulator.services.expectations import (
+    check,
+    ensure_indexes,
+    known_merchant,
+    parse,
+    report_view,
+)
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context
@@ -64,6 +70,7 @@ def parse_wait(body: Any) -> WaitRequest:
 async def wait(rt: Context, company_id: str, body: Any) -> dict[str, Any]:
     asked = parse_wait(body)
     await known_merchant(rt, company_id)
+    await ensure_indexes(rt)
     if asked.up_to_us is not None:
         timeline = await control.own_timeline(rt, company_id)  # 409 when it follows the server's
     else:

@@ -37,6 +37,14 @@ def parse(body: Any) -> ExpectationSet:
         raise ControlError(400, "invalid", str(exc)) from None
 
 
+async def ensure_indexes(rt: Context) -> None:
+    """The expectations' own indexes (``repos.expectations.LAZY_INDEXES``), created by the
+    first verify or wait of a database that lacks them."""
+    missing = await rt.db.read(repo.missing_indexes)
+    if missing:
+        await rt.db.write(lambda tx: repo.create_indexes(tx, missing))
+
+
 async def known_merchant(rt: Context, company_id: str) -> None:
     if await rt.db.read(lambda tx: merchants_repo.get(tx, company_id)) is None:
         raise ControlError(404, "merchant_not_found", f"no merchant with company_id {company_id!r}")
@@ -114,7 +122,8 @@ async def check(
     """The set against what the merchant's records hold now (``start_us``: the set's start;
     None: the set's own ``start``, else the merchant's creation, on its clock). When an item
     failed with no match at all, a second, bounded read finds its closest candidates."""
-    await rt.journal.flush()  # what was answered before this is in the journal
+    if any(isinstance(item.spec, RequestSpec) for item in expectations.items):
+        await rt.journal.flush()  # what was answered before this is in the journal
     gathered = await rt.db.read(lambda tx: _gather(tx, merchant_id, expectations))
     if start_us is None:
         start_us = expectations.start_us
@@ -144,6 +153,7 @@ async def verify(rt: Context, company_id: str, body: Any) -> dict[str, Any]:
     if "timeout_seconds" in body or "advance" in body:
         raise ControlError(400, "invalid", "'timeout_seconds' and 'advance' are for /wait")
     await known_merchant(rt, company_id)
+    await ensure_indexes(rt)
     timeline = rt.scheduler.timeline_of(company_id)
     await rt.deliveries.flush(merchant_id=company_id)  # what is due to go out has gone out
     report = await check(rt, company_id, expectations, None)

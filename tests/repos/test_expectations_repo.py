@@ -128,3 +128,28 @@ async def test_events_without_an_object_are_read_through_the_merchant_index(runt
         return " ".join(str(r[3]) for r in rows)
 
     assert "USING INDEX outbox_merchant" in await runtime.db.read(plan)
+
+
+async def test_the_journal_and_message_indexes_come_with_the_first_verify(runtime, http):
+    """A server that never verifies never keeps them up; the first verify creates them, and
+    a count of deliveries by event type then reads the messages' index alone."""
+    assert await runtime.db.read(repo.missing_indexes) == list(repo.LAZY_INDEXES)
+    mine = (await http.post("/_emulator/merchants")).json()
+    body = {"expect": [{"delivery": {"event": "purchase.paid"}, "never": True}]}
+    verified = await http.post(f"/_emulator/merchants/{mine['company_id']}/verify", json=body)
+    assert verified.status_code == 200 and verified.json()["ok"] is True
+    assert await runtime.db.read(repo.missing_indexes) == []
+    spec = parse_set(body).items[0].spec
+
+    def plan(tx: Tx) -> str:
+        statements: list[str] = []
+        tx.conn.set_trace_callback(statements.append)
+        try:
+            repo.counted(tx, mine["company_id"], spec, 50)
+        finally:
+            tx.conn.set_trace_callback(None)
+        [count] = [s for s in statements if s.startswith("SELECT count(*)")]
+        rows = tx.conn.execute(f"EXPLAIN QUERY PLAN {count}").fetchall()
+        return " ".join(str(r[3]) for r in rows)
+
+    assert "COVERING INDEX delivery_messages_merchant" in await runtime.db.read(plan)
