@@ -22,6 +22,7 @@ from emulator.domain.expectations import (
     parse_set,
 )
 from emulator.kernel.storage import Tx
+from emulator.repos import expectation_indexes as indexes
 from emulator.repos import expectations as repo
 from emulator.repos import merchants as merchants_repo
 
@@ -38,11 +39,11 @@ def parse(body: Any) -> ExpectationSet:
 
 
 async def ensure_indexes(rt: Context) -> None:
-    """The expectations' own indexes (``repos.expectations.LAZY_INDEXES``), created by the
+    """The expectations' own indexes (``repos.expectation_indexes.LAZY_INDEXES``), created by the
     first verify or wait of a database that lacks them."""
-    missing = await rt.db.read(repo.missing_indexes)
+    missing = await rt.db.read(indexes.missing_indexes)
     if missing:
-        await rt.db.write(lambda tx: repo.create_indexes(tx, missing))
+        await rt.db.write(lambda tx: indexes.create_indexes(tx, missing))
 
 
 async def known_merchant(rt: Context, company_id: str) -> None:

@@ -15,6 +15,7 @@ from emulator.domain.expectation_match import evaluate
 from emulator.domain.expectation_records import Records
 from emulator.domain.expectations import parse_set
 from emulator.kernel.storage import Tx
+from emulator.repos import expectation_indexes as indexes
 from emulator.repos import expectations as repo
 from emulator.services import expectations as service
 from emulator.services import merchants
@@ -133,12 +134,12 @@ async def test_events_without_an_object_are_read_through_the_merchant_index(runt
 async def test_the_journal_and_message_indexes_come_with_the_first_verify(runtime, http):
     """A server that never verifies never keeps them up; the first verify creates them, and
     a count of deliveries by event type then reads the messages' index alone."""
-    assert await runtime.db.read(repo.missing_indexes) == list(repo.LAZY_INDEXES)
+    assert await runtime.db.read(indexes.missing_indexes) == list(indexes.LAZY_INDEXES)
     mine = (await http.post("/_emulator/merchants")).json()
     body = {"expect": [{"delivery": {"event": "purchase.paid"}, "never": True}]}
     verified = await http.post(f"/_emulator/merchants/{mine['company_id']}/verify", json=body)
     assert verified.status_code == 200 and verified.json()["ok"] is True
-    assert await runtime.db.read(repo.missing_indexes) == []
+    assert await runtime.db.read(indexes.missing_indexes) == []
     spec = parse_set(body).items[0].spec
 
     def plan(tx: Tx) -> str:
