@@ -97,7 +97,7 @@ def _seconds(instant: str) -> float:
     return datetime.fromisoformat(instant.replace("Z", "+00:00")).timestamp()
 
 
-async def _wake(plan: Plan, server: Server) -> tuple[list[float], list[str]]:
+async def _wake(plan: Plan, server: Server) -> tuple[list[float], list[float], list[str]]:
     merchants = [new_merchant(server) for _ in range(plan.wait_merchants)]
     for n, merchant in enumerate(merchants):
         _sink_webhook(server, merchant, f"wake-{n}")
@@ -124,25 +124,48 @@ async def _wake(plan: Plan, server: Server) -> tuple[list[float], list[str]]:
             _create_purchase(server, merchant, f"wake{n}")
 
     await asyncio.to_thread(facts)
+    answers = await asyncio.gather(*waits)
+    recorded = await asyncio.to_thread(_recorded, server, merchants)
     latencies: list[float] = []
+    from_start: list[float] = []
     problems: list[str] = []
-    for status, answer, answered in await asyncio.gather(*waits):
+    for status, answer, answered in answers:
         if status != 200 or not answer.get("ok"):
             problems.append(f"{status}: {str(answer)[:200]}")
             continue
-        fact = _seconds(answer["results"][0]["matches"][0]["at"])
-        latencies.append((answered - fact) * 1000)
-    return latencies, problems
+        match = answer["results"][0]["matches"][0]
+        started = _seconds(match["at"])
+        latencies.append((answered - recorded.get(match["id"], started)) * 1000)
+        from_start.append((answered - started) * 1000)
+    return latencies, from_start, problems
+
+
+def _recorded(server: Server, merchants: list[dict[str, str]]) -> dict[int, float]:
+    """Each attempt's id: when it was recorded, as near as the log says (its instant plus its
+    response time: the attempt is written once its answer came)."""
+    found: dict[int, float] = {}
+    for merchant in merchants:
+        path = f"/_emulator/deliveries?merchant={merchant['company_id']}&limit=10"
+        for attempt in expect(call(server.port, "GET", path), 200, "list deliveries").json()[
+            "deliveries"
+        ]:
+            found[int(attempt["id"])] = (
+                _seconds(attempt["at"]) + (attempt.get("duration_ms") or 0) / 1000
+            )
+    return found
 
 
 def wake_latency(plan: Plan, server: Server) -> Timing:
     """``waits`` waits open at once across ``wait_merchants`` merchants (following the
     server's real clock), each for a purchase.created delivered to its merchant's sink; then
-    one purchase per merchant. Each wait's latency: from the delivery attempt's instant (as
-    the answer names it) to the answer's last byte read by the client."""
-    latencies, problems = asyncio.run(_wake(plan, server))
+    one purchase per merchant. Each wait's latency: from its delivery attempt recorded (the
+    attempt's instant, as the answer names it, plus its response time, as the log says) to
+    the answer's last byte read by the client."""
+    latencies, from_start, problems = asyncio.run(_wake(plan, server))
     latencies.sort()
+    from_start.sort()
     p99 = percentile(latencies, 0.99) if latencies else 0.0
+    p99_start = percentile(from_start, 0.99) if from_start else 0.0
     return Timing(
         name=f"{WAKE}, {len(latencies) + len(problems)} waits over {plan.wait_merchants} merchants",
         runs=len(latencies),
@@ -152,9 +175,10 @@ def wake_latency(plan: Plan, server: Server) -> Timing:
         p99_ms=p99,
         target=Target("<=", 20, "ms"),
         judged=p99,
-        detail="a delivery attempt's instant to the wait's answer read;"
-        f" max {max(latencies, default=0):.1f} ms",
-        extra={"p99_ms": p99},
+        detail="from a delivery attempt recorded (its instant plus its response time) to the"
+        f" wait's answer read; max {max(latencies, default=0):.1f} ms; from the attempt's start:"
+        f" p99 {p99_start:.1f} ms",
+        extra={"p99_ms": p99, "p99_from_start_ms": p99_start},
         error_samples=problems[:5],
     )
 
