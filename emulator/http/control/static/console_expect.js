@@ -68,9 +68,14 @@ $("expect-form").addEventListener("submit", verifyExpectations);
 $("expect-set").addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) $("expect-form").requestSubmit();
 });
-$("merchant").addEventListener("change", () => {
-  const m = state.merchants.find((x) => x.company_id === $("merchant").value);
-  $("expect-of").textContent = m ? `of ${m.name}` : "(choose a merchant)";
+// The panel names the chosen merchant; another merchant's report is cleared.
+function expectationsOf() {
+  const m = state.merchants.find((x) => x.company_id === state.merchant);
+  const name = m ? `of ${m.name}` : "(choose a merchant)";
+  if ($("expect-of").textContent === name) return;
+  $("expect-of").textContent = name;
   fill("expect-results", []);
   $("expect-summary").textContent = "";
-});
+}
+$("merchant").addEventListener("change", () => setTimeout(expectationsOf));
+setInterval(expectationsOf, POLL_MS);
