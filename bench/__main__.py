@@ -32,6 +32,7 @@ from bench import (
     billing,
     clocks,
     deliveries,
+    expectations,
     figures,
     large,
     purchases,
@@ -148,6 +149,10 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.timings.append(billing.year_of_monthly_billing(plan, subscriptions))
     isolation = start("emulator-isolation", "bench.serve_emulator", "/_emulator/health")
     report.timings += clocks.latency_isolation(plan, isolation)
+    expecting = start("emulator-expect", "bench.serve_emulator", "/_emulator/health")
+    report.timings.append(expectations.wake_latency(plan, expecting))
+    report.timings.append(expectations.verify_over_history(plan, expecting))
+    report.timings.append(expectations.wait_with_advance(plan, expecting))
 
     if plan.state:
         big = start("emulator-large", "bench.serve_emulator", "/_emulator/health")
@@ -172,7 +177,8 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
         "advance a third (its clock frozen on a Monday morning), the year of billing a "
         "fourth (frozen at its subscribers' first payment), the latency isolation a fifth "
         "(merchant A on its own clock, frozen at its subscribers' first payment; merchant B "
-        "on the server's real clock)",
+        "on the server's real clock), the expectations' figures a sixth (the waits' merchants "
+        "on the server's real clock, the advancing wait's merchant on its own)",
         "merchant-clock figures: each own clock is frozen at creation; the own-clock advance "
         "issues its tokens on a merchant's own clock (on the snapshot emulator, after the "
         "server-clock advance) and advances that clock alone",
@@ -188,7 +194,8 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
             f"figures (machine has {os.cpu_count()} cores): they competed with the servers and "
             "the load generator; rerun on a quiet machine before trusting small differences"
         )
-    for server in (emulator, bare, state, collections, subscriptions, isolation, receiver):
+    servers_run = (emulator, bare, state, collections, subscriptions, isolation, expecting)
+    for server in (*servers_run, receiver):
         if server.log_tail(1):
             report.notes.append(f"{server.name} logged: {server.log_tail(5)!r}")
     return report

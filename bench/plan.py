@@ -27,6 +27,10 @@ class Plan:
     reset_objects: int = 200_000  # clients stored when the reset figure resets
     page_objects: int = 100_000  # mandates, collections, events stored for the v2 page figures
     growth_objects: int = 100_000  # clients and purchases stored for the state-growth ratios
+    waits: int = 200  # waits open at once when their facts happen (the wake-up figure)
+    wait_merchants: int = 50  # the merchants those waits are spread over
+    history: int = 10_000  # journal entries and deliveries of the merchant a verify reads
+    verify_runs: int = 20  # verifies timed over that history (the median is the figure)
 
     @property
     def ratio_concurrency(self) -> int:
@@ -52,4 +56,8 @@ QUICK = Plan(
     reset_objects=200,
     page_objects=1_000,
     growth_objects=200,
+    waits=20,
+    wait_merchants=5,
+    history=100,
+    verify_runs=3,
 )

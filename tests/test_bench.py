@@ -41,6 +41,9 @@ FIGURES = (
     "v2 page, 1,000 stored: collections",
     "v2 page, 1,000 stored: collection events",
     "v2 page, 1,000 stored: unindexed filter",
+    "fact to a wait's answer, 20 waits over 5 merchants",
+    "verify of 10 expectations (100 journal entries + 100 deliveries)",
+    "wait with advance, a year of monthly billing",
 )
 
 
@@ -71,7 +74,7 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     }
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 5 and len(figures["timings"]) == 19
+    assert len(figures["ratios"]) == 5 and len(figures["timings"]) == 22
     timings = {x["name"]: x for x in figures["timings"]}
     pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
     assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)
@@ -98,6 +101,12 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
     a_year = timings["A's year of billing, own clock"]
     assert a_year["errors"] == 0 and a_year["extra"]["bills"] == 20 * 12
     assert a_year["value_ms"] == during["extra"]["advance_ms"]
+    woken = timings["fact to a wait's answer, 20 waits over 5 merchants"]
+    assert woken["errors"] == 0 and woken["runs"] == 20 and woken["verdict"] in ("PASS", "MISS")
+    verified = timings["verify of 10 expectations (100 journal entries + 100 deliveries)"]
+    assert verified["errors"] == 0 and verified["runs"] == 3
+    stepped = timings["wait with advance, a year of monthly billing"]
+    assert stepped["errors"] == 0 and stepped["extra"]["jobs_run"] >= 12
 
 
 def test_statements_per_job_are_counted(capsys) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from lxml import etree
 
 from emulator.testing import EmulatorClient, EmulatorServer, Merchant
 from tests.test_cli_client import cli
@@ -20,6 +21,18 @@ pytestmark = pytest.mark.slow
 
 START = "2026-01-05T09:00:00Z"
 CARD = {"cardholder_name": "Jane Doe", "expiry_month": "12", "expiry_year": "30"}
+
+# JUnit XML as CI servers read it (the file says where its rules come from).
+JUNIT_SCHEMA = etree.XMLSchema(etree.parse(str(Path(__file__).with_name("junit.xsd"))))
+
+
+def test_the_schema_refuses_what_ci_servers_would():
+    """The schema bites: a case without a name, a count that is not one."""
+    bad = b'<testsuites><testsuite name="s" tests="one" failures="0" errors="0"><testcase/>'
+    assert not JUNIT_SCHEMA.validate(etree.fromstring(bad + b"</testsuite></testsuites>"))
+    messages = [e.message for e in JUNIT_SCHEMA.error_log]
+    assert any("'name' is required" in m for m in messages), messages
+    assert any("'one' is not a valid value" in m for m in messages), messages
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +96,8 @@ def test_verify_exits_0_when_all_hold_and_1_with_the_report(
     assert "FAILED [0] refunds: expected at least 1 POST /api/v1/purchases/{id}/refund/" in (
         failed.stderr
     )
+    schema = JUNIT_SCHEMA
+    assert schema.validate(etree.parse(str(junit))), schema.error_log
     suite = ET.parse(junit).getroot().find("testsuite")
     assert suite is not None
     assert (suite.get("tests"), suite.get("failures")) == ("2", "1")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -370,6 +371,26 @@ def test_sink_round_trip(control: EmulatorClient):
     assert (second.body, second.json) == ("plain text", None)
     assert sink.clear() == 2
     assert sink.messages() == []
+
+
+def test_sink_wait_for_is_answered_when_the_message_arrives(control: EmulatorClient):
+    """wait_for is the emulator's wait: open while nothing arrived, answered by the POST."""
+    sink = control.sink(prefix="later")
+
+    def post_once_waiting() -> None:
+        for _ in range(1000):
+            if control.call("GET", "waits")["open"] == 1:
+                httpx.post(sink.url, json={"n": 1})
+                return
+            threading.Event().wait(0.005)
+
+    poster = threading.Thread(target=post_once_waiting)
+    poster.start()
+    try:
+        [message] = sink.wait_for(1, timeout=30)
+    finally:
+        poster.join()
+    assert message.json == {"n": 1}
 
 
 def test_sink_wait_for_times_out(control: EmulatorClient):

@@ -3,6 +3,7 @@ read the delivery log, against a real emulator served in this process."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -78,6 +79,29 @@ def test_deliveries_are_typed_records_and_can_be_waited_for(control, merchant) -
     assert control.deliveries(merchant.company_id, kind="callback") == []
     with pytest.raises(TimeoutError, match=r"no purchase.refunded delivery in 0.1s"):
         control.wait_for_delivery("purchase.refunded", merchant, timeout=0.1)
+
+
+def test_waiting_for_a_delivery_of_any_merchant(control, merchant) -> None:
+    """Without a merchant, wait_for_delivery is the delivery log's wait: open while nothing
+    came, answered by the attempt recorded meanwhile."""
+    made = purchase(control, merchant)
+
+    def pay_once_waiting() -> None:
+        for _ in range(1000):
+            if control.call("GET", "waits")["open"] == 1:
+                control.pay(made["id"])
+                return
+            threading.Event().wait(0.005)
+
+    payer = threading.Thread(target=pay_once_waiting)
+    payer.start()
+    try:
+        delivery = control.wait_for_delivery("purchase.paid", object_id=made["id"], timeout=30)
+    finally:
+        payer.join()
+    assert (delivery.event_type, delivery.object_id) == ("purchase.paid", made["id"])
+    with pytest.raises(TimeoutError, match=r"no purchase.refunded delivery in 0.1s"):
+        control.wait_for_delivery("purchase.refunded", object_id=made["id"], timeout=0.1)
 
 
 def test_settle_a_payout_now(control, merchant) -> None:

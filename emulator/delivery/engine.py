@@ -266,7 +266,7 @@ class DeliveryEngine:
         if message is None or message.state != "queued" or message.attempts != sent.attempts:
             return  # a reset or restore replaced it while the request was out
         repo.insert_attempt(tx, message, attempt, at_us, status, error, success, duration_us)
-        self._rt.notices.after_commit(tx, message.merchant_id)  # waits on expectations
+        self._rt.notices.after_commit(tx, message.merchant_id, "delivery")  # expectations
         first_us = message.first_us if message.first_us is not None else at_us
         due = None if success else retry_due_us(first_us, attempt)
         if due is not None:

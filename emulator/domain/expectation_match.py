@@ -11,7 +11,7 @@ many records one instant).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgspec
@@ -165,9 +165,24 @@ def _near(item: Item, records: Records) -> list[tuple[int, Record, list[str]]]:
     return near
 
 
-def evaluate(expectations: ExpectationSet, records: Records, start_us: int) -> Report:
-    """Each item against ``records``; ``start_us``: the set's start on the merchant's clock."""
-    found = {item.index: _find(item, records) for item in expectations.items}
+def evaluate(
+    expectations: ExpectationSet,
+    records: Records | Mapping[int, Records],
+    start_us: int,
+    near: Records | None = None,
+    counted: Mapping[int, int] | None = None,
+) -> Report:
+    """Each item against ``records`` (the same for every item, or one per item's index);
+    ``start_us``: the set's start on the merchant's clock; ``near``: where a failed item's
+    closest candidates are looked for (else its records); ``counted``: items whose records
+    are only their first matches, and how many matched in all (an item with no window, in a
+    set not in order)."""
+
+    def of(item: Item) -> Records:
+        return records if isinstance(records, Records) else records[item.index]
+
+    totals = counted or {}
+    found = {item.index: _find(item, of(item)) for item in expectations.items}
     by_id = {item.id: item for item in expectations.items if item.id is not None}
     anchors: dict[int, int | None] = {}
     windows: dict[int, list[Record]] = {}
@@ -204,7 +219,8 @@ def evaluate(expectations: ExpectationSet, records: Records, start_us: int) -> R
         resolve(item, frozenset())
     results = [
         _result(item, found[item.index], windows[item.index], anchors.get(item.index), start_us,
-                unresolved.get(item.index), records)
+                unresolved.get(item.index), of(item), of(item) if near is None else near,
+                totals.get(item.index, len(windows[item.index])))
         for item in expectations.items
     ]  # fmt: skip
     if expectations.in_order:
@@ -216,13 +232,14 @@ def _match(record: Record) -> Match:
     return Match(ref_of(record), id_of(record), iso_us(at_of(record)))
 
 
-def _listed(records: list[Record], base: int | None = None) -> str:
+def _listed(records: list[Record], base: int | None = None, total: int | None = None) -> str:
     def one(r: Record) -> str:
         when = iso_us(at_of(r)) if base is None else span_text(at_of(r) - base)
         return f"{ref_of(r)} at {when}"
 
+    total = len(records) if total is None else total
     shown = ", ".join(one(r) for r in records[:SHOWN])
-    more = f" and {len(records) - SHOWN} more" if len(records) > SHOWN else ""
+    more = f" and {total - SHOWN} more" if total > SHOWN else ""
     return shown + more
 
 
@@ -234,6 +251,8 @@ def _result(
     start_us: int,
     unresolved: str | None,
     records: Records,
+    near_pool: Records,
+    total: int,
 ) -> ItemResult:
     description = describe(item)
     expected = item.count.words()
@@ -248,14 +267,14 @@ def _result(
         timing = f" after {item.after_id!r}"
     elif item.after_us is not None:
         timing = f" after {iso_us(item.after_us)}"
-    ok = unresolved is None and item.count.holds(len(window))
+    ok = unresolved is None and item.count.holds(total)
     result = ItemResult(
         index=item.index,
         kind=item.kind,
         ok=ok,
         description=description,
         expected=expected,
-        matched=len(window),
+        matched=total,
         matches=[_match(r) for r in window[:LISTED]],
         id=item.id,
     )
@@ -266,14 +285,14 @@ def _result(
         return msgspec.structs.replace(result, message=f"{head}, but {unresolved}")
     base = anchor if anchor is not None else start_us
     if window:
-        message = f"{head}, saw {len(window)}: {_listed(window)}"
+        message = f"{head}, saw {total}: {_listed(window, total=total)}"
     elif found.matches:  # outside the window
         outside = found.matches
         message = f"{head}, saw none in time{_late(outside, base, records)}"
     else:
         message = f"{head}, saw none"
     candidates: list[Candidate] = []
-    near = _near(item, records) if not found.matches else []
+    near = _near(item, near_pool) if not found.matches else []
     if near:
         best = sorted(near, key=lambda n: (-n[0], -at_of(n[1])))[:CLOSEST]
         candidates = [

@@ -6,7 +6,6 @@ run only when an item failed, over the nearest few (``domain.expectation_match``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from urllib.parse import urlsplit
 
 from emulator.domain.expectation_records import (
     DeliveryRecord,
@@ -21,6 +20,7 @@ from emulator.domain.expectation_records import (
     path_pattern,
     status_ok,
     subset_problems,
+    to_sink,
 )
 from emulator.domain.expectations import (
     DeliverySpec,
@@ -95,7 +95,7 @@ def _delivery(spec: DeliverySpec, d: DeliveryRecord) -> bool:
         return False
     if spec.url is not None and d.url != spec.url and not glob(spec.url, d.url):
         return False
-    return spec.sink is None or (urlsplit(d.url).path.rstrip("/") == f"/_emulator/sink/{spec.sink}")
+    return spec.sink is None or to_sink(d.url, spec.sink)
 
 
 def _event(spec: EventSpec, e: EventRecord) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from emulator.domain.expectation_patterns import check_pattern
 from emulator.domain.expectation_times import (
     ExpectationError,
     duration_text,
@@ -343,14 +344,7 @@ def check_subset(path: str, value: Any, *, top: bool = False) -> None:
         if key == "any" and arg not in ANY_TYPES:
             raise ExpectationError(f"{path}.any", f"must be one of: {', '.join(ANY_TYPES)}")
         if key == "regex":
-            if not isinstance(arg, str):
-                raise ExpectationError(f"{path}.regex", "must be a string")
-            try:
-                re.compile(arg)
-            except re.error as exc:
-                raise ExpectationError(
-                    f"{path}.regex", f"is not a regular expression: {exc}"
-                ) from None
+            check_pattern(f"{path}.regex", arg)
         return
     if isinstance(value, dict):
         for key, inner in value.items():

@@ -57,7 +57,9 @@ class Decisions(Protocol):
 class Deliveries(Protocol):
     """The delivery engine (``delivery.engine.DeliveryEngine``) as services use it."""
 
-    async def flush(self, *, merchant_id: str | None = None) -> None: ...
+    async def flush(
+        self, *, merchant_id: str | None = None, sink_path: str | None = None
+    ) -> None: ...
 
 
 class SettingValues(Protocol):

@@ -83,7 +83,7 @@ class Journal:
             assert loop is not None, "the database is not open"
             self._timer = loop.call_later(FLUSH_SECONDS, self._write)
         if self.notices is not None:
-            self.notices.notify(entry.merchant_id)
+            self.notices.notify(entry.merchant_id, "request")
 
     def _write(self) -> None:
         self._timer = None

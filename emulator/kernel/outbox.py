@@ -89,7 +89,7 @@ class Outbox:
         if self.listener is not None:
             self.listener(tx, event)
         if self.notices is not None:
-            self.notices.after_commit(tx, merchant_id)
+            self.notices.after_commit(tx, merchant_id, "event")
         return event_id
 
 

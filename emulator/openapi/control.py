@@ -47,7 +47,15 @@ from emulator.openapi.control_shapes import (
     Snapshots,
     SnapshotSaved,
 )
-from emulator.openapi.expectation_shapes import Verified, VerifyRequest, Waited, WaitRequest
+from emulator.openapi.expectation_shapes import (
+    DeliveriesWaited,
+    SinkWaited,
+    Verified,
+    VerifyRequest,
+    Waited,
+    WaitRequest,
+    WaitsOpen,
+)
 from emulator.openapi.model import Body, Interface, Operation, Param
 
 NAME = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
@@ -159,6 +167,8 @@ OPERATIONS: list[Operation] = [
        query=(Param("limit", Annotated[int, Meta(ge=1, le=10_000)],
                     "The latest this many requests, and as many delivery attempts"
                     " (default 1000)"),)),
+    op("waits_open", "GET", "/waits", "How many waits are open now", "Expectations",
+       WaitsOpen),
     op("snapshots_list", "GET", "/snapshots", "Names of saved snapshots", "Snapshots",
        Snapshots),
     op("snapshots_save", "POST", "/snapshots/{name}", "Save the whole state", "Snapshots",
@@ -178,6 +188,15 @@ OPERATIONS: list[Operation] = [
        SinkMessages, errors=NAMED),
     op("sink_clear", "DELETE", "/sink/{name}", "Forget what arrived", "Sink", SinkDeleted,
        errors=NAMED),
+    op("sink_wait", "GET", "/sink/{name}/wait", "Wait until enough messages arrived", "Sink",
+       SinkWaited, errors={400: "A bad name, `count` or `timeout_seconds` (`invalid`)."},
+       query=(Param("count", Annotated[int, Meta(ge=1, le=10_000)],
+                    "Answer once at least this many arrived (default 1)"),
+              Param("timeout_seconds", Annotated[float, Meta(ge=0, le=600)],
+                    "Real seconds to wait at most (default 10)")),
+       description="Answers as soon as the sink holds `count` messages (each message it"
+       " receives wakes the wait: nothing polls), or after `timeout_seconds` with what it"
+       " holds and `timed_out` true."),
     op("test_values", "GET", "/test-values", "The magic cards and accounts", "Emulator",
        dict[str, Any]),
     op("scenarios_list", "GET", "/scenarios", "Every scenario and its activations",
@@ -221,6 +240,17 @@ OPERATIONS: list[Operation] = [
        "Deliveries", Deliveries, errors={400: "A bad `limit`, `before`, `after` or `kind`."},
        query=(MERCHANT, Param("object_id", str), LIMIT, BEFORE, AFTER,
               Param("kind", str, "webhook, success_callback or callback"))),
+    op("deliveries_wait", "GET", "/deliveries/wait", "Wait for the next delivery attempts",
+       "Deliveries", DeliveriesWaited,
+       errors={400: "A bad `limit`, `after`, `kind` or `timeout_seconds`; no `after`."},
+       query=(MERCHANT, Param("object_id", str), LIMIT,
+              Param("after", int, "The last attempt id seen (required)", required=True),
+              Param("kind", str, "webhook, success_callback or callback"),
+              Param("timeout_seconds", Annotated[float, Meta(ge=0, le=600)],
+                    "Real seconds to wait at most (default 10)")),
+       description="Answers as soon as an attempt after `after` is recorded (each one wakes"
+       " the wait: nothing polls), oldest first as `GET /deliveries?after=`; after"
+       " `timeout_seconds`, none and `timed_out` true."),
     op("payouts_settle", "POST", "/payouts/{id}/settle", "Act as the provider now", "Actors",
        Payout, body=optional(PayoutSettleRequest),
        errors={404: "No such payout (`payout_not_found`).",

@@ -9,6 +9,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from emulator.domain.expectation_match import ItemResult
+from emulator.openapi.control_shapes import DeliveryAttempt, SinkMessage
 
 Instant = str  # ISO-8601
 Duration = str | float | dict[str, float]  # "5m", "1h30m", seconds, or {"days": 3}
@@ -63,3 +64,24 @@ class Waited(msgspec.Struct):
     results: list[ItemResult]
     at: Instant | UnsetType = UNSET
     advanced: WaitAdvanced | UnsetType = UNSET
+
+
+class WaitsOpen(msgspec.Struct):
+    """How many waits are open now, of every merchant and sink."""
+
+    open: int
+
+
+class SinkWaited(msgspec.Struct):
+    """What the sink holds: at least ``count`` messages, or fewer and ``timed_out``."""
+
+    name: str
+    messages: list[SinkMessage]
+    timed_out: bool
+
+
+class DeliveriesWaited(msgspec.Struct):
+    """The attempts after ``after``, oldest first; none, and ``timed_out``, when none came."""
+
+    deliveries: list[DeliveryAttempt]
+    timed_out: bool

@@ -17,9 +17,16 @@ from emulator.domain.errors import ControlError
 from emulator.domain.expectation_match import Report
 from emulator.domain.expectation_times import ExpectationError, iso_us, parse_duration
 from emulator.domain.expectations import ExpectationSet
+from emulator.kernel.notices import ANY
 from emulator.kernel.timeline import Timeline
-from emulator.services import control
-from emulator.services.expectations import check, known_merchant, parse, report_view
+from emulator.services import control, deliveries
+from emulator.services.expectations import (
+    check,
+    ensure_indexes,
+    known_merchant,
+    parse,
+    report_view,
+)
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context
@@ -63,6 +70,7 @@ def parse_wait(body: Any) -> WaitRequest:
 async def wait(rt: Context, company_id: str, body: Any) -> dict[str, Any]:
     asked = parse_wait(body)
     await known_merchant(rt, company_id)
+    await ensure_indexes(rt)
     if asked.up_to_us is not None:
         timeline = await control.own_timeline(rt, company_id)  # 409 when it follows the server's
     else:
@@ -74,7 +82,7 @@ async def wait(rt: Context, company_id: str, body: Any) -> dict[str, Any]:
     deadline = loop.time() + asked.timeout  # real seconds: how long the caller waits
     waiting = Waiting(rt, company_id, asked.expectations, start_us, timeline, limit_us)
     await rt.deliveries.flush(merchant_id=company_id)  # what is due to go out has gone out
-    with rt.notices.watch(company_id) as noticed:
+    with rt.notices.watch(company_id, notices_of(asked.expectations)) as noticed:
         while True:
             noticed.clear()  # before the look: a notice during it is not lost
             report = await waiting.check()
@@ -97,6 +105,14 @@ async def wait(rt: Context, company_id: str, body: Any) -> dict[str, Any]:
     if limit_us is not None:
         extra["advanced"] = {"from": iso_us(began_us), "jobs_run": waiting.jobs_run}
     return report_view(report, **extra)
+
+
+def notices_of(expectations: ExpectationSet) -> frozenset[str]:
+    """The notices that may change whether the set holds: its items' kinds' records."""
+    return frozenset(NOTICE_OF[item.kind] for item in expectations.items)
+
+
+NOTICE_OF = {"request": "request", "delivery": "delivery", "event": "event", "transition": "event"}
 
 
 class Waiting:
@@ -135,3 +151,34 @@ class Waiting:
         answer = await control.advance(self.rt, control.Advance(to_us=target_us), self.timeline)
         await self.rt.deliveries.flush(merchant_id=self.company_id)  # its sends have gone out
         return answer
+
+
+async def deliveries_after(
+    rt: Context,
+    merchant_id: str | None,
+    object_id: str | None,
+    kind: str | None,
+    limit: int,
+    after_id: int,
+    seconds: float,
+) -> dict[str, Any]:
+    """The delivery attempts after ``after_id`` (oldest first, as ``GET /_emulator/deliveries
+    ?after=``), once there is one, woken by each attempt recorded (of the merchant, or of any
+    with none given); none, and ``timed_out``, when ``seconds`` of real time pass first."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    with rt.notices.watch(merchant_id or ANY, frozenset({"delivery"})) as noticed:
+        while True:
+            noticed.clear()  # before the look: an attempt during it is not lost
+            found = await deliveries.recent(rt, merchant_id, object_id, kind, limit, None, after_id)
+            left = deadline - loop.time()
+            if found or left <= 0:
+                break
+            try:
+                await asyncio.wait_for(noticed.wait(), timeout=left)
+            except TimeoutError:
+                found = await deliveries.recent(
+                    rt, merchant_id, object_id, kind, limit, None, after_id
+                )
+                break
+    return {"deliveries": found, "timed_out": not found}

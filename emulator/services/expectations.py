@@ -8,18 +8,21 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from emulator.domain.errors import ControlError
-from emulator.domain.expectation_match import Report, evaluate
+from emulator.domain.expectation_match import LISTED, NEAR_SCAN, Report, evaluate
 from emulator.domain.expectation_records import Records
 from emulator.domain.expectation_times import ExpectationError, iso_us
 from emulator.domain.expectations import (
     DeliverySpec,
     EventSpec,
     ExpectationSet,
+    Item,
     RequestSpec,
+    Spec,
     TransitionSpec,
     parse_set,
 )
 from emulator.kernel.storage import Tx
+from emulator.repos import expectation_indexes as indexes
 from emulator.repos import expectations as repo
 from emulator.repos import merchants as merchants_repo
 
@@ -35,50 +38,109 @@ def parse(body: Any) -> ExpectationSet:
         raise ControlError(400, "invalid", str(exc)) from None
 
 
+async def ensure_indexes(rt: Context) -> None:
+    """The expectations' own indexes (``repos.expectation_indexes.LAZY_INDEXES``), created by the
+    first verify or wait of a database that lacks them."""
+    missing = await rt.db.read(indexes.missing_indexes)
+    if missing:
+        await rt.db.write(lambda tx: indexes.create_indexes(tx, missing))
+
+
 async def known_merchant(rt: Context, company_id: str) -> None:
     if await rt.db.read(lambda tx: merchants_repo.get(tx, company_id)) is None:
         raise ControlError(404, "merchant_not_found", f"no merchant with company_id {company_id!r}")
 
 
-def _gather(tx: Tx, merchant_id: str, expectations: ExpectationSet) -> tuple[Records, int | None]:
-    specs = [item.spec for item in expectations.items]
-    requests = [s for s in specs if isinstance(s, RequestSpec)]
-    objectish = [s for s in specs if isinstance(s, EventSpec | TransitionSpec)]
-    found = Records()
-    if requests:
-        methods = [s.method for s in requests]
-        wanted = None if None in methods else sorted({m for m in methods if m is not None})
-        paths = [s.path for s in requests]
-        like = None if None in paths else sorted({p for p in paths if p is not None})
-        bodies = any(s.body is not None for s in requests)
-        found = msgspec.structs.replace(
-            found, requests=repo.requests(tx, merchant_id, wanted, like, bodies)
-        )
-    deliveries = [s for s in specs if isinstance(s, DeliverySpec)]
-    if deliveries:
-        objects = [s.object_id for s in deliveries]
-        just = None if None in objects else sorted({i for i in objects if i is not None})
-        found = msgspec.structs.replace(found, deliveries=repo.deliveries(tx, merchant_id, just))
-    if objectish:
-        ids = [s.object_id for s in objectish]
-        only = None if None in ids else sorted({i for i in ids if i is not None})
-        payloads = any(s.fields is not None for s in objectish)
-        found = msgspec.structs.replace(found, events=repo.events(tx, merchant_id, only, payloads))
-    return found, repo.created_us(tx, merchant_id)
+class Gathered(msgspec.Struct, frozen=True):
+    """Each item's records (the rows that may match it), and the totals of the items that
+    SQL counted alone (their records are then only their first matches)."""
+
+    records: dict[int, Records]
+    counted: dict[int, int]
+    created_us: int | None
+
+
+def _countable(item: Item, expectations: ExpectationSet, anchors: set[str]) -> bool:
+    """No window, no order, no item after it: its matches matter only by their number and
+    the first few named."""
+    return (
+        item.within_us is None
+        and item.after_us is None
+        and item.after_id is None
+        and not expectations.in_order
+        and (item.id is None or item.id not in anchors)
+        and not isinstance(item.spec, TransitionSpec)
+    )
+
+
+def _records_of(tx: Tx, merchant_id: str, spec: Spec) -> Records:
+    """The rows that may match ``spec``, narrowed in SQL."""
+    if isinstance(spec, RequestSpec):
+        return Records(requests=repo.requests(tx, merchant_id, [spec]))
+    if isinstance(spec, DeliverySpec):
+        return Records(deliveries=repo.deliveries(tx, merchant_id, [spec]))
+    if isinstance(spec, EventSpec):
+        return Records(events=repo.events(tx, merchant_id, [spec], []))
+    return Records(events=repo.events(tx, merchant_id, [], [spec]))
+
+
+def _gather(tx: Tx, merchant_id: str, expectations: ExpectationSet) -> Gathered:
+    """Each item's records, read in one transaction: counted in SQL where SQL decides the
+    item alone, else the rows that may match it."""
+    anchors = {item.after_id for item in expectations.items if item.after_id is not None}
+    records: dict[int, Records] = {}
+    counted: dict[int, int] = {}
+    for item in expectations.items:
+        spec = item.spec
+        if _countable(item, expectations, anchors) and not isinstance(spec, TransitionSpec):
+            found = repo.counted(tx, merchant_id, spec, LISTED)
+            if found is not None:
+                counted[item.index], records[item.index] = found
+                continue
+        records[item.index] = _records_of(tx, merchant_id, spec)
+    return Gathered(records, counted, repo.created_us(tx, merchant_id))
+
+
+def _tails(tx: Tx, merchant_id: str, kinds: set[type]) -> Records:
+    """The latest records of these kinds (bounded): where the failed items' closest
+    candidates are looked for."""
+    return Records(
+        requests=repo.tail_requests(tx, merchant_id, NEAR_SCAN) if RequestSpec in kinds else [],
+        deliveries=(
+            repo.tail_deliveries(tx, merchant_id, NEAR_SCAN) if DeliverySpec in kinds else []
+        ),
+        events=(
+            repo.tail_events(tx, merchant_id, NEAR_SCAN)
+            if kinds & {EventSpec, TransitionSpec}
+            else []
+        ),
+    )
 
 
 async def check(
     rt: Context, merchant_id: str, expectations: ExpectationSet, start_us: int | None
 ) -> Report:
     """The set against what the merchant's records hold now (``start_us``: the set's start;
-    None: the set's own ``start``, else the merchant's creation, on its clock)."""
-    await rt.journal.flush()  # what was answered before this is in the journal
-    records, created = await rt.db.read(lambda tx: _gather(tx, merchant_id, expectations))
+    None: the set's own ``start``, else the merchant's creation, on its clock). When an item
+    failed with no match at all, a second, bounded read finds its closest candidates."""
+    if any(isinstance(item.spec, RequestSpec) for item in expectations.items):
+        await rt.journal.flush()  # what was answered before this is in the journal
+    gathered = await rt.db.read(lambda tx: _gather(tx, merchant_id, expectations))
     if start_us is None:
         start_us = expectations.start_us
     if start_us is None:
-        start_us = created if created is not None else 0
-    return evaluate(expectations, records, start_us)
+        start_us = gathered.created_us if gathered.created_us is not None else 0
+    records, counted = gathered.records, gathered.counted
+    report = evaluate(expectations, records, start_us, counted=counted)
+    unmatched = {
+        type(expectations.items[r.index].spec)
+        for r in report.results
+        if not r.ok and not r.matches and r.message is not None
+    }
+    if not unmatched:
+        return report
+    near = await rt.db.read(lambda tx: _tails(tx, merchant_id, unmatched))
+    return evaluate(expectations, records, start_us, near, counted)
 
 
 def report_view(report: Report, **extra: Any) -> dict[str, Any]:
@@ -92,6 +154,7 @@ async def verify(rt: Context, company_id: str, body: Any) -> dict[str, Any]:
     if "timeout_seconds" in body or "advance" in body:
         raise ControlError(400, "invalid", "'timeout_seconds' and 'advance' are for /wait")
     await known_merchant(rt, company_id)
+    await ensure_indexes(rt)
     timeline = rt.scheduler.timeline_of(company_id)
     await rt.deliveries.flush(merchant_id=company_id)  # what is due to go out has gone out
     report = await check(rt, company_id, expectations, None)

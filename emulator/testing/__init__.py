@@ -12,8 +12,11 @@ The in-process emulator's real-mode clocks read ``time.time()``, so freezegun (o
 time-machine) in a test moves them too: the server clock (with every merchant that follows
 it) and a merchant's own clock in real mode; a frozen clock stands still.
 ``emulator.testing.live_server.loop_factory`` says why the emulator's event loop keeps running
-meanwhile. Waits here poll in real time with ``time.sleep`` and a bounded number of attempts,
-never against a deadline read from a clock that a test may have frozen.
+meanwhile. Waits here are the emulator's own (a sink's ``wait_for``, ``client.wait``, an
+actor's ``wait_for_delivery``): it answers as soon as what they wait for has
+happened, and they ask in slices whose lengths add up to the timeout, never against a
+deadline read from a clock that a test may have frozen. Only a starting server's health is
+polled, with ``time.sleep``.
 """
 
 from emulator.testing.actors import BankOutcome, Delivery, DeliveryKind

@@ -15,7 +15,6 @@ interface shows it (a dict); ``EmulatorError`` when the emulator refuses.
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 from typing import Any, Literal
 
@@ -25,7 +24,7 @@ from emulator.testing.records import path_segment
 
 DeliveryKind = Literal["webhook", "success_callback", "callback"]
 BankOutcome = Literal["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
-POLL = 0.02  # seconds between reads of the delivery log while waiting
+MAX_ROUNDS = 10_000  # answers of the delivery log's wait read by one wait_for_delivery
 WAIT_SLICE = 5.0  # seconds of one wait request (under the client's request timeout)
 
 
@@ -161,8 +160,8 @@ class Actors:
     ) -> Delivery:
         """Wait until an attempt of ``event_type`` shows in the log; the newest one.
         ``TimeoutError`` naming what was seen otherwise. With ``merchant``, the emulator
-        answers as soon as the attempt is recorded (``POST .../wait``); without, the log is
-        polled in real time."""
+        answers as soon as the attempt is recorded (``POST .../wait``); without, the delivery
+        log's wait (``GET /_emulator/deliveries/wait``) answers with each new attempt."""
         seen: list[Delivery] = []
         if merchant is not None:
             self._wait_for_attempt(event_type, merchant, object_id, timeout)
@@ -173,13 +172,28 @@ class Actors:
             raise TimeoutError(
                 f"no {event_type} delivery in {timeout}s; seen: {[d.event_type for d in seen]}"
             )
-        for attempt in range(max(1, round(timeout / POLL)) + 1):
-            if attempt:
-                time.sleep(POLL)
-            seen = self.deliveries(merchant, object_id=object_id)
-            for delivery in seen:
-                if delivery.event_type == event_type:
-                    return delivery
+        seen = self.deliveries(None, object_id=object_id)  # newest first
+        for delivery in seen:
+            if delivery.event_type == event_type:
+                return delivery
+        after = seen[0].id if seen else 0
+        left = max(0.0, timeout)
+        for _ in range(MAX_ROUNDS):  # each round ends with new attempts, or a slice waited out
+            part = min(left, WAIT_SLICE)
+            params: dict[str, Any] = {"after": after, "timeout_seconds": part, "limit": 1000}
+            if object_id is not None:
+                params["object_id"] = object_id
+            answer = self.call("GET", "deliveries/wait", params=params)
+            new = msgspec.convert(answer["deliveries"], list[Delivery])  # oldest first
+            matching = [d for d in new if d.event_type == event_type]
+            if matching:
+                return matching[-1]
+            seen = [*reversed(new), *seen]
+            after = new[-1].id if new else after
+            if answer["timed_out"]:
+                left -= part
+                if left <= 0:
+                    break
         raise TimeoutError(
             f"no {event_type} delivery in {timeout}s; seen: {[d.event_type for d in seen]}"
         )

@@ -4,7 +4,6 @@ sinks (``Sink``): what a test calls on an emulator, in process or elsewhere."""
 from __future__ import annotations
 
 import re
-import time
 import uuid
 import warnings
 from datetime import UTC, datetime, timedelta
@@ -26,7 +25,7 @@ from emulator.testing.records import (
 )
 
 Instant = datetime | str  # an ISO-8601 string or a datetime (naive means UTC)
-POLL = 0.02  # seconds between polls of a starting server or a sink
+WAIT_SLICE = 5.0  # seconds of one wait request (under the client's request timeout)
 
 
 def _instant(value: Instant) -> str:
@@ -59,17 +58,26 @@ class Sink:
         return int(self.client.call("DELETE", f"sink/{self.segment}")["deleted"])
 
     def wait_for(self, count: int = 1, timeout: float = 5.0) -> list[SinkMessage]:
-        """Poll (in real time) until at least ``count`` messages arrived; returns them all."""
-        for attempt in range(max(1, round(timeout / POLL)) + 1):
-            if attempt:
-                time.sleep(POLL)
-            messages = self.messages()
+        """Until at least ``count`` messages arrived; returns them all. The emulator answers
+        as soon as they have (``GET /_emulator/sink/{name}/wait``: woken by each message,
+        nothing polls), asked in slices shorter than a request's timeout."""
+        left = max(0.0, timeout)
+        while True:
+            part = min(left, WAIT_SLICE)
+            answer = self.client.call(
+                "GET",
+                f"sink/{self.segment}/wait",
+                params={"count": max(1, count), "timeout_seconds": part},
+            )
+            messages = msgspec.convert(answer["messages"], list[SinkMessage])
             if len(messages) >= count:
                 return messages
-        raise TimeoutError(
-            f"sink {self.name!r} received {len(messages)} of {count} message(s) in {timeout}s: "
-            f"{[m.body[:200] for m in messages]}"
-        )
+            left -= part
+            if left <= 0:
+                raise TimeoutError(
+                    f"sink {self.name!r} received {len(messages)} of {count} message(s) in"
+                    f" {timeout}s: {[m.body[:200] for m in messages]}"
+                )
 
 
 MerchantRef = Merchant | str  # a Merchant or its company_id

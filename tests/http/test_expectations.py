@@ -164,14 +164,15 @@ async def test_wait_returns_as_soon_as_the_delivery_is_recorded(http, merchant, 
     }
     waiting = asyncio.ensure_future(http.post(path(merchant, "wait"), json=body))
     for _ in range(200):  # until the wait watches its merchant
-        if runtime.notices.watched(merchant["company_id"]):
+        if (await http.get("/_emulator/waits")).json() == {"open": 1}:
             break
         await asyncio.sleep(0.005)
-    assert not waiting.done()
+    assert not waiting.done() and runtime.notices.watched(merchant["company_id"])
     loop = asyncio.get_running_loop()
     began = loop.time()
     await paid_out(http, gw, merchant, PAYS)
     response = await asyncio.wait_for(waiting, timeout=10)
+    assert (await http.get("/_emulator/waits")).json() == {"open": 0}
     assert loop.time() - began < 5  # well before the 30 s timeout
     answer = response.json()
     assert answer["ok"] is True and answer["timed_out"] is False

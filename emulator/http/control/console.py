@@ -33,6 +33,7 @@ SECTIONS = (
     ("deliveries", "Deliveries"),
     ("journal", "Journal"),
     ("sink", "Sink"),
+    ("expectations", "Expectations"),
     ("scenarios", "Scenarios"),
     ("snapshots", "Snapshots"),
     ("test-values", "Test values"),
@@ -87,7 +88,8 @@ def page(values: dict[str, Any]) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<title>QA console: payments emulator (sandbox)</title>"
         f"<style>{asset('console.css')}</style></head><body>{body}"
-        f"<script>{asset('console.js')}</script></body></html>\n"
+        f"<script>{asset('console.js')}</script>"
+        f"<script>{asset('console_expect.js')}</script></body></html>\n"
     )
 
 
@@ -183,6 +185,19 @@ aria-label="Status"></form>
 <section id="sink"><h2>Sink</h2><form id="sink-form"><label>Receiver
 <input id="sink-name" value="qa" size="20"></label> <button>Show</button>
 <code id="sink-url"></code></form><ul id="sink-list"></ul></section>
+
+<section id="expectations"><h2>Expectations <small id="expect-of"></small></h2>
+<form id="expect-form"><label for="expect-set">An expectation set for the chosen merchant,
+JSON or YAML (<a href="/_emulator/docs#op-merchant_verify">the shape</a>)</label>
+<textarea id="expect-set" rows="8" spellcheck="false" aria-describedby="expect-help"
+placeholder='{{"expect": [{{"delivery": {{"event": "purchase.paid"}}, "count": 1}}]}}'></textarea>
+<p id="expect-help"><small>Ctrl+Enter verifies. With a wait, the answer comes as soon as
+every item holds, or after that many seconds.</small></p>
+<label>Wait up to <input id="expect-wait" type="number" min="0" max="600" step="any"
+value="0" size="5"> seconds</label> <button id="verify-expect">Verify</button></form>
+<p id="expect-summary" role="status" aria-live="polite"></p>
+<table><thead><tr><th>#</th><th>Result</th><th>What was expected, what happened</th>
+<th>Matches</th></tr></thead><tbody id="expect-results"></tbody></table></section>
 
 <section id="scenarios"><h2>Scenarios</h2>
 <table><thead><tr><th>Name</th><th>Description</th><th>Active</th><th></th></tr></thead>

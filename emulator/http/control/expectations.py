@@ -1,11 +1,14 @@
 """``POST /_emulator/merchants/{company_id}/verify`` and ``.../wait``: expectations, as JSON
 (or YAML, by ``Content-Type``). A client that goes away cancels its wait. ``GET .../har``: the
-merchant's traffic as an HTTP Archive."""
+merchant's traffic as an HTTP Archive. ``GET /_emulator/sink/{name}/wait``: a sink's messages
+once enough have arrived; ``GET /_emulator/deliveries/wait``: the delivery log's next attempts.
+``GET /_emulator/waits``: how many waits are open."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Coroutine
 from typing import Any
 
 from starlette.requests import Request
@@ -13,10 +16,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from emulator.domain.errors import ControlError
+from emulator.domain.expectations import DELIVERY_KINDS
 from emulator.http.common import JSON, parse_int, read_body, runtime
 from emulator.http.control.body import json_body
+from emulator.http.control.paging import page_query
 from emulator.scenarios.yamlfile import YamlRefused, load
-from emulator.services import expectation_wait, expectations, har
+from emulator.services import expectation_wait, expectations, har, sink
 
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
 
@@ -49,7 +54,48 @@ async def _disconnected(request: Request) -> None:
 async def wait(request: Request) -> Response:
     body = await _body(request)
     company_id = request.path_params["company_id"]
-    waiting = asyncio.ensure_future(expectation_wait.wait(runtime(request), company_id, body))
+    return await _until_answered(request, expectation_wait.wait(runtime(request), company_id, body))
+
+
+async def sink_wait(request: Request) -> Response:
+    """``GET /_emulator/sink/{name}/wait?count=N&timeout_seconds=S``."""
+    count = parse_int(request.query_params.get("count", "1"))
+    timeout = _seconds(request.query_params.get("timeout_seconds", "10"))
+    count, timeout = sink.wait_bounds(count, timeout)
+    name = request.path_params["name"]
+    return await _until_answered(request, sink.wait(runtime(request), name, count, timeout))
+
+
+async def deliveries_wait(request: Request) -> Response:
+    """``GET /_emulator/deliveries/wait?after=ID&timeout_seconds=S``: the delivery log's next
+    attempts (``merchant``, ``object_id``, ``kind`` and ``limit`` as the log takes them)."""
+    query = request.query_params
+    limit, _, after = page_query(request)
+    if after is None:
+        raise ControlError(400, "invalid", "'after' is required: the last attempt id seen")
+    kind = query.get("kind")
+    if kind is not None and kind not in DELIVERY_KINDS:
+        raise ControlError(400, "invalid", f"'kind' must be one of: {', '.join(DELIVERY_KINDS)}")
+    _, seconds = sink.wait_bounds(1, _seconds(query.get("timeout_seconds", "10")))
+    return await _until_answered(
+        request,
+        expectation_wait.deliveries_after(
+            runtime(request), query.get("merchant"), query.get("object_id"), kind, limit, after,
+            seconds,
+        ),
+    )  # fmt: skip
+
+
+def _seconds(text: str) -> Any:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+async def _until_answered(request: Request, answer: Coroutine[Any, Any, Any]) -> Response:
+    """The answer as JSON; a 499 when the client goes away first (its wait is cancelled)."""
+    waiting = asyncio.ensure_future(answer)
     gone = asyncio.ensure_future(_disconnected(request))
     try:
         await asyncio.wait((waiting, gone), return_when=asyncio.FIRST_COMPLETED)
@@ -62,6 +108,11 @@ async def wait(request: Request) -> Response:
     if not waiting.done() or waiting.cancelled():
         return Response(status_code=499)  # nobody is listening
     return JSON(waiting.result())
+
+
+async def waits(request: Request) -> Response:
+    """How many waits are open now (of every merchant and sink)."""
+    return JSON({"open": runtime(request).notices.watching()})
 
 
 async def merchant_har(request: Request) -> Response:
@@ -77,4 +128,7 @@ ROUTES = [
     Route("/merchants/{company_id}/verify", verify, methods=["POST"]),
     Route("/merchants/{company_id}/wait", wait, methods=["POST"]),
     Route("/merchants/{company_id}/har", merchant_har, methods=["GET"]),
+    Route("/waits", waits, methods=["GET"]),
+    Route("/sink/{name}/wait", sink_wait, methods=["GET"]),
+    Route("/deliveries/wait", deliveries_wait, methods=["GET"]),
 ]
