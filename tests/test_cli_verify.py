@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from lxml import etree
 
@@ -20,7 +18,6 @@ from tests.test_cli_client import cli
 pytestmark = pytest.mark.slow
 
 START = "2026-01-05T09:00:00Z"
-CARD = {"cardholder_name": "Jane Doe", "expiry_month": "12", "expiry_year": "30"}
 
 # JUnit XML as CI servers read it (the file says where its rules come from).
 JUNIT_SCHEMA = etree.XMLSchema(etree.parse(str(Path(__file__).with_name("junit.xsd"))))
@@ -35,19 +32,8 @@ def test_the_schema_refuses_what_ci_servers_would():
     assert any("'one' is not a valid value" in m for m in messages), messages
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[EmulatorServer]:
-    with EmulatorServer(clock="frozen", start=START) as running:
-        yield running
-
-
-@pytest.fixture
-def control(server: EmulatorServer) -> Iterator[EmulatorClient]:
-    with server.client() as client:
-        yield client
-
-
 def payout(control: EmulatorClient, merchant: Merchant, card: str) -> dict[str, Any]:
+    """A payout of the merchant, executed by its payee with ``card``."""
     with control.gateway(merchant) as gateway:
         created = gateway.post(
             "payouts/",
@@ -57,12 +43,8 @@ def payout(control: EmulatorClient, merchant: Merchant, card: str) -> dict[str, 
                 "brand_id": merchant.brand_id,
             },
         )
-        assert created.status_code == 201, created.text
-        path = httpx.URL(created.json()["execution_url"]).path
-        done = httpx.post(f"{control.url}{path}", json={"card_number": card, **CARD}, timeout=10)
-        assert done.status_code == 200, done.text
-        body: dict[str, Any] = done.json()
-        return body
+    assert created.status_code == 201, created.text
+    return control.execute_payout(created.json(), card)
 
 
 def test_verify_exits_0_when_all_hold_and_1_with_the_report(

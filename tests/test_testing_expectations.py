@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import socket
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -16,24 +15,10 @@ import pytest
 
 from emulator.serving.runtime import Runtime
 from emulator.testing import EmulatorClient, EmulatorServer, Merchant, expect
-from tests.conftest import EPOCH
-
-CARD = {"cardholder_name": "Jane Doe", "expiry_month": "12", "expiry_year": "30"}
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[EmulatorServer]:
-    with EmulatorServer(clock="frozen", start=EPOCH, seed=11) as running:
-        yield running
-
-
-@pytest.fixture
-def control(server: EmulatorServer) -> Iterator[EmulatorClient]:
-    with server.client() as client:
-        yield client
 
 
 def payout(control: EmulatorClient, merchant: Merchant, card: str) -> dict[str, Any]:
+    """A payout of the merchant, executed by its payee with ``card``."""
     with control.gateway(merchant) as gateway:
         created = gateway.post(
             "payouts/",
@@ -43,14 +28,8 @@ def payout(control: EmulatorClient, merchant: Merchant, card: str) -> dict[str, 
                 "brand_id": merchant.brand_id,
             },
         )
-        assert created.status_code == 201, created.text
-        url = httpx.URL(created.json()["execution_url"])
-        done = httpx.post(
-            f"{control.url}{url.path}", json={"card_number": card, **CARD}, timeout=10
-        )
-        assert done.status_code == 200, done.text
-        body: dict[str, Any] = done.json()
-        return body
+    assert created.status_code == 201, created.text
+    return control.execute_payout(created.json(), card)
 
 
 def test_builders_make_the_json_the_control_plane_reads():

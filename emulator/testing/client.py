@@ -140,6 +140,13 @@ class EmulatorClient(Actors, ExpectationsMixin):
         """One control-plane request (``path`` relative to ``/_emulator/``); its JSON answer."""
         return json_object(self.http.request(method, path, json=json, params=params))
 
+    def page(self, method: str, url: str, *, json: Any = None) -> dict[str, Any]:
+        """A request to one of the emulator's own pages (a payout's ``execution_url``), sent to
+        this client's emulator whatever host the URL names (behind a proxy or a container's
+        port mapping it names the public one); its JSON answer."""
+        path = httpx.URL(url).raw_path.decode("ascii")
+        return json_object(self.http.request(method, f"{self.url}{path}", json=json))
+
     def _clock_call(
         self, path: str, body: dict[str, Any] | None = None, merchant: MerchantRef | None = None
     ) -> dict[str, Any]:
