@@ -462,6 +462,11 @@ async def test_control_plane_needs_the_admin_token_off_loopback(tmp_path: Path):
             allowed = await http.get("/_emulator/clock", headers={"Authorization": "Bearer s3cret"})
             assert allowed.status_code == 200
             assert (await http.post("/_emulator/sink/hooks", json={})).status_code == 200
+            # Health checks of orchestrators carry no token: status and version, nothing else.
+            health = await http.get("/_emulator/health")
+            assert health.status_code == 200
+            assert set(health.json()) == {"status", "version"}
+            assert (await http.get("/_emulator/health/x")).status_code == 401
 
 
 async def test_journal_records_the_merchant_of_a_token_request(http):
