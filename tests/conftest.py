@@ -13,7 +13,7 @@ import pytest
 
 from emulator.serving.app import create_app
 from emulator.serving.runtime import Runtime
-from emulator.serving.settings import Settings
+from emulator.serving.settings import MEMORY, Settings
 from emulator.testing import EmulatorClient, EmulatorServer
 
 # Tests set time explicitly at a fixed epoch, never "now".
@@ -35,6 +35,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="check every answer of the in-process `http` client against the OpenAPI"
         " document (tests/openapi_check.py); default on",
     )
+    parser.addoption(
+        "--db-mode",
+        choices=("file", "memory"),
+        default="file",
+        help="the database of the in-process runtimes (settings_for): a file in the test's"
+        " directory (default) or :memory: (serve --ephemeral); `make memory-tests`",
+    )
+
+
+DB_MODE = {"mode": "file"}  # --db-mode, read by settings_for (a plain function)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    DB_MODE["mode"] = config.getoption("--db-mode")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if DB_MODE["mode"] != "memory":
+        return
+    skip = pytest.mark.skip(reason="needs a database file (--db-mode=memory)")
+    for item in items:
+        if item.get_closest_marker("needs_file") is not None:
+            item.add_marker(skip)
 
 
 async def check_against_the_document(response: httpx.Response) -> None:
@@ -69,7 +92,7 @@ def anyio_backend() -> str:
 
 def settings_for(path: Path, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
-        "db_path": path / "emulator.sqlite3",
+        "db_path": MEMORY if DB_MODE["mode"] == "memory" else path / "emulator.sqlite3",
         "clock": "frozen",
         "start": EPOCH,
         "clock_explicit": True,

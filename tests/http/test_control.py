@@ -584,6 +584,7 @@ def _open_descriptors() -> int:
     return len(list(fds.iterdir())) if fds.is_dir() else 0
 
 
+@pytest.mark.needs_file
 async def test_a_restore_that_cannot_copy_is_a_clear_error_and_leaks_nothing(http, runtime):
     """The spare file's place taken by a directory: a 500 that says so, no descriptor leaked."""
     assert (await http.post("/_emulator/snapshots/good")).status_code == 201
