@@ -55,13 +55,14 @@ browser:
 	@test -x $(CHROMEDRIVER) || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver; }
 
-# The container test (tests/test_container.py) builds a base from Debian's packages with
-# debootstrap and runs the image with Debian's docker.io (.ci/run starts dockerd). Installed
-# when missing, like the browser.
+# The container test (tests/container/) builds a base from Debian's packages with debootstrap
+# and runs the image with Debian's docker.io (.ci/run starts dockerd); docker-compose validates
+# examples/docker-compose.yml. Installed when missing, like the browser.
 containers:
-	@command -v docker >/dev/null && command -v debootstrap >/dev/null || { \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-		$(SUDO) apt-get install -y -qq --no-install-recommends docker.io debootstrap; }
+	@command -v docker >/dev/null && command -v debootstrap >/dev/null && \
+		command -v docker-compose >/dev/null || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
+		docker.io debootstrap docker-compose; }
 
 # The image (Dockerfile): the emulator's wheel and its dependencies' wheels for the base's
 # Python (IMAGE_PYTHON) into build/wheels/, then a build that needs no network.

@@ -213,6 +213,17 @@ def test_the_image_serves_stops_cleanly_and_keeps_its_data(
         delivered = receiver.wait_for(1)
         assert [b["event_type"] for b in delivered] == ["purchase.created"], first.logs()
         assert delivered[0]["id"] == created.json()["id"]
+        # The compose example's app, on the image's Python: its webhook reaches it by name.
+        app_port = free_port()
+        app = subprocess.run(
+            ["docker", "run", "--rm", "--network", "host", "--entrypoint", "python3",
+             "--volume", f"{ROOT / 'examples' / 'app'}:/app:ro", f"--env=EMULATOR_URL={url}",
+             f"--env=APP_URL=http://receiver.test:{app_port}", f"--env=APP_PORT={app_port}",
+             image, "/app/app.py"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert app.returncode == 0, app.stdout + app.stderr + first.logs()
+        assert "app: received purchase.created for " in app.stdout
         advanced = httpx.post(f"{url}/_emulator/clock/advance", json={"days": 1}, headers=ADMIN)
         assert advanced.json()["now"] == "2026-01-06T09:00:00Z", advanced.text
         # Acknowledged right before SIGTERM: it must survive the stop.
