@@ -34,6 +34,7 @@ from bench import (
     deliveries,
     figures,
     large,
+    memory,
     purchases,
     results,
     tails,
@@ -148,6 +149,9 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.timings.append(billing.year_of_monthly_billing(plan, subscriptions))
     isolation = start("emulator-isolation", "bench.serve_emulator", "/_emulator/health")
     report.timings += clocks.latency_isolation(plan, isolation)
+    in_memory, ratio = memory.memory_vs_file(plan, workdir, servers)
+    report.loads += in_memory
+    report.ratios.append(ratio)
 
     if plan.state:
         big = start("emulator-large", "bench.serve_emulator", "/_emulator/health")
