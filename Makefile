@@ -6,8 +6,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run test lint typecheck unit quick bench browser containers image reference clean docs \
-	docs-check
+.PHONY: run test lint typecheck unit quick memory-tests bench browser containers image reference \
+	clean docs docs-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,11 @@ XDIST = -p xdist -n $(WORKERS) --dist loadscope
 
 unit: $(STAMP) browser containers
 	$(BIN)/pytest $(XDIST) $(PYTEST_ARGS)
+
+# The in-process API tests on a database in memory (serve --ephemeral) instead of a file; the
+# few that read or reopen the file are skipped (marked needs_file). About a minute on two cores.
+memory-tests: $(STAMP)
+	$(BIN)/pytest $(XDIST) --db-mode=memory tests/http $(PYTEST_ARGS)
 
 # Everything but the browser, the container and the slow tests: a minute on two cores.
 quick: $(STAMP)
