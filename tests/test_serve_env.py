@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import httpx
 import pytest
 
 from emulator.cli.commands import _parser, settings_from
 from emulator.serving.settings import MEMORY, VARIABLES
+from tests.test_cli import serving
 from tests.test_cli_startup import assert_refused, run_serve
 
 
@@ -93,3 +95,21 @@ def test_a_bad_value_is_refused_in_one_line_like_the_flag(
     if flag != "--tls":  # a switch takes no value on the command line
         assert_refused(run_serve("--db", db, "--port", "1", flag, value), flag, said)
     assert not (tmp_path / "e.sqlite3").exists()
+
+
+@pytest.mark.slow
+def test_serve_ephemeral_from_the_environment_keeps_nothing_on_disk():
+    purchase = {
+        "brand_id": "4b0d6e2a-1c3f-4a5b-8d7e-9f0a1b2c3d4e",
+        "client": {"email": "a@example.com"},
+        "purchase": {"products": [{"name": "x", "price": 100}]},
+    }
+    key = {"Authorization": "Bearer sk_test_emulator_default_key"}
+    with serving(env={"EMULATOR_EPHEMERAL": "1"}) as (url, output):
+        created = httpx.post(f"{url}/api/v1/purchases/", json=purchase, headers=key)
+        assert created.status_code == 201, created.text
+        assert httpx.post(f"{url}/_emulator/snapshots/s").status_code == 201
+        assert httpx.get(f"{url}/_emulator/snapshots").json()["snapshots"] == ["s"]
+    assert "database      :memory: (in memory: nothing is kept when it stops)" in output[0]
+    here = Path.cwd()
+    assert not [p for p in here.iterdir() if p.name.startswith(":memory:")]
