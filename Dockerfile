@@ -6,14 +6,16 @@
 ARG BASE=python:3.12-slim
 
 FROM ${BASE} AS install
+# On both stages: `make image` prunes the images of earlier builds (untagged) by this label.
+LABEL org.payments-emulator.build=1
 COPY build/wheels/ /tmp/wheels/
 RUN python3 -m venv /opt/emulator \
     && /opt/emulator/bin/pip install --quiet --no-index --no-cache-dir \
         --disable-pip-version-check --find-links /tmp/wheels payments-emulator \
-    && /opt/emulator/bin/pip uninstall --quiet --yes pip \
-    && find /opt/emulator -name __pycache__ -path '*/pip/*' -prune -exec rm -rf {} +
+    && /opt/emulator/bin/pip uninstall --quiet --yes pip
 
 FROM ${BASE}
+LABEL org.payments-emulator.build=1
 COPY --from=install /opt/emulator /opt/emulator
 # A user of its own (no shell, no password); /data, the volume, is its.
 RUN useradd --system --uid 10001 --user-group --home-dir /data --no-create-home \

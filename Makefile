@@ -70,7 +70,9 @@ containers:
 		docker.io debootstrap docker-compose; }
 
 # The image (Dockerfile): the emulator's wheel and its dependencies' wheels for the base's
-# Python (IMAGE_PYTHON) into build/wheels/, then a build that needs no network.
+# Python (IMAGE_PYTHON) into build/wheels/, then a build that needs no network. Its install
+# stage is tagged too (<IMAGE>-install) so that the build cache survives while the untagged
+# images earlier builds left behind are pruned.
 #   make image [IMAGE=payments-emulator] [BASE=python:3.12-slim IMAGE_PYTHON=3.12]
 IMAGE ?= payments-emulator
 BASE ?= python:3.12-slim
@@ -82,7 +84,9 @@ image: $(STAMP)
 	$(BIN)/pip download --quiet --only-binary=:all: --python-version $(IMAGE_PYTHON) \
 		--platform manylinux2014_$(ARCH) --platform manylinux_2_28_$(ARCH) \
 		--dest build/wheels build/wheels/payments_emulator-*.whl
+	docker build --quiet --build-arg BASE=$(BASE) --target install --tag $(IMAGE)-install .
 	docker build --quiet --build-arg BASE=$(BASE) --tag $(IMAGE) .
+	docker image prune --force --filter label=org.payments-emulator.build=1 >/dev/null
 
 # The manual (docs/, MkDocs with the Material theme). --strict turns every warning into a failure:
 # a page left out of the nav, a broken link or anchor, a missing include (mkdocs.yml says which).

@@ -26,4 +26,7 @@ rm -rf "$ROOT"/var/cache/apt/* "$ROOT"/var/lib/apt/lists/* "$ROOT"/var/log/* \
     "$ROOT"/usr/share/locale/* "$ROOT"/var/cache/debconf/*-old "$ROOT"/debootstrap
 tar -C "$ROOT" -c . | docker import \
     --change 'ENV LANG=C.UTF-8' --change 'CMD ["python3"]' - "$TAG" >&2
+# Bases of earlier recipes go (unless an image still uses one).
+docker images --format '{{.Repository}}:{{.Tag}}' "$REPO" | grep -v -x "$TAG" |
+    xargs -r docker rmi >/dev/null 2>&1 || true
 echo "$TAG"
