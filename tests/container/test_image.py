@@ -8,8 +8,8 @@ webhook to a receiver by a host name allowed through ``EMULATOR_CALLBACK_HOSTS``
 advance, SIGTERM, and a second container on the same volume that finds it all. Skipped, saying
 why, only where containers cannot run (no docker, no daemon, no root for debootstrap).
 
-In ``tests/container/`` so that it sorts first: the suite's longest single unit starts on one
-worker while the other works through the rest (xdist's loadscope hands out modules in order).
+The suite's longest single unit: ``tests/conftest.py`` has xdist's loadscope hand out
+``tests/container/`` first, so it runs on one worker while the other works through the rest.
 """
 
 from __future__ import annotations
