@@ -113,3 +113,12 @@ def test_serve_ephemeral_from_the_environment_keeps_nothing_on_disk():
     assert "database      :memory: (in memory: nothing is kept when it stops)" in output[0]
     here = Path.cwd()
     assert not [p for p in here.iterdir() if p.name.startswith(":memory:")]
+
+
+def test_contradictions_between_flags_and_variables_are_refused(tmp_path: Path):
+    with pytest.raises(ValueError, match="--ephemeral keeps everything in memory"):
+        settings("--ephemeral", "--db", str(tmp_path / "e.sqlite3"))
+    with pytest.raises(ValueError, match="EMULATOR_TLS_CERT and EMULATOR_TLS_KEY go together"):
+        settings(EMULATOR_TLS_CERT=str(tmp_path / "cert.pem"))
+    with pytest.raises(ValueError, match="EMULATOR_TLS_CERT: cannot read"):
+        settings(EMULATOR_TLS_CERT=str(tmp_path / "c.pem"), EMULATOR_TLS_KEY=str(tmp_path / "k"))

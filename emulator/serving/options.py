@@ -85,7 +85,13 @@ def apply(args: argparse.Namespace, values: dict[str, Any]) -> None:
     elif (values.get("tls_cert") is None) != (values.get("tls_key") is None):
         raise ValueError("EMULATOR_TLS_CERT and EMULATOR_TLS_KEY go together")
     if values.get("tls_cert") is not None:
-        tls.check_given(values["tls_cert"], values["tls_key"])
+        try:
+            tls.check_given(values["tls_cert"], values["tls_key"])
+        except ValueError as exc:
+            if args.tls_cert is not None:
+                raise
+            named = str(exc).replace("--tls-cert", "EMULATOR_TLS_CERT")
+            raise ValueError(named.replace("--tls-key", "EMULATOR_TLS_KEY")) from None
         values["tls"] = True
     elif args.tls:
         values["tls"] = True
