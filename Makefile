@@ -6,7 +6,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run test lint typecheck unit quick bench browser reference clean docs docs-check
+.PHONY: run test lint typecheck unit quick memory-tests bench browser containers image reference \
+	clean docs docs-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,8 +40,13 @@ typecheck: $(STAMP)
 WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -lt 2 ] && echo $$n || echo 2)
 XDIST = -p xdist -n $(WORKERS) --dist loadscope
 
-unit: $(STAMP) browser
+unit: $(STAMP) browser containers
 	$(BIN)/pytest $(XDIST) $(PYTEST_ARGS)
+
+# The in-process API tests on a database in memory (serve --ephemeral) instead of a file; the
+# few that read or reopen the file are skipped (marked needs_file). About a minute on two cores.
+memory-tests: $(STAMP)
+	$(BIN)/pytest $(XDIST) --db-mode=memory tests/http $(PYTEST_ARGS)
 
 # Everything but the browser, the container and the slow tests: a minute on two cores.
 quick: $(STAMP)
@@ -53,6 +59,34 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 browser:
 	@test -x $(CHROMEDRIVER) || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver; }
+
+# The container test (tests/container/) builds a base from Debian's packages with debootstrap
+# and runs the image with Debian's docker.io (.ci/run starts dockerd); docker-compose validates
+# examples/docker-compose.yml. Installed when missing, like the browser.
+containers:
+	@command -v docker >/dev/null && command -v debootstrap >/dev/null && \
+		command -v docker-compose >/dev/null || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
+		docker.io debootstrap docker-compose; }
+
+# The image (Dockerfile): the emulator's wheel and its dependencies' wheels for the base's
+# Python (IMAGE_PYTHON) into build/wheels/, then a build that needs no network. Its install
+# stage is tagged too (<IMAGE>-install) so that the build cache survives while the untagged
+# images earlier builds left behind are pruned.
+#   make image [IMAGE=payments-emulator] [BASE=python:3.12-slim IMAGE_PYTHON=3.12]
+IMAGE ?= payments-emulator
+BASE ?= python:3.12-slim
+IMAGE_PYTHON ?= 3.12
+ARCH := $(shell uname -m)
+image: $(STAMP)
+	rm -rf build/wheels
+	$(BIN)/pip wheel --quiet --no-deps --wheel-dir build/wheels .
+	$(BIN)/pip download --quiet --only-binary=:all: --python-version $(IMAGE_PYTHON) \
+		--platform manylinux2014_$(ARCH) --platform manylinux_2_28_$(ARCH) \
+		--dest build/wheels build/wheels/payments_emulator-*.whl
+	docker build --quiet --build-arg BASE=$(BASE) --target install --tag $(IMAGE)-install .
+	docker build --quiet --build-arg BASE=$(BASE) --tag $(IMAGE) .
+	docker image prune --force --filter label=org.payments-emulator.build=1 >/dev/null
 
 # The manual (docs/, MkDocs with the Material theme). --strict turns every warning into a failure:
 # a page left out of the nav, a broken link or anchor, a missing include (mkdocs.yml says which).

@@ -35,6 +35,7 @@ from bench import (
     expectations,
     figures,
     large,
+    memory,
     purchases,
     results,
     tails,
@@ -153,6 +154,9 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.timings.append(expectations.wake_latency(plan, expecting))
     report.timings.append(expectations.verify_over_history(plan, expecting))
     report.timings.append(expectations.wait_with_advance(plan, expecting))
+    in_memory, ratio = memory.memory_vs_file(plan, workdir, servers)
+    report.loads += in_memory
+    report.ratios.append(ratio)
 
     if plan.state:
         big = start("emulator-large", "bench.serve_emulator", "/_emulator/health")

@@ -13,7 +13,7 @@ import pytest
 
 from emulator.serving.app import create_app
 from emulator.serving.runtime import Runtime
-from emulator.serving.settings import Settings
+from emulator.serving.settings import MEMORY, Settings
 from emulator.testing import EmulatorClient, EmulatorServer
 
 # Tests set time explicitly at a fixed epoch, never "now".
@@ -35,6 +35,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="check every answer of the in-process `http` client against the OpenAPI"
         " document (tests/openapi_check.py); default on",
     )
+    parser.addoption(
+        "--db-mode",
+        choices=("file", "memory"),
+        default="file",
+        help="the database of the in-process runtimes (settings_for): a file in the test's"
+        " directory (default) or :memory: (serve --ephemeral); `make memory-tests`",
+    )
+
+
+DB_MODE = {"mode": "file"}  # --db-mode, read by settings_for (a plain function)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    DB_MODE["mode"] = config.getoption("--db-mode")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if DB_MODE["mode"] != "memory":
+        return
+    skip = pytest.mark.skip(reason="needs a database file (--db-mode=memory)")
+    for item in items:
+        if item.get_closest_marker("needs_file") is not None:
+            item.add_marker(skip)
 
 
 async def check_against_the_document(response: httpx.Response) -> None:
@@ -69,7 +92,7 @@ def anyio_backend() -> str:
 
 def settings_for(path: Path, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
-        "db_path": path / "emulator.sqlite3",
+        "db_path": MEMORY if DB_MODE["mode"] == "memory" else path / "emulator.sqlite3",
         "clock": "frozen",
         "start": EPOCH,
         "clock_explicit": True,
@@ -145,3 +168,25 @@ def control(server: EmulatorServer) -> Iterator[EmulatorClient]:
     """The control plane of the module's live emulator."""
     with server.client() as client:
         yield client
+
+
+# The container test (tests/container/) is one module of one test, its first run minutes long
+# (it makes a Debian base): under loadscope, which hands out the modules with the most tests
+# first, it would start last and the suite would wait for it alone. It goes first instead, on
+# one worker, while the other works through the rest.
+FIRST_SCOPES = ("tests/container/",)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FirstScopesFirst(LoadScopeScheduling):
+        def _assign_work_unit(self, node: Any) -> None:
+            for scope in [s for s in self.workqueue if s.startswith(FIRST_SCOPES)]:
+                self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
+
+    return FirstScopesFirst(config, log)

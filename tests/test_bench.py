@@ -34,6 +34,9 @@ FIGURES = (
     "B create-client c8, A advancing",
     "A's year of billing, own clock",
     "create-purchase / bare-insert",
+    "emulator create-purchase, file",
+    "emulator create-purchase, in memory",
+    "create-purchase in memory / file",
     "emulator get-client p99, concurrency 1",
     "emulator create-purchase p99, concurrency 64",
     "reset with objects stored (200 clients)",
@@ -72,9 +75,9 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
     figures = json.loads(saved.read_text())
     assert {(x["name"], x["concurrency"]) for x in figures["loads"]} == {
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
-    }
+    } | {("emulator create-purchase, file", 64), ("emulator create-purchase, in memory", 64)}
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 5 and len(figures["timings"]) == 22
+    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 22
     timings = {x["name"]: x for x in figures["timings"]}
     pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
     assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)

@@ -182,7 +182,7 @@ def cli_page() -> str:
     return page("Command line", "the argument parser (`emulator/cli/`)", body)
 
 
-_ENV_NOTE = re.compile(r"\s*\(env [A-Z_]+(, default [^)]*)?\)")
+_ENV_NOTE = re.compile(r"\s*\(env [A-Z_]+(=1)?(, default [^)]*)?\)")
 
 
 def _meaning(variable: Variable) -> str:
@@ -216,6 +216,10 @@ def environment_page() -> str:
         "Every environment variable the emulator reads. A flag given on the command line wins"
         " over its variable; an unset variable means the default. A value that does not parse"
         " stops `serve` before it starts, with one line naming the variable (exit code 2).",
+        "Every `serve` flag has its variable (a test walks the parser). A switch (`--tls`,"
+        " `--ephemeral`, `--strict-requests`) is on with `1`, `true`, `yes` or `on` and off with"
+        " `0`, `false`, `no` or `off`; `EMULATOR_SCENARIO` takes names or files separated by"
+        " commas (`--scenario` is repeated instead).",
         "",
         *table(("Variable", "Flag", "Default", "Read by", "Meaning"), rows),
     ]

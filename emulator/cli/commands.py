@@ -30,6 +30,7 @@ from emulator.serving.settings import (
     DEFAULT_DB,
     DEFAULT_HOST,
     DEFAULT_PORT,
+    MEMORY,
     RateLimitSetting,
     Settings,
     from_env,
@@ -82,7 +83,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--port", help=f"port 1..65535 (env EMULATOR_PORT, default {DEFAULT_PORT})")
     serve.add_argument(
-        "--db", type=Path, help=f"SQLite file (env EMULATOR_DB, default {DEFAULT_DB})"
+        "--db",
+        type=Path,
+        help=f"SQLite file, or :memory: to keep everything in memory (env EMULATOR_DB, default"
+        f" {DEFAULT_DB})",
+    )
+    serve.add_argument(
+        "--ephemeral",
+        action="store_true",
+        default=None,
+        help="keep everything in memory, no file: --db :memory: (env EMULATOR_EPHEMERAL=1)",
     )
     serve.add_argument(
         "--clock", choices=MODES, help="real or frozen (env EMULATOR_CLOCK, default real)"
@@ -102,14 +112,17 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME_OR_FILE",
-        help="activate a shipped scenario or a scenario file for every merchant (repeatable)",
+        help="activate a shipped scenario or a scenario file for every merchant (repeatable;"
+        " EMULATOR_SCENARIO takes them comma-separated)",
     )
     serve.add_argument(
         "--rate-limit",
         metavar="N[/SECONDS]",
         help="at most N requests per merchant per window (default 60 s) (env EMULATOR_RATE_LIMIT)",
     )
-    serve.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
+    serve.add_argument(
+        "--log-level", help="uvicorn log level (env EMULATOR_LOG_LEVEL, default info)"
+    )
     serve_options.add_flags(serve)
     scenario = commands.add_parser("scenario", help="check or list scenario files")
     actions = scenario.add_subparsers(dest="action", required=True)
@@ -126,9 +139,20 @@ def _parser() -> argparse.ArgumentParser:
 
 def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -> Settings:
     values = from_env(env)
-    check_log_level(args.log_level)
+    if args.log_level is not None:
+        values["log_level"] = args.log_level.lower()
+    check_log_level(
+        str(values.get("log_level", "info")),
+        "--log-level" if args.log_level is not None else "EMULATOR_LOG_LEVEL",
+    )
     if args.port is not None:
         values["port"] = parse_port(args.port, "--port")
+    if values.pop("ephemeral", False) and args.db is None:
+        values["db_path"] = MEMORY
+    if args.ephemeral:
+        if args.db is not None and args.db != MEMORY:
+            raise ValueError("--ephemeral keeps everything in memory: give it or --db, not both")
+        values["db_path"] = MEMORY
     for flag, key in (("host", "host"), ("db", "db_path"), ("seed", "seed")):
         if getattr(args, flag) is not None:
             values[key] = getattr(args, flag)
@@ -144,8 +168,12 @@ def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -
         except ValueError as exc:
             raise ValueError(f"--rate-limit: {exc}") from None
     serve_options.apply(args, values)
-    resolve(tuple(args.scenario))  # refuse bad names and files before anything starts
-    values["scenarios"] = tuple(args.scenario)
+    if args.scenario:
+        values["scenarios"] = tuple(args.scenario)
+    try:  # bad names and files are refused before anything starts
+        resolve(tuple(values.get("scenarios", ())))  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise ValueError(f"{'' if args.scenario else 'EMULATOR_SCENARIO: '}{exc}") from None
     values["clock_explicit"] = "clock" in values or "start" in values
     start = values.get("start")
     if isinstance(start, datetime) and not in_clock_range(to_us(start)):
@@ -214,7 +242,7 @@ SHUTDOWN_GRACE = 5  # seconds open requests get to finish once the server is tol
 def refuse_if_in_use(db_path: Path) -> None:
     """Say so before the banner when another emulator holds the file (the runtime would
     refuse it anyway, from inside uvicorn's startup, with a traceback)."""
-    if db_path.parent.is_dir():
+    if str(db_path) != ":memory:" and db_path.parent.is_dir():
         lock = FileLock(db_path)
         lock.acquire()
         lock.release()
@@ -303,5 +331,5 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sock.close()
             print(f"payments-emulator: {exc}", file=sys.stderr)
             return 2
-        return serve(settings, args.log_level.lower(), sock)
+        return serve(settings, settings.log_level, sock)
     return 0

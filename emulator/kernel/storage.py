@@ -16,6 +16,12 @@ Point reads (a row or two by key) run on the event loop's own thread (``read_poi
 Checkpoints (copying the WAL back into the database file) run on a third connection with its
 own thread, poked after every commit, so no write waits for one. A restore swaps a copy of the
 snapshot file in for the database (``replace``) instead of writing every page through the WAL.
+
+In memory (``:memory:``, ``serve --ephemeral``) there is no file: one connection, the
+writer's, serves reads too (between two batches of writes, on its thread), nothing is
+checkpointed or locked, and a restore copies the file into it with SQLite's backup. Files made
+beside the database (a reset's fresh copy, snapshots) go into a directory of the process's own,
+removed on close.
 """
 
 from __future__ import annotations
@@ -26,7 +32,9 @@ import contextvars
 import functools
 import logging
 import os
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -41,6 +49,8 @@ from emulator.kernel.schema import apply_migrations
 from emulator.kernel.units import Pending, run, take_batch
 
 log = logging.getLogger(__name__)
+
+MEMORY = ":memory:"  # the path of a database kept in memory
 
 T = TypeVar("T")
 
@@ -57,6 +67,8 @@ class Database:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.in_memory = str(path) == MEMORY
+        self._scratch: Path | None = None  # in memory: where files beside it go
         self._writer_conn: aiosqlite.Connection | None = None
         self._reader_conn: aiosqlite.Connection | None = None
         self._point = PointReader(path)
@@ -77,8 +89,11 @@ class Database:
     # -- life cycle ------------------------------------------------------------------------
 
     async def open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock.acquire()
+        if self.in_memory:
+            self._scratch = Path(tempfile.mkdtemp(prefix="payments-emulator-"))
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._lock.acquire()
         try:
             await self._connect()
         except BaseException:
@@ -97,6 +112,10 @@ class Database:
         writer = self._writer_conn
         await _on_thread(writer, lambda: configure(writer._conn, readonly=False))
         await _on_thread(writer, lambda: apply_migrations(writer._conn))
+        if self.in_memory:  # one database, one connection: reads wait between two batches
+            self._reader_conn = writer
+            self._reads_open.set()
+            return
         self._reader_conn = await aiosqlite.connect(
             self.path, isolation_level=None, check_same_thread=False, cached_statements=1024
         )
@@ -114,11 +133,21 @@ class Database:
             self._task = None
         await self._disconnect()
         self._lock.release()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    def beside(self, suffix: str) -> Path:
+        """A path for a file or directory kept beside the database (``<db><suffix>``); in
+        memory, in the process's own directory."""
+        if self._scratch is not None:
+            return self._scratch / f"memory{suffix}"
+        return self.path.with_name(self.path.name + suffix)
 
     async def _disconnect(self) -> None:
         await self._checkpointer.close()
         self._point.close()
-        for conn in (self._reader_conn, self._writer_conn):
+        for conn in {id(c): c for c in (self._reader_conn, self._writer_conn)}.values():
             if conn is not None:
                 with contextlib.suppress(sqlite3.Error):
                     await conn.close()
@@ -136,6 +165,10 @@ class Database:
         overwriting its blocks is faster than allocating new ones, and deleting a large file
         on ext4 costs as much as copying it.
         """
+        if self.in_memory:
+            await asyncio.to_thread(check_database_file, source)
+            await self.exclusive(functools.partial(_load_into, source))
+            return
         async with self._replacing:
             staged = self._spare
             await asyncio.to_thread(copy_over, source, staged)
@@ -217,6 +250,8 @@ class Database:
     async def read_point(self, unit: Callable[[Tx], T]) -> T:
         """``read`` for a unit that reads a row or two by key, run on the event loop's thread
         (``PointReader``): never for lists, scans or exports."""
+        if self.in_memory:
+            return await self.read(unit)
         if not self._reads_open.is_set():
             await self._reads_open.wait()
         return self._point.read(unit)  # no await inside: a swap cannot come in between
@@ -267,7 +302,8 @@ class Database:
                     if isinstance(exc, asyncio.CancelledError):
                         raise
                     continue
-                self._checkpointer.poke()
+                if not self.in_memory:
+                    self._checkpointer.poke()
                 for pending, (ok, value, hooks) in zip(batch, results, strict=True):
                     for hook in hooks:
                         try:
@@ -322,6 +358,13 @@ class Database:
         os.replace(old, self._spare)
         for suffix in ("-wal", "-shm"):  # the old file's; SQLite removes them on close
             self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+
+
+def _load_into(source: Path, conn: sqlite3.Connection) -> None:
+    """The database in memory becomes a copy of the file ``source`` (then migrated)."""
+    with contextlib.closing(sqlite3.connect(source)) as file:
+        file.backup(conn)
+    apply_migrations(conn)
 
 
 def _fail(pending: Pending, exc: BaseException) -> None:

@@ -300,7 +300,7 @@ async def _reset(rt: Context) -> None:
         conn.execute("DELETE FROM sqlite_sequence")
         conn.executemany("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", numbered)
 
-    fresh = rt.db.path.with_name(rt.db.path.name + ".fresh")
+    fresh = rt.db.beside(".fresh")
     try:
         await asyncio.to_thread(build_database, fresh, fill)
         await rt.db.replace(fresh)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import ssl
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -42,20 +43,29 @@ def add_flags(serve: argparse.ArgumentParser) -> None:
         action="store_true",
         default=None,
         help="serve HTTPS with a certificate the emulator makes (its CA: the banner says where;"
-        " GET /_emulator/tls/ca.pem)",
+        " GET /_emulator/tls/ca.pem) (env EMULATOR_TLS=1)",
     )
-    serve.add_argument("--tls-cert", type=Path, metavar="FILE", help="serve HTTPS with this PEM")
-    serve.add_argument("--tls-key", type=Path, metavar="FILE", help="the key of --tls-cert")
+    serve.add_argument(
+        "--tls-cert",
+        type=Path,
+        metavar="FILE",
+        help="serve HTTPS with this PEM (env EMULATOR_TLS_CERT)",
+    )
+    serve.add_argument(
+        "--tls-key", type=Path, metavar="FILE", help="the key of --tls-cert (env EMULATOR_TLS_KEY)"
+    )
     serve.add_argument(
         "--callback-ca",
         type=Path,
         metavar="FILE",
-        help="trust this CA (PEM) too when delivering webhooks and callbacks",
+        help="trust this CA (PEM) too when delivering webhooks and callbacks"
+        " (env EMULATOR_CALLBACK_CA)",
     )
 
 
 def apply(args: argparse.Namespace, values: dict[str, Any]) -> None:
-    """The flags into ``values`` (over the environment's); a ValueError naming the flag."""
+    """The flags into ``values`` (over the environment's); a ValueError naming the flag (or
+    the variable, for what only the environment gave)."""
     if args.retain is not None:
         try:
             values["retain_seconds"] = parse_retain(args.retain)
@@ -68,28 +78,44 @@ def apply(args: argparse.Namespace, values: dict[str, Any]) -> None:
             raise ValueError(f"--callback-hosts: {exc}") from None
     if args.strict_requests:
         values["strict_requests"] = True
-    if (args.tls_cert is None) != (args.tls_key is None):
-        raise ValueError("--tls-cert and --tls-key go together")
-    if args.tls_cert is not None:
-        tls.check_given(args.tls_cert, args.tls_key)
-        values.update(tls=True, tls_cert=args.tls_cert, tls_key=args.tls_key)
+    if args.tls_cert is not None or args.tls_key is not None:
+        if (args.tls_cert is None) != (args.tls_key is None):
+            raise ValueError("--tls-cert and --tls-key go together")
+        values.update(tls_cert=args.tls_cert, tls_key=args.tls_key)
+    elif (values.get("tls_cert") is None) != (values.get("tls_key") is None):
+        raise ValueError("EMULATOR_TLS_CERT and EMULATOR_TLS_KEY go together")
+    if values.get("tls_cert") is not None:
+        try:
+            tls.check_given(values["tls_cert"], values["tls_key"])
+        except ValueError as exc:
+            if args.tls_cert is not None:
+                raise
+            named = str(exc).replace("--tls-cert", "EMULATOR_TLS_CERT")
+            raise ValueError(named.replace("--tls-key", "EMULATOR_TLS_KEY")) from None
+        values["tls"] = True
     elif args.tls:
         values["tls"] = True
-    if args.callback_ca is not None:
+    callback_ca = args.callback_ca if args.callback_ca is not None else values.get("callback_ca")
+    if callback_ca is not None:
+        name = "--callback-ca" if args.callback_ca is not None else "EMULATOR_CALLBACK_CA"
         try:
-            ssl.create_default_context().load_verify_locations(cafile=args.callback_ca)
+            ssl.create_default_context().load_verify_locations(cafile=callback_ca)
         except (OSError, ssl.SSLError) as exc:
-            raise ValueError(
-                f"--callback-ca: {args.callback_ca} is not a PEM CA file ({exc})"
-            ) from None
-        values["callback_ca"] = args.callback_ca
+            raise ValueError(f"{name}: {callback_ca} is not a PEM CA file ({exc})") from None
+        values["callback_ca"] = callback_ca
 
 
 def make_certificate(settings: Settings) -> Settings:
     """With ``--tls`` and no certificate given: the emulator's own, made (or reused) now."""
     if not settings.tls or settings.tls_cert is not None:
         return settings
-    files = tls.ensure(tls.directory_for(settings.db_path), settings.host)
+    # In memory there is no file to keep it beside: one of its own, made for this run.
+    where = (
+        Path(tempfile.mkdtemp(prefix="payments-emulator-tls-"))
+        if settings.in_memory
+        else tls.directory_for(settings.db_path)
+    )
+    files = tls.ensure(where, settings.host)
     return dataclasses.replace(settings, tls_cert=files.cert, tls_key=files.key, tls_ca=files.ca)
 
 

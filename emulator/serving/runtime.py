@@ -93,8 +93,7 @@ class Runtime:
 
     @property
     def snapshot_dir(self) -> Path:
-        path = self.settings.db_path
-        return path.parent / f"{path.name}.snapshots"
+        return self.db.beside(".snapshots")  # in memory: gone with the process
 
     async def start(self) -> None:
         if self.started:

@@ -16,6 +16,7 @@ from emulator.kernel.clock import MODES, Mode, parse_iso
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8400
 DEFAULT_DB = Path(".emulator") / "emulator.sqlite3"
+MEMORY = Path(":memory:")  # --db :memory: / --ephemeral: everything in memory, no file
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
@@ -81,6 +82,11 @@ def parse_hosts(text: str) -> tuple[str, ...]:
     return hosts
 
 
+def parse_names(text: str) -> tuple[str, ...]:
+    """``a,b``: a comma-separated list (EMULATOR_SCENARIO), blanks dropped."""
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
 def parse_switch(text: str) -> bool:
     """``1``, ``true``, ``yes``, ``on`` or ``0``, ``false``, ``no``, ``off`` (any case)."""
     word = text.strip().lower()
@@ -123,7 +129,12 @@ class Settings:
     callback_ca: Path | None = None
     # Request bodies with keys the platform ignores are refused (400) instead of warned about.
     strict_requests: bool = False
+    log_level: str = "info"  # uvicorn's
     extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def in_memory(self) -> bool:
+        return self.db_path == MEMORY
 
     @property
     def loopback(self) -> bool:
@@ -187,6 +198,13 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(
         "EMULATOR_STRICT_REQUESTS", "--strict-requests", "off", "strict_requests", parse_switch
     ),
+    Variable("EMULATOR_SCENARIO", "--scenario", "none", "scenarios", parse_names),
+    Variable("EMULATOR_LOG_LEVEL", "--log-level", "info", "log_level", str.lower),
+    Variable("EMULATOR_EPHEMERAL", "--ephemeral", "off", "ephemeral", parse_switch),
+    Variable("EMULATOR_TLS", "--tls", "off", "tls", parse_switch),
+    Variable("EMULATOR_TLS_CERT", "--tls-cert", "none", "tls_cert", Path),
+    Variable("EMULATOR_TLS_KEY", "--tls-key", "none", "tls_key", Path),
+    Variable("EMULATOR_CALLBACK_CA", "--callback-ca", "none", "callback_ca", Path),
     Variable("EMULATOR_URL", "--url", DEFAULT_URL, read_by=(CLIENT_VERBS,)),
 )
 

@@ -29,11 +29,11 @@ def parse_port(text: str, name: str) -> int:
     return port
 
 
-def check_log_level(level: str) -> str:
+def check_log_level(level: str, name: str = "--log-level") -> str:
     from uvicorn.config import LOG_LEVELS
 
     if level.lower() not in LOG_LEVELS:
-        raise ValueError(f"--log-level must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+        raise ValueError(f"{name} must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
     return level.lower()
 
 
@@ -49,6 +49,8 @@ def check_admin_token(settings: Settings) -> None:
 def check_db_path(path: Path) -> None:
     """``--db`` must be a file that does not exist yet, is empty, or is an SQLite database.
     Nothing is created or changed here."""
+    if str(path) == ":memory:":
+        return
     if path.is_dir():
         raise ValueError(f"--db {path} is a directory, not an SQLite file")
     if path.exists() and not path.is_file():
@@ -93,7 +95,7 @@ class DatabaseState:
 
 def inspect_database(path: Path) -> DatabaseState:
     """Whether ``path`` is a database being reused, and its stored clock (read only)."""
-    if not path.is_file() or path.stat().st_size == 0:
+    if str(path) == ":memory:" or not path.is_file() or path.stat().st_size == 0:
         return DatabaseState(reused=False, stored_clock=None)
     stored: ClockState | None = None
     try:
@@ -120,6 +122,8 @@ def serving_clock(settings: Settings, state: DatabaseState) -> Clock:
 def clock_lines(settings: Settings, state: DatabaseState) -> list[str]:
     clock = serving_clock(settings, state)
     where = "existing file, reused" if state.reused else "new file"
+    if settings.in_memory:
+        where = "in memory: nothing is kept when it stops"
     lines = [f"  clock         {clock.mode}, now {iso(clock.now())}"]
     stored = None if settings.clock_explicit else state.stored_clock  # restored at start
     if stored is not None and clock.mode == "real":

@@ -462,6 +462,11 @@ async def test_control_plane_needs_the_admin_token_off_loopback(tmp_path: Path):
             allowed = await http.get("/_emulator/clock", headers={"Authorization": "Bearer s3cret"})
             assert allowed.status_code == 200
             assert (await http.post("/_emulator/sink/hooks", json={})).status_code == 200
+            # Health checks of orchestrators carry no token: status and version, nothing else.
+            health = await http.get("/_emulator/health")
+            assert health.status_code == 200
+            assert set(health.json()) == {"status", "version"}
+            assert (await http.get("/_emulator/health/x")).status_code == 401
 
 
 async def test_journal_records_the_merchant_of_a_token_request(http):
@@ -579,6 +584,7 @@ def _open_descriptors() -> int:
     return len(list(fds.iterdir())) if fds.is_dir() else 0
 
 
+@pytest.mark.needs_file
 async def test_a_restore_that_cannot_copy_is_a_clear_error_and_leaks_nothing(http, runtime):
     """The spare file's place taken by a directory: a 500 that says so, no descriptor leaked."""
     assert (await http.post("/_emulator/snapshots/good")).status_code == 201

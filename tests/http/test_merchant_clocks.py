@@ -812,6 +812,7 @@ async def test_a_reset_drops_merchant_clocks(http):
     assert [j["kind"] for j in (await schedule(http))["jobs"]] == ["retention.prune"]
 
 
+@pytest.mark.needs_file
 async def test_a_restart_keeps_merchant_clocks_and_their_jobs(tmp_path: Path):
     settings = settings_for(tmp_path, clock_explicit=False)
 

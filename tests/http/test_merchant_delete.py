@@ -59,6 +59,7 @@ def _rows_of(db: Path, company_id: str) -> dict[str, int]:
     return found
 
 
+@pytest.mark.needs_file
 async def test_deleting_a_merchant_removes_everything_of_it_and_nothing_else(
     runtime: Runtime, http: httpx.AsyncClient
 ):
@@ -112,6 +113,7 @@ async def test_deleting_a_merchant_removes_everything_of_it_and_nothing_else(
     assert advanced.status_code == 200, advanced.text
 
 
+@pytest.mark.needs_file
 async def test_a_restart_after_a_delete_is_fine(tmp_path: Path):
     settings = settings_for(tmp_path)
     async with Runtime(settings) as rt:

@@ -12,13 +12,16 @@ from emulator.http.control.errors import error
 
 PREFIX = "/_emulator/"
 COOKIE = "emulator_admin_token"  # the QA console keeps the token here (asked once)
+# Open to GET without the token: the console's page (no data, it asks for the token) and the
+# health check (status and version only), for orchestrators' and CI services' health checks.
+OPEN = frozenset({PREFIX, PREFIX + "health"})
 
 
 class AdminGuard:
     """Requires ``Authorization: Bearer <admin token>`` on the control plane when a token is
     configured (an empty one lets nothing through), or the QA console's cookie holding it.
-    Deliveries to the built-in sink are exempt: webhooks carry no admin token; so is the
-    console's page itself, which holds no data (it asks for the token)."""
+    Deliveries to the built-in sink are exempt: webhooks carry no admin token; so are the
+    console's page itself, which holds no data (it asks for the token), and the health check."""
 
     def __init__(self, app: ASGIApp, token: str | None) -> None:
         self.app = app
@@ -59,6 +62,6 @@ class AdminGuard:
         path: str = scope["path"]
         if not path.startswith(PREFIX):
             return False
-        if path == PREFIX and scope["method"] in ("GET", "HEAD"):
-            return False  # the console's page: no data, it asks for the token
+        if path in OPEN and scope["method"] in ("GET", "HEAD"):
+            return False
         return not (scope["method"] == "POST" and path.startswith(PREFIX + "sink/"))
