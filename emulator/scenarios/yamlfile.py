@@ -69,19 +69,19 @@ def _check_strings(node: Any) -> None:
             _check_strings(item)
 
 
-def load(raw: str | bytes) -> tuple[Any, str]:
-    """The document and its text."""
+def load(raw: str | bytes, limit: int = MAX_BYTES, what: str = "a scenario") -> tuple[Any, str]:
+    """The document and its text (``limit``: its size at most, a scenario's by default)."""
     if isinstance(raw, bytes):
-        if len(raw) > MAX_BYTES:
-            raise YamlRefused(f"a scenario is at most {MAX_BYTES // 1024} KiB")
+        if len(raw) > limit:
+            raise YamlRefused(f"{what} is at most {limit // 1024} KiB")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise YamlRefused(f"not UTF-8 text (byte {exc.start})") from None
     else:
         text = raw
-    if len(text) > MAX_BYTES:
-        raise YamlRefused(f"a scenario is at most {MAX_BYTES // 1024} KiB")
+    if len(text) > limit:
+        raise YamlRefused(f"{what} is at most {limit // 1024} KiB")
     if _depth(text) > MAX_DEPTH:
         raise YamlRefused(f"nested more than {MAX_DEPTH} levels deep")
     try:

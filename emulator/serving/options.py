@@ -13,6 +13,8 @@ from typing import Any
 
 from emulator.serving import tls
 from emulator.serving.settings import Settings, parse_hosts, parse_retain
+from emulator.state import load as state_load
+from emulator.state.tables import Refused
 
 
 def add_flags(serve: argparse.ArgumentParser) -> None:
@@ -53,6 +55,22 @@ def add_flags(serve: argparse.ArgumentParser) -> None:
         help="trust this CA (PEM) too when delivering webhooks and callbacks",
     )
 
+    serve.add_argument(
+        "--load",
+        action="append",
+        type=Path,
+        metavar="FILE",
+        help="load this state file (YAML or JSON, as GET /_emulator/export writes it) at start"
+        " (repeatable; env EMULATOR_LOAD, paths separated like PATH)",
+    )
+    serve.add_argument(
+        "--states",
+        type=Path,
+        metavar="DIR",
+        help="the folder of named states: POST /_emulator/states/{name} loads DIR/name.yaml"
+        " (env EMULATOR_STATES)",
+    )
+
 
 def apply(args: argparse.Namespace, values: dict[str, Any]) -> None:
     """The flags into ``values`` (over the environment's); a ValueError naming the flag."""
@@ -83,6 +101,30 @@ def apply(args: argparse.Namespace, values: dict[str, Any]) -> None:
                 f"--callback-ca: {args.callback_ca} is not a PEM CA file ({exc})"
             ) from None
         values["callback_ca"] = args.callback_ca
+    if args.load:
+        values["load"] = tuple(args.load)
+    if args.states is not None:
+        values["states"] = args.states
+    _check_state_files(values)
+
+
+def _check_state_files(values: dict[str, Any]) -> None:
+    """State files are read and checked before anything starts (what they hold is checked
+    against the database when they load)."""
+    folder = values.get("states")
+    if isinstance(folder, Path) and not folder.is_dir():
+        raise ValueError(f"--states: {folder} is not a folder")
+    loads = values.get("load", ())
+    assert isinstance(loads, tuple)
+    for path in loads:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise ValueError(f"--load: {path}: {exc.strerror or exc}") from None
+        try:
+            state_load.check_top(state_load.decode(raw, path.suffix == ".json"))
+        except Refused as exc:
+            raise ValueError(f"--load: {path}: {exc}") from None
 
 
 def make_certificate(settings: Settings) -> Settings:

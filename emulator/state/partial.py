@@ -1,0 +1,124 @@
+"""Entries a hand-written file gives without ``data``: what is missing gets the defaults of
+the API, through the domain's own constructors, at the file's instant.
+
+A merchant without ``data`` is made as ``POST /_emulator/merchants`` makes one (its
+credentials, brand and profile generated, each list given in the file used instead); a
+webhook or a client without ``data`` is its ``POST`` body, validated and built as the API
+builds it. Nothing is emitted: loading a state is not the objects happening.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from emulator.domain import clients as clients_domain
+from emulator.domain import webhooks as webhooks_domain
+from emulator.domain.clients import Client, ClientInput
+from emulator.domain.errors import ApiError, ValidationFailed
+from emulator.domain.merchants import Merchant, MerchantProfile, MerchantSeed
+from emulator.domain.purchase_model import Internal, Purchase
+from emulator.domain.webhooks import Webhook, WebhookInput
+from emulator.state.tables import Refused
+
+if TYPE_CHECKING:
+    from emulator.kernel.context import Context
+
+# The object types a file's ``data`` is checked against (the first wrong key is named).
+DATA_TYPES: dict[str, type[msgspec.Struct]] = {
+    "merchant": Merchant,
+    "profiles": MerchantProfile,
+    "webhooks": Webhook,
+    "clients": Client,
+    "purchases": Purchase,
+}
+INTERNAL_TYPES: dict[str, type[msgspec.Struct]] = {"purchases": Internal}
+BUILT = ("webhooks", "clients")  # may be given as their API body
+_AT = re.compile(r" - at `\$(.*)`$")
+
+
+def check(path: str, value: Any, kind: type[msgspec.Struct]) -> None:
+    """``value`` decodes as ``kind``; else the key path of its first error."""
+    try:
+        msgspec.convert(value, kind)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        found = _AT.search(text)
+        where = path + (found.group(1) if found else "")
+        raise Refused(where, _AT.sub("", text)) from None
+
+
+def _api_error(path: str, exc: ApiError) -> Refused:
+    first = exc.errors[0] if isinstance(exc, ValidationFailed) and exc.errors else exc
+    field = "" if first.field in ("", "__all__") else f".{first.field}"
+    return Refused(path + field, first.detail)
+
+
+def body(path: str, item: dict[str, Any], kind: type[msgspec.Struct]) -> Any:
+    given = {k: v for k, v in item.items() if k != "id"}
+    try:
+        return msgspec.convert(given, kind)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        found = _AT.search(text)
+        raise Refused(path + (found.group(1) if found else ""), _AT.sub("", text)) from None
+
+
+def webhook(
+    rt: Context, path: str, item: dict[str, Any], keys: tuple[str, str], now_s: int
+) -> dict[str, Any]:
+    """A webhook's row from its API body: (private key, public key) made beforehand."""
+    data = body(path, item, WebhookInput)
+    webhook_id = _id(path, item) or rt.ids.uuid()
+    try:
+        made = webhooks_domain.create(data, webhook_id, keys[1], now_s, rt.url_rule)
+    except ApiError as exc:
+        raise _api_error(path, exc) from None
+    return {"id": made.id, "private_key": keys[0], "data": msgspec.json.encode(made)}
+
+
+def client(rt: Context, path: str, item: dict[str, Any], now_s: int) -> dict[str, Any]:
+    data = body(path, item, ClientInput)
+    client_id = _id(path, item) or rt.ids.uuid()
+    try:
+        made, _ = clients_domain.create(data, client_id, now_s)
+    except ApiError as exc:
+        raise _api_error(path, exc) from None
+    return {"id": made.id, "email_key": made.email_key, "data": msgspec.json.encode(made)}
+
+
+def _id(path: str, item: dict[str, Any]) -> str | None:
+    value = item.get("id")
+    if value is not None and not isinstance(value, str):
+        raise Refused(f"{path}.id", "must be a string")
+    return value
+
+
+def seed_entries(seed: MerchantSeed) -> dict[str, list[dict[str, Any]]]:
+    """A generated merchant's credentials as a file gives them (profiles: see ``profile``)."""
+    return {
+        "brands": [{"id": b.id, "name": b.name} for b in seed.brands],
+        "api_keys": [
+            {"key": seed.api_key, "environment": "sandbox"},
+            {"key": seed.production_api_key, "environment": "production"},
+        ],
+        "oauth_clients": [
+            {
+                "client_id": seed.client_id,
+                "number": seed.client_number,
+                "secret": seed.client_secret,
+            }
+        ],
+    }
+
+
+def merchant_data(seed: MerchantSeed, company_id: str, name: str, created_s: int) -> Merchant:
+    return Merchant(
+        company_id=company_id,
+        name=name,
+        created_on=created_s,
+        default_brand_id=seed.brands[0].id,
+        bank_accounts=seed.bank_accounts,
+    )
