@@ -131,7 +131,8 @@ class Runtime:
         await self.scheduler.refresh()
         for path in self.settings.load:  # every start: the file's merchants as it has them
             raw = await asyncio.to_thread(path.read_bytes)
-            await state_load.load_bytes(self, raw, path.suffix == ".json")
+            json_hint = path.suffix == ".json"
+            await state_load.load_bytes(self, raw, self.settings.base_url, json_hint)
         trust = tuple(p for p in (self.settings.callback_ca, self.settings.tls_ca) if p)
         self.sender = Sender(
             self.settings.port, lambda: None if self.served else self.app, trust, self._transport

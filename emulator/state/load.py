@@ -93,7 +93,7 @@ def _loaded(tx: Tx, value: Any, now_us: int) -> dict[str, str]:
     return out
 
 
-async def load(rt: Context, doc: Any) -> dict[str, Any]:
+async def load(rt: Context, doc: Any, base_url: str) -> dict[str, Any]:
     """Load a decoded state file; what was loaded."""
     doc = check_top(doc)
     server = None
@@ -104,7 +104,7 @@ async def load(rt: Context, doc: Any) -> dict[str, Any]:
     for index, item in enumerate(listed):
         for path in merchant.prepare_keys(item, f"merchants[{index}]"):
             keys[path] = await asyncio.to_thread(signing.generate)
-    prepared = merchant.Prepared(keys=keys)
+    prepared = merchant.Prepared(keys=keys, base_url=base_url)
     now_us = rt.clock.server.now_us() if server is None else _now_of(server)
 
     def unit(tx: Tx) -> list[str]:
@@ -145,9 +145,11 @@ def refused(exc: Refused) -> ControlError:
     return ControlError(exc.status, code, str(exc))
 
 
-async def load_bytes(rt: Context, raw: bytes, json_hint: bool = False) -> dict[str, Any]:
+async def load_bytes(
+    rt: Context, raw: bytes, base_url: str, json_hint: bool = False
+) -> dict[str, Any]:
     try:
-        return await load(rt, decode(raw, json_hint))
+        return await load(rt, decode(raw, json_hint), base_url)
     except Refused as exc:
         raise refused(exc) from None
 
@@ -172,7 +174,7 @@ def named_file(folder: Path | None, name: str) -> Path:
     raise ControlError(404, "state_not_found", f"no state named {name!r} in the states folder")
 
 
-async def load_named(rt: Context, folder: Path | None, name: str) -> dict[str, Any]:
+async def load_named(rt: Context, folder: Path | None, name: str, base_url: str) -> dict[str, Any]:
     path = named_file(folder, name)
     raw = await asyncio.to_thread(path.read_bytes)
-    return {"name": name, **await load_bytes(rt, raw, path.suffix == ".json")}
+    return {"name": name, **await load_bytes(rt, raw, base_url, path.suffix == ".json")}

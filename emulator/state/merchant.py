@@ -17,11 +17,13 @@ from emulator.kernel.clock import CLOCK_RANGE, MODES, Clock, ClockState, from_us
 from emulator.kernel.storage import Tx
 from emulator.repos import merchant_deletion
 from emulator.repos import merchants as merchants_repo
+from emulator.repos import purchases as purchases_repo
 from emulator.repos import scenarios as scenarios_repo
 from emulator.scenarios import library
 from emulator.scenarios.rules import InvalidScenario, parse
 from emulator.services import jobs as jobs_table
 from emulator.services import merchants as merchants_service
+from emulator.services.purchase_jobs import DUE_JOB
 from emulator.state import partial
 from emulator.state.tables import BY_KEY, TABLES, Refused, columns, insert, parse_instant, row
 
@@ -40,9 +42,11 @@ MIRRORED = {
 
 
 class Prepared(msgspec.Struct):
-    """What a merchant's entries need made before the unit of work (key pairs are slow)."""
+    """What a merchant's entries need made before the unit of work (key pairs are slow), and
+    where the emulator is served (a purchase's page URLs)."""
 
     keys: dict[str, tuple[str, str]]  # webhook path -> (private, public)
+    base_url: str
 
 
 def clock_state(path: str, value: Any) -> ClockState:
@@ -131,6 +135,9 @@ def write(
         cols = columns(tx, table)
         for index, entry in enumerate(listed):
             where = f"{path}.{key}[{index}]"
+            if key == "purchases" and isinstance(entry, dict) and "data" not in entry:
+                _purchase(rt, tx, where, entry, company_id, now_s, prepared, item)
+                continue
             values = _values(rt, where, key, entry, cols, now_s, prepared)
             for mirrored in MIRRORED.get(table.name, ()):
                 status = msgspec.json.decode(values["data"]).get(mirrored)
@@ -145,6 +152,35 @@ def write(
     _scenarios(tx, f"{path}.scenarios", company_id, item.get("scenarios"), now_us)
     _jobs(tx, f"{path}.jobs", company_id, item, now_us)
     return company_id
+
+
+def _purchase(
+    rt: Context,
+    tx: Tx,
+    where: str,
+    entry: dict[str, Any],
+    company_id: str,
+    now_s: int,
+    prepared: Prepared,
+    item: dict[str, Any],
+) -> None:
+    made, internal = partial.purchase(rt, tx, where, entry, company_id, now_s, prepared.base_url)
+    try:
+        purchases_repo.insert(tx, company_id, made, internal)
+    except sqlite3.IntegrityError as exc:
+        raise Refused(where, f"clashes with what is stored ({exc})", 409) from None
+    if made.status == "created":  # as the API schedules it: overdue (or expired) at due
+        timeline = company_id if item.get("clock") is not None else ""
+        _job(tx, company_id, timeline, DUE_JOB, made.due * 1_000_000, {"purchase_id": made.id})
+
+
+def _job(
+    tx: Tx, company_id: str, timeline: str, kind: str, due_us: int, payload: dict[str, Any]
+) -> None:
+    tx.execute(
+        "INSERT INTO jobs (merchant_id, kind, due_us, payload, timeline) VALUES (?, ?, ?, ?, ?)",
+        (company_id, kind, due_us, msgspec.json.encode(payload), timeline),
+    )
 
 
 def _values(
@@ -253,8 +289,4 @@ def _jobs(tx: Tx, path: str, company_id: str, item: dict[str, Any], now_us: int)
         payload = entry.get("payload", {})
         if not isinstance(payload, dict):
             raise Refused(f"{where}.payload", "must be a mapping")
-        tx.execute(
-            "INSERT INTO jobs (merchant_id, kind, due_us, payload, timeline)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (company_id, kind, due, msgspec.json.encode(payload), timeline),
-        )
+        _job(tx, company_id, timeline, kind, due, payload)

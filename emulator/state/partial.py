@@ -17,10 +17,17 @@ import msgspec
 from emulator.domain import clients as clients_domain
 from emulator.domain import webhooks as webhooks_domain
 from emulator.domain.clients import Client, ClientInput
-from emulator.domain.errors import ApiError, ValidationFailed
+from emulator.domain.errors import ApiError, FieldError, ValidationFailed
 from emulator.domain.merchants import Merchant, MerchantProfile, MerchantSeed
-from emulator.domain.purchase_model import Internal, Purchase
+from emulator.domain.purchase_input import PurchaseInput, build, validate
+from emulator.domain.purchase_model import Internal, Purchase, PurchaseClient, StatusChange
+from emulator.domain.purchases import TRANSITIONS
 from emulator.domain.webhooks import Webhook, WebhookInput
+from emulator.kernel.storage import Tx
+from emulator.repos import clients as clients_repo
+from emulator.repos import merchants as merchants_repo
+from emulator.repos import purchases as purchases_repo
+from emulator.services import purchases as purchases_service
 from emulator.state.tables import Refused
 
 if TYPE_CHECKING:
@@ -35,7 +42,8 @@ DATA_TYPES: dict[str, type[msgspec.Struct]] = {
     "purchases": Purchase,
 }
 INTERNAL_TYPES: dict[str, type[msgspec.Struct]] = {"purchases": Internal}
-BUILT = ("webhooks", "clients")  # may be given as their API body
+BUILT = ("webhooks", "clients", "purchases")  # may be given as their API body
+PURCHASE_STATUSES = frozenset({s for s, _ in TRANSITIONS} | {s for s, _ in TRANSITIONS.values()})
 _AT = re.compile(r" - at `\$(.*)`$")
 
 
@@ -122,3 +130,58 @@ def merchant_data(seed: MerchantSeed, company_id: str, name: str, created_s: int
         default_brand_id=seed.brands[0].id,
         bank_accounts=seed.bank_accounts,
     )
+
+
+def purchase(
+    rt: Context,
+    tx: Tx,
+    path: str,
+    item: dict[str, Any],
+    company_id: str,
+    now_s: int,
+    base_url: str,
+) -> tuple[Purchase, Internal]:
+    """A purchase from its ``POST /purchases/`` body (``brand_id`` defaults to the merchant's
+    first brand), built as the API builds it; with ``status``, it is in that status since the
+    file's instant (its history says so; nothing else of a payment is made up)."""
+    status = item.get("status", "created")
+    if status not in PURCHASE_STATUSES:
+        raise Refused(f"{path}.status", f"must be one of: {', '.join(sorted(PURCHASE_STATUSES))}")
+    given = {k: v for k, v in item.items() if k not in ("id", "status")}
+    brands = merchants_repo.brand_ids(tx, company_id)
+    if "brand_id" not in given and brands:
+        given["brand_id"] = brands[0]
+    data = body(path, given, PurchaseInput)
+    try:
+        details, client_fields = validate(data, rt.url_rule)
+        if data.brand_id.lower() not in brands:
+            raise FieldError("brand_id", "invalid", "No brand with this id.")
+        if client_fields is None:
+            assert isinstance(data.client_id, str)
+            client = purchases_service.client_of(tx, company_id, data.client_id)
+            client_id = data.client_id.lower()
+        else:
+            stored = clients_repo.get_by_email(tx, company_id, client_fields["email"])
+            if stored is None:
+                stored, _ = clients_domain.create_valid(client_fields, rt.ids.uuid(), now_s)
+                clients_repo.insert(tx, company_id, stored)
+            client = msgspec.convert(msgspec.to_builtins(client_fields), PurchaseClient)
+            client_id = stored.id
+    except ApiError as exc:
+        raise _api_error(path, exc) from None
+    made = build(
+        data,
+        details,
+        client,
+        client_id,
+        purchase_id=_id(path, item) or rt.ids.uuid(),
+        company_id=company_id,
+        reference_generated=f"EM{purchases_repo.next_number(tx)}",
+        base_url=base_url,
+        now=now_s,
+    )
+    made.issuer_details = purchases_service.issuer_of(tx, company_id)
+    if status != "created":
+        made.status = status
+        made.status_history.append(StatusChange(status=status, timestamp=now_s))
+    return made, Internal()

@@ -14,6 +14,11 @@ from emulator.state import load as state_load
 MEDIA = {"yaml": "application/yaml", "json": "application/json"}
 
 
+def _base_url(request: Request) -> str:
+    """Where the caller reaches the emulator: the page URLs of purchases a file makes."""
+    return str(request.base_url).rstrip("/")
+
+
 async def export(request: Request) -> Response:
     query = request.query_params
     fmt = query.get("format", "yaml")
@@ -30,7 +35,8 @@ async def import_(request: Request) -> Response:
     if not raw.strip():
         raise ControlError(400, "invalid_state", "the body must be a state file (YAML or JSON)")
     json_hint = "json" in request.headers.get("content-type", "")
-    return JSON(await state_load.load_bytes(runtime(request), raw, json_hint))
+    loaded = await state_load.load_bytes(runtime(request), raw, _base_url(request), json_hint)
+    return JSON(loaded)
 
 
 async def states(request: Request) -> Response:
@@ -40,7 +46,8 @@ async def states(request: Request) -> Response:
 
 async def load_state(request: Request) -> Response:
     rt = runtime(request)
-    return JSON(await state_load.load_named(rt, rt.settings.states, request.path_params["name"]))
+    name = request.path_params["name"]
+    return JSON(await state_load.load_named(rt, rt.settings.states, name, _base_url(request)))
 
 
 ROUTES = [
