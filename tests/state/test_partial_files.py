@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -149,3 +150,15 @@ async def test_one_merchants_export(http: httpx.AsyncClient, merchant: dict[str,
     assert missing.status_code == 404
     bad = await http.get("/_emulator/export", params={"format": "xml"})
     assert bad.status_code == 400
+
+
+async def test_the_manuals_partial_file_loads(http: httpx.AsyncClient) -> None:
+    page = (Path(__file__).parents[2] / "docs" / "state.md").read_text()
+    section = page.split("## Partial files", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert (await load(http, example)).status_code == 200
+    document: dict[str, Any] = yaml.safe_load(example)
+    document["merchants"][0]["purchases"][0]["purchase"]["products"] = "none"
+    refused = await load(http, yaml.safe_dump(document))
+    message = "merchants[0].purchases[0].purchase.products: Expected `array`, got `str`"
+    assert refused.json()["error"]["message"] == message
