@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from emulator.delivery import signing
 from emulator.delivery.dispatch import CURSOR_KEY
@@ -61,7 +64,7 @@ def check_top(doc: Any) -> dict[str, Any]:
     version = doc.get("version")
     if version is None:
         raise Refused("version", f"is required (this release writes {VERSION})")
-    if version != VERSION:
+    if version != VERSION or isinstance(version, bool):
         raise Refused("version", f"{version!r} is not a version this release reads ({VERSION})")
     return doc
 
@@ -131,7 +134,13 @@ async def load(rt: Context, doc: Any, base_url: str) -> dict[str, Any]:
 
     await rt.deliveries.flush()  # what is stored is dispatched before the cursor moves on
     async with rt.scheduler.paused():
-        ids = await rt.db.write(unit, alone=True)
+        try:
+            ids = await rt.db.write(unit, alone=True)
+        except Refused:
+            raise
+        except (sqlite3.Error, msgspec.MsgspecError, OverflowError, TypeError, ValueError) as exc:
+            # what the checks above did not name: still the file's, and still nothing loaded
+            raise Refused("", f"the file cannot be loaded: {exc}") from None
         if server is not None:
             rt.scheduler.server.clock.restore(server)
         rt.scheduler.timelines.forget_own_clocks()

@@ -7,6 +7,7 @@ lists read back in the same order. An id another merchant holds is a clash (409)
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 MERCHANT_KEYS = ("id", "name", "created", "data", "clock", "scenarios", "jobs")
 KEYS = (*MERCHANT_KEYS, *BY_KEY)
+COMPANY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")  # one path segment
 UNLOADED_JOBS = ("delivery.send", "retention.prune")
 # Columns kept beside an object's data that repeat one of its fields: set from the data.
 MIRRORED = {
@@ -96,6 +98,8 @@ def write(
                 f"{path}.{key}", f"is not a key of a merchant; the keys: {', '.join(KEYS)}"
             )
     company_id = text(f"{path}.id", item["id"]) if "id" in item else rt.ids.uuid()
+    if not COMPANY_ID.match(company_id):
+        raise Refused(f"{path}.id", "a company_id is 1-64 letters, digits, '.', '_' or '-'")
     removed = merchant_deletion.delete(tx, company_id)
     name = text(f"{path}.name", item["name"]) if "name" in item else None
     seed: MerchantSeed = merchants_service.fresh_seed(

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from emulator.kernel.clock import from_us, iso, parse_iso, to_us
+from emulator.kernel.clock import CLOCK_RANGE, from_us, in_clock_range, iso, parse_iso, to_us
 from emulator.kernel.storage import Tx
 
 JSON_COLUMNS = frozenset({"data", "internal", "payload", "filters"})
@@ -139,15 +139,24 @@ def rows_of(tx: Tx, table: Table, merchant_id: str) -> list[dict[str, Any]]:
     return [entry(row, cols) for row in found]
 
 
+def _fits(value: int) -> bool:
+    return -(2**63) <= value < 2**63
+
+
 def parse_instant(path: str, value: Any) -> int:
+    """An ISO-8601 instant (or microseconds since the epoch), within the clock's range."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if not isinstance(value, str):
+        moment = value
+    elif isinstance(value, str):
+        try:
+            moment = to_us(parse_iso(value))
+        except (ValueError, OverflowError):
+            raise Refused(path, f"is not an ISO-8601 instant: {value[:40]!r}") from None
+    else:
         raise Refused(path, "must be an ISO-8601 instant")
-    try:
-        return to_us(parse_iso(value))
-    except (ValueError, OverflowError):
-        raise Refused(path, f"is not an ISO-8601 instant: {value[:40]!r}") from None
+    if not in_clock_range(moment):
+        raise Refused(path, f"must be {CLOCK_RANGE}")
+    return moment
 
 
 def row(path: str, item: Any, cols: list[Column]) -> dict[str, Any]:
@@ -179,10 +188,10 @@ def row(path: str, item: Any, cols: list[Column]) -> dict[str, Any]:
         elif col.kind == "instant":
             value = parse_instant(where, value)
         elif col.kind == "int":
-            if isinstance(value, bool) and col.name in ("dispatched", "tokenized", "is_error"):
+            if isinstance(value, bool) and col.name in ("tokenized", "is_error"):
                 value = int(value)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise Refused(where, "must be an integer")
+            if isinstance(value, bool) or not isinstance(value, int) or not _fits(value):
+                raise Refused(where, "must be an integer (64 bits)")
         elif not isinstance(value, str):
             raise Refused(where, "must be a string")
         out[col.name] = value

@@ -105,11 +105,35 @@ async def test_each_error_names_its_key(http: httpx.AsyncClient) -> None:
         ("version: 1\nmerchants: [{id: m, jobs: [{kind: x.y}]}]\n", "merchants[0].jobs[0].kind"),
         ("[1, 2", "not valid YAML"),
         ("version: 1\nactive_scenarios: [{name: no-such}]\n", "active_scenarios[0].name"),
+        ("version: true\n", "version: True is not a version"),
+        ("- 1\n", "a state file is a mapping"),
+        ("version: 1\nmerchants: [{id: a/b}]\n", "merchants[0].id: a company_id is"),
+        (
+            "version: 1\nmerchants: [{id: m, oauth_clients: [{client_id: c, number: "
+            + str(2**70)
+            + ", secret: s}]}]\n",
+            "merchants[0].oauth_clients[0].number: must be an integer",
+        ),
+        (
+            "version: 1\nmerchants: [{id: m, jobs: [{kind: purchase.due, due: 99999-01-01}]}]\n",
+            "merchants[0].jobs[0].due",
+        ),
     ]
     for text, message in cases:
         response = await load(http, text)
         assert response.status_code == 400, (text, response.text)
         assert message in response.json()["error"]["message"], (text, response.text)
+
+
+async def test_a_json_body_is_read_as_json(http: httpx.AsyncClient) -> None:
+    document = {"version": 1, "merchants": [{"id": COMPANY, "name": "From JSON"}]}
+    response = await http.post("/_emulator/import", json=document)
+    assert response.status_code == 200, response.text
+    broken = await http.post(
+        "/_emulator/import", content=b'{"version": 1,', headers={"Content-Type": "application/json"}
+    )
+    assert broken.status_code == 400
+    assert "not valid JSON" in broken.json()["error"]["message"]
 
 
 async def test_an_id_another_merchant_holds_is_a_conflict(

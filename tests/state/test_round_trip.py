@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import yaml
 
 from emulator.serving.app import create_app
@@ -15,6 +16,8 @@ from emulator.serving.runtime import Runtime
 from tests.conftest import check_against_the_document, settings_for, token_for
 from tests.http.bank_helpers import debicheck_body, eft_body
 from tests.http.purchase_helpers import purchase_body
+
+pytestmark = pytest.mark.slow  # three days of every object kind's jobs, twice
 
 SCENARIO = """\
 name: slow-webhooks
@@ -117,7 +120,26 @@ async def build(http: httpx.AsyncClient) -> tuple[dict[str, str], dict[str, str]
     await ok(await http.post("/_emulator/scenarios", content=SCENARIO), 201)
     scope = {"merchant": merchant["company_id"]}
     await ok(await http.post("/_emulator/scenarios/slow-webhooks/activate", json=scope))
-    await ok(await http.post("/_emulator/clock/advance", json={"hours": 1}))
+    header = "profileCode,externalReference,abbreviatedName,contractReference,amountCents,"
+    header += "paymentDate,serviceType,realTimeClearing,debtor.accountNumber,debtor.branchCode,"
+    header += "creditor.accountNumber,creditor.branchCode,creditor.name"
+    row = f"{profile},B-1,PAYROLL,INV-1,1000,2026-01-05T00:00:00Z,ONEDAY,true,4052218811,051001,"
+    row += "110000001,250655,Ann"
+    upload = await ok(
+        await http.post(
+            "/v2/payment/eft/upload/csv",
+            content=f"{header}\n{row}\nNOPE,B-2".encode(),
+            headers={**v2, "Content-Type": "text/csv"},
+        )
+    )
+    windows = f"/_emulator/merchants/{merchant['company_id']}/debicheck-windows"
+    await ok(await http.put(windows, json={"realtime_seconds": 300}))
+    with_callback = purchase_body(merchant, success_callback="https://merchant.example/ok")
+    called = await ok(await http.post("/api/v1/purchases/", json=with_callback, headers=gw), 201)
+    await ok(await http.post(f"/_emulator/purchases/{called['id']}/pay", json={}))
+    await ok(await http.post("/_emulator/clock/advance", json={"days": 3}))  # outcomes, statements
+    fresh = await token_for(http, merchant["client_id"], merchant["client_secret"])
+    v2 = {"Authorization": f"Bearer {fresh}"}  # the first expired
     subscriber = added["billing_template_client"]["id"]
     paths = [
         f"/api/v1/webhooks/{webhook['id']}/",
@@ -138,6 +160,8 @@ async def build(http: httpx.AsyncClient) -> tuple[dict[str, str], dict[str, str]
         f"/v2/collection/eft/{collection['id']}/status",
         f"/v2/mandate/debicheck/{mandate['id']}/status",
         f"/v2/payment/eft/{payment['id']}/status",
+        f"/v2/collection/eft/download/csv/{upload['bulkUploadId']}",
+        f"/_emulator/merchants/{merchant['company_id']}/debicheck-windows",
         "/v2/mandate/eft",
         "/v2/collection/debicheck",
         "/v2/merchantprofile",
@@ -154,7 +178,8 @@ async def answers(
     out = {}
     for path in paths:
         response = await http.get(path, headers=v2 if path.startswith("/v2/") else gw)
-        out[path] = (response.status_code, response.json())
+        is_json = response.headers.get("content-type", "").startswith("application/json")
+        out[path] = (response.status_code, response.json() if is_json else response.text)
     return out
 
 
