@@ -6,11 +6,14 @@ start-up (one line naming the flag, exit 2, nothing created) and its banner line
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import ssl
+import tempfile
 from pathlib import Path
 from typing import Any
 
+from emulator.domain.errors import ControlError
 from emulator.serving import tls
 from emulator.serving.settings import Settings, parse_hosts, parse_retain
 from emulator.state import load as state_load
@@ -116,6 +119,7 @@ def _check_state_files(values: dict[str, Any]) -> None:
         raise ValueError(f"--states: {folder} is not a folder")
     loads = values.get("load", ())
     assert isinstance(loads, tuple)
+    files: list[tuple[Path, bytes]] = []
     for path in loads:
         try:
             raw = path.read_bytes()
@@ -125,6 +129,24 @@ def _check_state_files(values: dict[str, Any]) -> None:
             state_load.check_top(state_load.decode(raw, path.suffix == ".json"))
         except Refused as exc:
             raise ValueError(f"--load: {path}: {exc}") from None
+        files.append((path, raw))
+    if files:
+        asyncio.run(_dry_run(files))
+
+
+async def _dry_run(files: list[tuple[Path, bytes]]) -> None:
+    """Load the files into a throwaway emulator: what they hold is checked before anything
+    starts (only a clash with the state of the database served is left for the start)."""
+    from emulator.serving.runtime import Runtime
+
+    with tempfile.TemporaryDirectory(prefix="emulator-load-") as folder:
+        scratch = Settings(db_path=Path(folder) / "check.sqlite3", retain_seconds=None)
+        async with Runtime(scratch) as rt:
+            for path, raw in files:
+                try:
+                    await state_load.load_bytes(rt, raw, scratch.base_url, path.suffix == ".json")
+                except ControlError as exc:
+                    raise ValueError(f"--load: {path}: {exc.detail}") from None
 
 
 def make_certificate(settings: Settings) -> Settings:

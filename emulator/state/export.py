@@ -97,11 +97,8 @@ def _merchant(tx: Tx, merchant_id: str, own: dict[str, ClockState]) -> dict[str,
 
 def document(tx: Tx, server: ClockState, merchant_id: str | None) -> dict[str, Any]:
     own = dict(merchants_repo.own_clocks(tx))
-    doc: dict[str, Any] = {
-        "version": VERSION,
-        "exported_at": clock_entry(server)["now"],
-        "clock": clock_entry(server),
-    }
+    clock = clock_entry(server)  # read once: a real clock moves on
+    doc: dict[str, Any] = {"version": VERSION, "exported_at": clock["now"], "clock": clock}
     if merchant_id is None:
         scenarios = tx.all("SELECT name, source, loaded_us FROM scenarios ORDER BY loaded_us, name")
         if scenarios:

@@ -65,6 +65,17 @@ def test_serve_refuses_a_bad_load_file_in_one_line(tmp_path: Path) -> None:
         == f"payments-emulator: --load: {bad}: version: is required (this release writes 1)\n"
     )
     assert not (tmp_path / "db.sqlite3").exists()
+    deeper = tmp_path / "deeper.yaml"
+    deeper.write_text("version: 1\nmerchants: [{id: m, clients: [{email: nope}]}]\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "emulator", "serve", "--port", "1", "--load", str(deeper),
+         "--db", str(tmp_path / "db.sqlite3")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"payments-emulator: --load: {deeper}: merchants[0].clients[0]")
+    assert result.stderr.count("\n") == 1
+    assert not (tmp_path / "db.sqlite3").exists()
 
 
 def test_states_lists_nothing_without_a_folder(server) -> None:
