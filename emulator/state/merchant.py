@@ -24,7 +24,8 @@ from emulator.scenarios import library
 from emulator.scenarios.rules import InvalidScenario, parse
 from emulator.services import jobs as jobs_table
 from emulator.services import merchants as merchants_service
-from emulator.services.purchase_jobs import DUE_JOB
+from emulator.services import purchase_common
+from emulator.services.purchase_jobs import DUE_JOB, HOLD_EXPIRY_JOB, HOLD_SECONDS
 from emulator.state import partial
 from emulator.state.tables import BY_KEY, TABLES, Refused, columns, insert, parse_instant, row
 
@@ -173,9 +174,13 @@ def _purchase(
         purchases_repo.insert(tx, company_id, made, internal)
     except sqlite3.IntegrityError as exc:
         raise Refused(where, f"clashes with what is stored ({exc})", 409) from None
-    if made.status == "created":  # as the API schedules it: overdue (or expired) at due
-        timeline = company_id if item.get("clock") is not None else ""
-        _job(tx, company_id, timeline, DUE_JOB, made.due * 1_000_000, {"purchase_id": made.id})
+    # its money and jobs as the API makes them: the ledger, due (overdue or expired), a hold
+    purchase_common.book(tx, company_id, made, internal, now_s * 1_000_000)
+    timeline = company_id if item.get("clock") is not None else ""
+    _job(tx, company_id, timeline, DUE_JOB, made.due * 1_000_000, {"purchase_id": made.id})
+    if made.status == "hold":
+        due = (now_s + HOLD_SECONDS) * 1_000_000
+        _job(tx, company_id, timeline, HOLD_EXPIRY_JOB, due, {"purchase_id": made.id})
 
 
 def _job(

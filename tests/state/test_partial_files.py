@@ -62,10 +62,14 @@ async def test_a_partial_file_gets_the_api_defaults(http: httpx.AsyncClient) -> 
     paid = by_status["paid"]
     assert paid["purchase"]["total"] == 1500
     assert [h["status"] for h in paid["status_history"]] == ["created", "paid"]
+    assert paid["payment"]["amount"] == 1500  # paid by the payer, with the default test card
+    assert paid["transaction_data"]["attempts"][0]["successful"] is True
+    balance = (await http.get("/api/v1/account/json/balance/", headers=gw)).json()
+    assert balance["ZAR"]["balance"] == 1500
     assert paid["brand_id"] and paid["checkout_url"].endswith(f"/p/{paid['id']}/")
     # a created one falls due as one made through the API does
     schedule = (await http.get(f"/_emulator/merchants/{COMPANY}/schedule")).json()["jobs"]
-    assert [j["kind"] for j in schedule] == ["purchase.expiry"]
+    assert [j["kind"] for j in schedule] == ["purchase.expiry", "purchase.expiry"]
     # the generated credentials work: an OAuth client and a profile were made
     merchants = (await http.get("/_emulator/merchants")).json()["merchants"]
     made = next(m for m in merchants if m["company_id"] == COMPANY)
