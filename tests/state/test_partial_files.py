@@ -190,3 +190,19 @@ async def test_the_manuals_partial_file_loads(http: httpx.AsyncClient) -> None:
     refused = await load(http, yaml.safe_dump(document))
     message = "merchants[0].purchases[0].purchase.products: Expected `array`, got `str`"
     assert refused.json()["error"]["message"] == message
+
+
+async def test_a_merchants_own_clock_and_its_jobs(http: httpx.AsyncClient) -> None:
+    text = PARTIAL.replace(
+        "    name: Hand Written\n",
+        '    name: Hand Written\n    clock: {mode: frozen, now: "2027-06-01T08:00:00Z"}\n',
+    )
+    assert (await load(http, text)).status_code == 200
+    clock = (await http.get(f"/_emulator/merchants/{COMPANY}/clock")).json()
+    assert clock["now"] == "2027-06-01T08:00:00Z" and clock["own"] is True
+    assert (await http.get("/_emulator/clock")).json()["now"] == "2026-03-01T12:00:00Z"
+    advanced = await http.post(f"/_emulator/merchants/{COMPANY}/clock/advance", json={"to": "next"})
+    assert advanced.status_code == 200, advanced.text
+    assert advanced.json()["jobs_run"] >= 1  # its purchases' due jobs run on its own clock
+    exported = await http.get("/_emulator/export", params={"merchant": COMPANY, "format": "json"})
+    assert exported.json()["merchants"][0]["clock"]["mode"] == "frozen"
