@@ -101,7 +101,7 @@ def write(
     company_id = text(f"{path}.id", item["id"]) if "id" in item else rt.ids.uuid()
     if not COMPANY_ID.match(company_id):
         raise Refused(f"{path}.id", "a company_id is 1-64 letters, digits, '.', '_' or '-'")
-    removed = merchant_deletion.delete(tx, company_id)
+    merchant_deletion.delete(tx, company_id)  # replaced whole
     name = text(f"{path}.name", item["name"]) if "name" in item else None
     seed: MerchantSeed = merchants_service.fresh_seed(
         rt, name, merchants_repo.next_client_number(tx)
@@ -130,12 +130,16 @@ def write(
         )
     except sqlite3.IntegrityError as exc:
         raise Refused(f"{path}.id", f"clashes with what is stored ({exc})", 409) from None
-    del removed
     if item.get("clock") is not None:
         merchants_repo.save_own_clock(tx, company_id, clock_state(f"{path}.clock", item["clock"]))
     now_s = now_us // 1_000_000
     for table in TABLES:
         key = table.key
+        if key == "profiles" and key not in item:  # as POST /_emulator/merchants makes them
+            clients = given["oauth_clients"]
+            number = clients[0]["number"] if clients else merchants_repo.next_client_number(tx)
+            merchants_repo.insert_profiles(tx, company_id, int(number), seed.profiles)
+            continue
         listed = given[key] if key in given else entries(f"{path}.{key}", item.get(key))
         cols = columns(tx, table)
         for index, entry in enumerate(listed):
@@ -145,15 +149,13 @@ def write(
                 continue
             values = _values(rt, where, key, entry, cols, now_s, prepared)
             for mirrored in MIRRORED.get(table.name, ()):
-                status = msgspec.json.decode(values["data"]).get(mirrored)
+                data = msgspec.json.decode(values["data"])
+                status = data.get(mirrored) if isinstance(data, dict) else None
                 if isinstance(status, str):
                     values[mirrored] = status
             if table.owned:
                 values["merchant_id"] = company_id
             _insert(tx, where, key, values)
-    if "profiles" not in item:
-        number = given["oauth_clients"][0]["number"] if given["oauth_clients"] else 0
-        merchants_repo.insert_profiles(tx, company_id, int(number), seed.profiles)
     _scenarios(tx, f"{path}.scenarios", company_id, item.get("scenarios"), now_us)
     _jobs(tx, f"{path}.jobs", company_id, item, now_us)
     return company_id
