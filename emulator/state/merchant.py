@@ -216,8 +216,9 @@ def _values(
     values = row(where, entry, cols)
     if key in partial.DATA_TYPES:
         partial.check(f"{where}.data", entry["data"], partial.DATA_TYPES[key])
-    if key in partial.INTERNAL_TYPES and "internal" in entry:
-        partial.check(f"{where}.internal", entry["internal"], partial.INTERNAL_TYPES[key])
+    for (list_key, column), kind in partial.COLUMN_TYPES.items():
+        if list_key == key and column in entry:
+            partial.check(f"{where}.{column}", entry[column], kind)
     if key == "clients" and "email_key" not in entry:
         email = entry["data"].get("email") if isinstance(entry["data"], dict) else None
         if isinstance(email, str):

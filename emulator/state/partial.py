@@ -19,11 +19,19 @@ from emulator.domain import cards
 from emulator.domain import clients as clients_domain
 from emulator.domain import purchases as purchases_domain
 from emulator.domain import webhooks as webhooks_domain
+from emulator.domain.billing_model import BillingTemplate, Schedule, Subscriber
+from emulator.domain.callbacks import Registration
 from emulator.domain.clients import Client, ClientInput
+from emulator.domain.collections import Collection
+from emulator.domain.company_statements import CompanyStatement
 from emulator.domain.errors import ApiError, FieldError, ValidationFailed
+from emulator.domain.mandates import AuthenticationWindows, Mandate
 from emulator.domain.merchants import Merchant, MerchantProfile, MerchantSeed
+from emulator.domain.payments import Payment as BankPayment
+from emulator.domain.payouts import Payout
 from emulator.domain.purchase_input import PurchaseInput, build, validate
 from emulator.domain.purchase_model import Internal, Purchase, PurchaseClient, SavedCard
+from emulator.domain.statement_filters import Filters
 from emulator.domain.webhooks import Webhook, WebhookInput
 from emulator.kernel.storage import Tx
 from emulator.repos import clients as clients_repo
@@ -36,14 +44,30 @@ if TYPE_CHECKING:
     from emulator.kernel.context import Context
 
 # The object types a file's ``data`` is checked against (the first wrong key is named).
+# Every ``data`` the emulator decodes into a struct when it reads it: an entry that would not
+# decode is refused here, not answered with a server error later.
 DATA_TYPES: dict[str, type[msgspec.Struct]] = {
     "merchant": Merchant,
     "profiles": MerchantProfile,
+    "debicheck_windows": AuthenticationWindows,
     "webhooks": Webhook,
     "clients": Client,
     "purchases": Purchase,
+    "payouts": Payout,
+    "billing_templates": BillingTemplate,
+    "billing_subscribers": Subscriber,
+    "company_statements": CompanyStatement,
+    "mandates": Mandate,
+    "collections": Collection,
+    "payments": BankPayment,
+    "callback_urls": Registration,
 }
-INTERNAL_TYPES: dict[str, type[msgspec.Struct]] = {"purchases": Internal}
+# The other JSON columns read as structs: (list key, column) -> type.
+COLUMN_TYPES: dict[tuple[str, str], type[msgspec.Struct]] = {
+    ("purchases", "internal"): Internal,
+    ("billing_subscribers", "internal"): Schedule,
+    ("company_statements", "filters"): Filters,
+}
 BUILT = ("webhooks", "clients", "purchases")  # may be given as their API body
 # What a hand-written purchase may be: as made, then sent, cancelled or paid as the API does.
 PURCHASE_STATUSES = ("created", "sent", "cancelled", "paid")
