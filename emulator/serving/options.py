@@ -171,6 +171,10 @@ def banner_lines(settings: Settings) -> list[str]:
         lines.append(f"deliveries also trust the CA {settings.callback_ca}")
     if settings.strict_requests:
         lines.append("strict requests: keys the platform ignores are refused (400)")
+    if settings.load:
+        lines.append(f"state loaded at start: {', '.join(str(p) for p in settings.load)}")
+    if settings.states is not None:
+        lines.append(f"named states: {settings.states} (POST /_emulator/states/NAME)")
     retain = settings.retain_seconds
     lines.append(f"retention: {'off (keeps everything)' if retain is None else _span(retain)}")
     return lines

@@ -71,3 +71,12 @@ def test_emulator_load_takes_paths_separated_like_path() -> None:
     values = from_env(env)
     assert values["load"] == (Path("a.yaml"), Path("b.json"))
     assert values["states"] == Path("st")
+
+
+def test_the_banner_names_the_files_and_the_folder(tmp_path: Path) -> None:
+    from emulator.serving.options import banner_lines
+
+    settings = settings_for(tmp_path, load=(Path("a.yaml"),), states=Path("st"))
+    lines = banner_lines(settings)
+    assert "state loaded at start: a.yaml" in lines
+    assert "named states: st (POST /_emulator/states/NAME)" in lines
