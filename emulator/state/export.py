@@ -127,8 +127,12 @@ async def export(rt: Context, merchant_id: str | None) -> dict[str, Any]:
     return await rt.db.read(lambda tx: document(tx, server, merchant_id))
 
 
-class _Dumper(yaml.SafeDumper):
-    pass
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Block style, multi-line strings as literal blocks, and never an alias (``*id001``):
+    the same value twice is written twice, as a reader (and the import) expects."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:

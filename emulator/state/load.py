@@ -22,8 +22,7 @@ from emulator.kernel.clock import Clock, ClockState
 from emulator.kernel.storage import Tx
 from emulator.repos import scenarios as scenarios_repo
 from emulator.scenarios.rules import InvalidScenario, parse
-from emulator.scenarios.yamlfile import YamlRefused
-from emulator.scenarios.yamlfile import load as load_yaml
+from emulator.scenarios.yamlfile import YamlRefused, load_large
 from emulator.services import control
 from emulator.state import merchant
 from emulator.state.export import VERSION
@@ -47,7 +46,7 @@ def decode(raw: bytes, json_hint: bool = False) -> Any:
         except (ValueError, RecursionError) as exc:
             raise Refused("", f"not valid JSON: {exc}") from None
     try:
-        document, _ = load_yaml(raw, limit=MAX_BYTES, what="a state file")
+        document = load_large(raw, MAX_BYTES, "a state file")
     except YamlRefused as exc:
         raise Refused("", str(exc)) from None
     return document

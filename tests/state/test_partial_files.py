@@ -110,6 +110,8 @@ async def test_each_error_names_its_key(http: httpx.AsyncClient) -> None:
         ("[1, 2", "not valid YAML"),
         ("version: 1\nactive_scenarios: [{name: no-such}]\n", "active_scenarios[0].name"),
         ("version: true\n", "version: True is not a version"),
+        ("version: 1\nmerchants: [&m {id: a}, *m]\n", "aliases (*name) are not allowed"),
+        ("version: 1\nversion: 1\n", "duplicate key 'version'"),
         (
             "version: 1\nmerchants: [{id: m, mandates: [{id: x, kind: EFT, data: {id: 1}}]}]\n",
             "merchants[0].mandates[0].data",
