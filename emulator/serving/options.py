@@ -131,16 +131,27 @@ def _check_state_files(values: dict[str, Any]) -> None:
             raise ValueError(f"--load: {path}: {exc}") from None
         files.append((path, raw))
     if files:
-        asyncio.run(_dry_run(files))
+        asyncio.run(_dry_run(files, values))
 
 
-async def _dry_run(files: list[tuple[Path, bytes]]) -> None:
-    """Load the files into a throwaway emulator: what they hold is checked before anything
-    starts (only a clash with the state of the database served is left for the start)."""
+async def _dry_run(files: list[tuple[Path, bytes]], values: dict[str, Any]) -> None:
+    """Load the files into a throwaway emulator set as this one (its callback hosts, clock,
+    seed): what they hold is checked before anything starts (only a clash with the state of
+    the database served is left for the start)."""
     from emulator.serving.runtime import Runtime
 
+    fields = {f.name for f in dataclasses.fields(Settings)}
+    given = {k: v for k, v in values.items() if k in fields}
     with tempfile.TemporaryDirectory(prefix="emulator-load-") as folder:
-        scratch = Settings(db_path=Path(folder) / "check.sqlite3", retain_seconds=None)
+        scratch = dataclasses.replace(
+            Settings(**given),
+            db_path=Path(folder) / "check.sqlite3",
+            load=(),
+            retain_seconds=None,
+            tls=False,
+            tls_cert=None,
+            tls_key=None,
+        )
         async with Runtime(scratch) as rt:
             for path, raw in files:
                 try:

@@ -78,5 +78,29 @@ def test_serve_refuses_a_bad_load_file_in_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "db.sqlite3").exists()
 
 
+def test_the_check_at_start_uses_the_flags_given(tmp_path: Path) -> None:
+    """A webhook to a CI network's host loads with --callback-hosts, and only with it."""
+    state = tmp_path / "hosts.yaml"
+    state.write_text(
+        "version: 1\nmerchants: [{id: m1, webhooks: [{title: t, all_events: true,"
+        ' callback: "http://app:8000/hook"}]}]\n'
+    )
+    base = [sys.executable, "-m", "emulator", "serve", "--load", str(state)]
+    refused = subprocess.run(
+        [*base, "--port", "1", "--db", str(tmp_path / "a.sqlite3")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert refused.returncode == 2
+    assert "merchants[0].webhooks[0].callback" in refused.stderr
+    accepted = subprocess.run(
+        [*base, "--scenario", "no-such-scenario", "--callback-hosts", "app",
+         "--db", str(tmp_path / "b.sqlite3")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    # the file passed; the next check (--scenario, after the flags) refused
+    assert accepted.returncode == 2 and "no-such-scenario" in accepted.stderr, accepted.stderr
+    assert "webhooks" not in accepted.stderr
+
+
 def test_states_lists_nothing_without_a_folder(server) -> None:
     assert as_json(cli(server.url, "states", "--json")) == {"states": [], "folder": None}
