@@ -18,13 +18,13 @@ from emulator.testing.actors import Actors
 from emulator.testing.expectations import ExpectationsMixin
 from emulator.testing.records import (
     ClockInfo,
-    EmulatorError,
     Merchant,
     ScheduledJob,
     SinkMessage,
     json_object,
     path_segment,
 )
+from emulator.testing.state import StateMixin
 
 Instant = datetime | str  # an ISO-8601 string or a datetime (naive means UTC)
 POLL = 0.02  # seconds between polls of a starting server or a sink
@@ -89,7 +89,7 @@ def _scope(merchant: MerchantRef | None) -> dict[str, Any]:
     return {} if merchant is None else {"merchant": _company_id(merchant)}
 
 
-class EmulatorClient(Actors, ExpectationsMixin):
+class EmulatorClient(Actors, ExpectationsMixin, StateMixin):
     """The control plane (``/_emulator/``) of one emulator, over ``httpx``; acting for the payer,
     provider, debtor and bank, and reading deliveries: see ``emulator.testing.actors``;
     verifying and waiting for expectations: see ``emulator.testing.expectations``.
@@ -187,32 +187,6 @@ class EmulatorClient(Actors, ExpectationsMixin):
         """Put back the whole state saved by ``snapshot(name)``, the clock included."""
         path = f"snapshots/{path_segment(name, 'snapshot name')}/restore"
         return msgspec.convert(self._clock_call(path), ClockInfo)
-
-    def export_state(self, merchant: MerchantRef | None = None, *, format: str = "yaml") -> str:
-        """The whole state (or ``merchant``'s) as a readable file: YAML, or JSON."""
-        params = {"format": format}
-        if merchant is not None:
-            params["merchant"] = _company_id(merchant)
-        response = self.http.get("export", params=params)
-        if response.is_error:
-            raise EmulatorError(response)
-        return response.text
-
-    def import_state(self, state: str | bytes | dict[str, Any]) -> dict[str, Any]:
-        """Load a state file (its text, YAML or JSON, or the document): all or nothing; each
-        merchant in it replaces the one with its id."""
-        if isinstance(state, dict):
-            self.changed_clock = self.changed_clock or "clock" in state
-            return self.call("POST", "import", json=state)
-        raw = state.encode("utf-8") if isinstance(state, str) else state
-        self.changed_clock = True  # a file may set the server clock
-        headers = {"Content-Type": "application/yaml"}
-        return json_object(self.http.post("import", content=raw, headers=headers))
-
-    def load_state(self, name: str) -> dict[str, Any]:
-        """Load the named state from the emulator's ``--states`` folder (a provider state)."""
-        self.changed_clock = True
-        return self.call("POST", f"states/{path_segment(name, 'state name')}")
 
     def requests(
         self, merchant: MerchantRef | None = None, limit: int = 100
