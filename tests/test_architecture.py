@@ -40,6 +40,8 @@ LAYERS = (
     Layer("openapi", ("emulator.openapi",)),
     # The composition root and its settings: builds everything below and owns it.
     Layer("runtime", ("emulator.serving.runtime", "emulator.serving.settings"), ("httpx",)),
+    # State as a readable file: export, import, named states (over services and repos).
+    Layer("state", ("emulator.state",), ("sqlite3",)),
     # One function per use case, typed against kernel.context.Context, never the runtime.
     Layer("services", ("emulator.services",), ("sqlite3",)),
     # The outbox's routers, messages and sends (its own HTTP client).

@@ -46,6 +46,8 @@ from emulator.openapi.control_shapes import (
     SnapshotRestored,
     Snapshots,
     SnapshotSaved,
+    StateLoaded,
+    States,
 )
 from emulator.openapi.expectation_shapes import (
     DeliveriesWaited,
@@ -178,6 +180,26 @@ OPERATIONS: list[Operation] = [
        errors={400: "A bad name, or not a snapshot (`invalid_snapshot`).",
                404: "No snapshot of this name (`snapshot_not_found`).",
                500: "The file could not be copied in (`restore_failed`)."}),
+    op("state_export", "GET", "/export", "The whole state as a readable file", "State",
+       dict[str, Any], media="application/yaml,application/json",
+       query=(Param("format", str, "yaml (the default) or json"),
+              Param("merchant", str, "Only this merchant's (company_id)")),
+       errors={400: "A bad `format` (`invalid`).", **NO_MERCHANT}),
+    op("state_import", "POST", "/import", "Load a state file", "State", StateLoaded,
+       body=Body(dict[str, Any], media="application/yaml,application/json",
+                 description="A state file, as the export writes it or partial."),
+       errors={400: "A bad file: the key path of its first error (`invalid_state`); nothing"
+               " is loaded.",
+               409: "An id held by another merchant, or an event id taken"
+               " (`state_conflict`); nothing is loaded."}),
+    op("states_list", "GET", "/states", "Names of the states in the `--states` folder",
+       "State", States),
+    op("states_load", "POST", "/states/{name}", "Load a named state (`--states DIR`)",
+       "State", StateLoaded,
+       errors={400: "A bad name, or a bad file (`invalid`, `invalid_state`).",
+               404: "No state of this name (`state_not_found`).",
+               409: "No states folder (`no_states_folder`), or a clash"
+               " (`state_conflict`)."}),
     op("requests", "GET", "/requests", "The request journal, newest first", "Journal",
        Requests, query=(MERCHANT, LIMIT, BEFORE, AFTER), errors=BAD_QUERY),
     op("sink_receive", "POST", "/sink/{name}", "Built-in receiver: record a message", "Sink",

@@ -166,6 +166,19 @@ class SnapshotRestored(msgspec.Struct):
     mode: Mode
 
 
+class States(msgspec.Struct):
+    states: list[str]
+    folder: str | None
+
+
+class StateLoaded(msgspec.Struct):
+    loaded: bool
+    merchants: list[str]  # their company_ids, in the file's order
+    now: Instant
+    mode: Mode
+    name: str | UnsetType = UNSET  # a named state's
+
+
 WARNINGS = (
     "Keys of the request's body the platform ignores, one warning each (as in the answer's"
     " `X-Emulator-Warnings`, which names at most 10); empty when there were none"

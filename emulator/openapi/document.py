@@ -151,7 +151,7 @@ def _body(body: Body, s: Schemas) -> dict[str, Any]:
     out: dict[str, Any] = {"required": body.required}
     if body.description:
         out["description"] = body.description
-    out["content"] = {body.media: {"schema": s.of(body.schema)}}
+    out["content"] = {m: {"schema": s.of(body.schema)} for m in body.media.split(",")}
     return out
 
 
@@ -160,7 +160,8 @@ def _response(r: Response, headers: tuple[str, ...], s: Schemas) -> dict[str, An
     if headers:
         out["headers"] = {h: {"$ref": f"#/components/headers/{h}"} for h in headers}
     if r.schema is not None:
-        out["content"] = {r.media: {"schema": s.of(r.schema)}}
+        # media: one type, or several separated by commas (the same schema in each)
+        out["content"] = {m: {"schema": s.of(r.schema)} for m in r.media.split(",")}
     return out
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from emulator.domain.merchants import Merchant, MerchantProfile, MerchantSeed
+from emulator.domain.merchants import Merchant, MerchantProfile, MerchantSeed, ProfileSeed
 from emulator.kernel.clock import ClockState
 from emulator.kernel.storage import Tx
 
@@ -42,24 +42,31 @@ def insert(tx: Tx, seed: MerchantSeed, created_on: int) -> tuple[Merchant, list[
         "INSERT INTO oauth_clients (client_id, number, merchant_id, secret) VALUES (?, ?, ?, ?)",
         (seed.client_id, seed.client_number, seed.company_id, seed.client_secret),
     )
+    return merchant, insert_profiles(tx, seed.company_id, seed.client_number, seed.profiles)
+
+
+def insert_profiles(
+    tx: Tx, company_id: str, client_number: int, seeds: list[ProfileSeed]
+) -> list[MerchantProfile]:
+    """New profiles of the merchant, numbered on."""
     profiles: list[MerchantProfile] = []
-    for p in seed.profiles:
+    for p in seeds:
         cursor = tx.execute(
             "INSERT INTO merchant_profiles (merchant_id, profile_code, created_by_client, data)"
             " VALUES (?, ?, ?, '{}')",
-            (seed.company_id, p.profileCode, seed.client_number),
+            (company_id, p.profileCode, client_number),
         )
         profile_id = cursor.lastrowid
         assert profile_id is not None
         profile = MerchantProfile(
-            id=profile_id, createdByClient=seed.client_number, **msgspec.structs.asdict(p)
+            id=profile_id, createdByClient=client_number, **msgspec.structs.asdict(p)
         )
         tx.execute(
             "UPDATE merchant_profiles SET data = ? WHERE id = ?",
             (_encode.encode(profile), profile_id),
         )
         profiles.append(profile)
-    return merchant, profiles
+    return profiles
 
 
 def next_client_number(tx: Tx) -> int:

@@ -28,15 +28,19 @@ class _Loader(yaml.SafeLoader):  # the pure-Python loader: its composer can be t
         return super().compose_node(parent, index)
 
     def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, list | dict):
-                raise YamlRefused(f"line {key_node.start_mark.line + 1}: keys must be scalars")
-            if key in seen:
-                raise YamlRefused(f"line {key_node.start_mark.line + 1}: duplicate key {key!r}")
-            seen.add(key)
+        _check_keys(self, node, deep)
         return super().construct_mapping(node, deep=deep)
+
+
+def _check_keys(loader: Any, node: Any, deep: bool) -> None:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if isinstance(key, list | dict):
+            raise YamlRefused(f"line {key_node.start_mark.line + 1}: keys must be scalars")
+        if key in seen:
+            raise YamlRefused(f"line {key_node.start_mark.line + 1}: duplicate key {key!r}")
+        seen.add(key)
 
 
 def _depth(text: str) -> int:
@@ -69,21 +73,9 @@ def _check_strings(node: Any) -> None:
             _check_strings(item)
 
 
-def load(raw: str | bytes) -> tuple[Any, str]:
-    """The document and its text."""
-    if isinstance(raw, bytes):
-        if len(raw) > MAX_BYTES:
-            raise YamlRefused(f"a scenario is at most {MAX_BYTES // 1024} KiB")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise YamlRefused(f"not UTF-8 text (byte {exc.start})") from None
-    else:
-        text = raw
-    if len(text) > MAX_BYTES:
-        raise YamlRefused(f"a scenario is at most {MAX_BYTES // 1024} KiB")
-    if _depth(text) > MAX_DEPTH:
-        raise YamlRefused(f"nested more than {MAX_DEPTH} levels deep")
+def load(raw: str | bytes, limit: int = MAX_BYTES, what: str = "a scenario") -> tuple[Any, str]:
+    """The document and its text (``limit``: its size at most, a scenario's by default)."""
+    text = _text(raw, limit, what)
     try:
         document = yaml.load(text, Loader=_Loader)
         _check_strings(document)
@@ -94,3 +86,64 @@ def load(raw: str | bytes) -> tuple[Any, str]:
         raise YamlRefused(f"not valid YAML: {exc}") from None
     except RecursionError:
         raise YamlRefused(f"nested more than {MAX_DEPTH} levels deep") from None
+
+
+_CLoader: Any = getattr(yaml, "CSafeLoader", None)
+
+
+class _Fast(_CLoader or yaml.SafeLoader):  # type: ignore[misc]
+    """libyaml's parser; keys checked as ``_Loader`` checks them."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        _check_keys(self, node, deep)
+        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+
+
+def load_large(raw: bytes, limit: int, what: str) -> Any:
+    """``load`` for documents of megabytes (a state file): libyaml's parser when there is one
+    (ten times faster than the pure-Python one ``load`` needs to refuse aliases as it reads),
+    an alias refused afterwards (it is the same container in two places), the same checks
+    otherwise."""
+    if _CLoader is None:
+        return load(raw, limit, what)[0]
+    text = _text(raw, limit, what)
+    try:
+        document = yaml.load(text, Loader=_Fast)
+        _no_alias(document)
+        _check_strings(document)
+        return document
+    except YamlRefused:
+        raise
+    except yaml.YAMLError as exc:
+        raise YamlRefused(f"not valid YAML: {exc}") from None
+    except RecursionError:
+        raise YamlRefused("nested too deep") from None
+
+
+def _no_alias(document: Any) -> None:
+    seen: set[int] = set()
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict | list):
+            if id(node) in seen:
+                raise YamlRefused("aliases (*name) are not allowed")
+            seen.add(id(node))
+            stack.extend(node.values() if isinstance(node, dict) else node)
+
+
+def _text(raw: str | bytes, limit: int, what: str) -> str:
+    if isinstance(raw, bytes):
+        if len(raw) > limit:
+            raise YamlRefused(f"{what} is at most {limit // 1024} KiB")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise YamlRefused(f"not UTF-8 text (byte {exc.start})") from None
+    else:
+        text = raw
+    if len(text) > limit:
+        raise YamlRefused(f"{what} is at most {limit // 1024} KiB")
+    if _depth(text) > MAX_DEPTH:
+        raise YamlRefused(f"nested more than {MAX_DEPTH} levels deep")
+    return text

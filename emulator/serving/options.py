@@ -6,14 +6,18 @@ start-up (one line naming the flag, exit 2, nothing created) and its banner line
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import ssl
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from emulator.domain.errors import ControlError
 from emulator.serving import tls
 from emulator.serving.settings import Settings, parse_hosts, parse_retain
+from emulator.state import load as state_load
+from emulator.state.tables import Refused
 
 
 def add_flags(serve: argparse.ArgumentParser) -> None:
@@ -62,6 +66,22 @@ def add_flags(serve: argparse.ArgumentParser) -> None:
         " (env EMULATOR_CALLBACK_CA)",
     )
 
+    serve.add_argument(
+        "--load",
+        action="append",
+        type=Path,
+        metavar="FILE",
+        help="load this state file (YAML or JSON, as GET /_emulator/export writes it) at start"
+        " (repeatable; env EMULATOR_LOAD, paths separated like PATH)",
+    )
+    serve.add_argument(
+        "--states",
+        type=Path,
+        metavar="DIR",
+        help="the folder of named states: POST /_emulator/states/{name} loads DIR/name.yaml"
+        " (env EMULATOR_STATES)",
+    )
+
 
 def apply(args: argparse.Namespace, values: dict[str, Any]) -> None:
     """The flags into ``values`` (over the environment's); a ValueError naming the flag (or
@@ -103,6 +123,60 @@ def apply(args: argparse.Namespace, values: dict[str, Any]) -> None:
         except (OSError, ssl.SSLError) as exc:
             raise ValueError(f"{name}: {callback_ca} is not a PEM CA file ({exc})") from None
         values["callback_ca"] = callback_ca
+    if args.load:
+        values["load"] = tuple(args.load)
+    if args.states is not None:
+        values["states"] = args.states
+    _check_state_files(values)
+
+
+def _check_state_files(values: dict[str, Any]) -> None:
+    """State files are read and checked before anything starts (what they hold is checked
+    against the database when they load)."""
+    folder = values.get("states")
+    if isinstance(folder, Path) and not folder.is_dir():
+        raise ValueError(f"--states: {folder} is not a folder")
+    loads = values.get("load", ())
+    assert isinstance(loads, tuple)
+    files: list[tuple[Path, bytes]] = []
+    for path in loads:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise ValueError(f"--load: {path}: {exc.strerror or exc}") from None
+        try:
+            state_load.check_top(state_load.decode(raw, path.suffix == ".json"))
+        except Refused as exc:
+            raise ValueError(f"--load: {path}: {exc}") from None
+        files.append((path, raw))
+    if files:
+        asyncio.run(_dry_run(files, values))
+
+
+async def _dry_run(files: list[tuple[Path, bytes]], values: dict[str, Any]) -> None:
+    """Load the files into a throwaway emulator set as this one (its callback hosts, clock,
+    seed): what they hold is checked before anything starts (only a clash with the state of
+    the database served is left for the start)."""
+    from emulator.serving.runtime import Runtime
+
+    fields = {f.name for f in dataclasses.fields(Settings)}
+    given = {k: v for k, v in values.items() if k in fields}
+    with tempfile.TemporaryDirectory(prefix="emulator-load-") as folder:
+        scratch = dataclasses.replace(
+            Settings(**given),
+            db_path=Path(folder) / "check.sqlite3",
+            load=(),
+            retain_seconds=None,
+            tls=False,
+            tls_cert=None,
+            tls_key=None,
+        )
+        async with Runtime(scratch) as rt:
+            for path, raw in files:
+                try:
+                    await state_load.load_bytes(rt, raw, scratch.base_url, path.suffix == ".json")
+                except ControlError as exc:
+                    raise ValueError(f"--load: {path}: {exc.detail}") from None
 
 
 def make_certificate(settings: Settings) -> Settings:
@@ -133,6 +207,10 @@ def banner_lines(settings: Settings) -> list[str]:
         lines.append(f"deliveries also trust the CA {settings.callback_ca}")
     if settings.strict_requests:
         lines.append("strict requests: keys the platform ignores are refused (400)")
+    if settings.load:
+        lines.append(f"state loaded at start: {', '.join(str(p) for p in settings.load)}")
+    if settings.states is not None:
+        lines.append(f"named states: {settings.states} (POST /_emulator/states/NAME)")
     retain = settings.retain_seconds
     lines.append(f"retention: {'off (keeps everything)' if retain is None else _span(retain)}")
     return lines

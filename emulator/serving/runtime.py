@@ -34,6 +34,7 @@ from emulator.repos import merchants as merchants_repo
 from emulator.scenarios.engine import Scenarios
 from emulator.services import auth, control, jobs, merchants, retention, scenarios
 from emulator.serving.settings import Settings
+from emulator.state import load as state_load
 
 
 class Runtime:
@@ -127,6 +128,10 @@ class Runtime:
         await scenarios.activate_at_start(self, self._start_scenarios, keep_counts=True)
         await retention.ensure_job(self)
         await self.scheduler.refresh()
+        for path in self.settings.load:  # every start: the file's merchants as it has them
+            raw = await asyncio.to_thread(path.read_bytes)
+            json_hint = path.suffix == ".json"
+            await state_load.load_bytes(self, raw, self.settings.base_url, json_hint)
         trust = tuple(p for p in (self.settings.callback_ca, self.settings.tls_ca) if p)
         self.sender = Sender(
             self.settings.port, lambda: None if self.served else self.app, trust, self._transport

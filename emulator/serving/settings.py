@@ -97,6 +97,11 @@ def parse_switch(text: str) -> bool:
     raise ValueError(f"expected 1/true/yes/on or 0/false/no/off, not {text!r}")
 
 
+def parse_paths(text: str) -> tuple[Path, ...]:
+    """Paths separated as PATH separates them (``:``; ``;`` on Windows)."""
+    return tuple(Path(p) for p in text.split(os.pathsep) if p.strip())
+
+
 @dataclass(frozen=True)
 class Settings:
     host: str = DEFAULT_HOST
@@ -130,6 +135,9 @@ class Settings:
     # Request bodies with keys the platform ignores are refused (400) instead of warned about.
     strict_requests: bool = False
     log_level: str = "info"  # uvicorn's
+    # State files loaded at every start, in order (``--load``); the folder of named states.
+    load: tuple[Path, ...] = ()
+    states: Path | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -205,6 +213,8 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("EMULATOR_TLS_CERT", "--tls-cert", "none", "tls_cert", Path),
     Variable("EMULATOR_TLS_KEY", "--tls-key", "none", "tls_key", Path),
     Variable("EMULATOR_CALLBACK_CA", "--callback-ca", "none", "callback_ca", Path),
+    Variable("EMULATOR_LOAD", "--load", "none", "load", parse_paths),
+    Variable("EMULATOR_STATES", "--states", "none", "states", Path),
     Variable("EMULATOR_URL", "--url", DEFAULT_URL, read_by=(CLIENT_VERBS,)),
 )
 

@@ -23,6 +23,7 @@ from emulator.testing.records import (
     json_object,
     path_segment,
 )
+from emulator.testing.state import StateMixin
 
 Instant = datetime | str  # an ISO-8601 string or a datetime (naive means UTC)
 WAIT_SLICE = 5.0  # seconds of one wait request (under the client's request timeout)
@@ -96,7 +97,7 @@ def _scope(merchant: MerchantRef | None) -> dict[str, Any]:
     return {} if merchant is None else {"merchant": _company_id(merchant)}
 
 
-class EmulatorClient(Actors, ExpectationsMixin):
+class EmulatorClient(Actors, ExpectationsMixin, StateMixin):
     """The control plane (``/_emulator/``) of one emulator, over ``httpx``; acting for the payer,
     provider, debtor and bank, and reading deliveries: see ``emulator.testing.actors``;
     verifying and waiting for expectations: see ``emulator.testing.expectations``.

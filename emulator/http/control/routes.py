@@ -26,6 +26,7 @@ from emulator.http.control.merchant_settings import strict_setting
 from emulator.http.control.objects import ROUTES as OBJECT_ROUTES
 from emulator.http.control.paging import page_query
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
+from emulator.http.control.state import ROUTES as STATE_ROUTES
 from emulator.http.control.tls import ROUTES as TLS_ROUTES
 from emulator.kernel.clock import (
     CLOCK_RANGE,
@@ -393,4 +394,5 @@ ROUTES = [
     *OBJECT_ROUTES,
     *CONSOLE_ROUTES,
     *TLS_ROUTES,
+    *STATE_ROUTES,
 ]

@@ -1,0 +1,1 @@
+"""State as a readable file: export every merchant and object, import such a file."""
