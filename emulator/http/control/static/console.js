@@ -448,7 +448,9 @@ async function pollDeliveries() {
     ? `/_emulator/deliveries?${merchantQuery()}after=${state.lastDelivery}&limit=200`
     : `/_emulator/deliveries?${merchantQuery()}limit=100`;
   const data = await call("GET", path);
-  const found = state.lastDelivery ? data.deliveries.reverse() : data.deliveries;
+  // two polls may overlap (the timer's, and one after a re-send): keep each attempt once
+  const known = new Set(state.deliveries.map((d) => d.id));
+  const found = (state.lastDelivery ? data.deliveries.reverse() : data.deliveries).filter((d) => !known.has(d.id));
   if (!found.length && state.lastDelivery) return;
   state.deliveries = [...found, ...state.deliveries].slice(0, 300);
   if (state.deliveries.length) state.lastDelivery = Math.max(state.lastDelivery, state.deliveries[0].id);
@@ -487,7 +489,8 @@ async function pollJournal() {
     ? `/_emulator/requests?${merchantQuery()}after=${state.lastRequest}&limit=200`
     : `/_emulator/requests?${merchantQuery()}limit=100`;
   const data = await call("GET", path);
-  const found = state.lastRequest ? data.requests.reverse() : data.requests;
+  const known = new Set(state.requests.map((r) => r.id));  // overlapping polls: each entry once
+  const found = (state.lastRequest ? data.requests.reverse() : data.requests).filter((r) => !known.has(r.id));
   if (!found.length && state.lastRequest) return;
   state.requests = [...found, ...state.requests].slice(0, 300);
   if (state.requests.length) state.lastRequest = Math.max(state.lastRequest, state.requests[0].id);
