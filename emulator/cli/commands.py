@@ -21,11 +21,6 @@ from emulator.cli import verify as cli_verify
 from emulator.cli.client import client_parent, usage_failure
 from emulator.cli.client import run as run_client
 from emulator.kernel.clock import CLOCK_RANGE, MODES, in_clock_range, parse_iso, to_us
-from emulator.kernel.dbfile import DatabaseInUse, FileLock
-from emulator.kernel.ids import Ids
-from emulator.scenarios import library
-from emulator.scenarios.rules import InvalidScenario
-from emulator.services.scenarios import resolve
 from emulator.serving import options as serve_options
 from emulator.serving.settings import (
     DEFAULT_DB,
@@ -172,6 +167,8 @@ def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -
     serve_options.apply(args, values)
     if args.scenario:
         values["scenarios"] = tuple(args.scenario)
+    from emulator.services.scenarios import resolve  # the services: only when serving
+
     try:  # bad names and files are refused before anything starts
         resolve(tuple(values.get("scenarios", ())))  # type: ignore[arg-type]
     except ValueError as exc:
@@ -186,6 +183,8 @@ def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -
     if settings.admin_token == "":  # on loopback an empty token (an unset variable) is none
         settings = dataclasses.replace(settings, admin_token=None)
     if not settings.loopback and settings.admin_token is None:
+        from emulator.kernel.ids import Ids
+
         settings = dataclasses.replace(settings, admin_token=Ids().token(32))
     return settings
 
@@ -244,6 +243,8 @@ SHUTDOWN_GRACE = 5  # seconds open requests get to finish once the server is tol
 def refuse_if_in_use(db_path: Path) -> None:
     """Say so before the banner when another emulator holds the file (the runtime would
     refuse it anyway, from inside uvicorn's startup, with a traceback)."""
+    from emulator.kernel.dbfile import FileLock
+
     if str(db_path) != ":memory:" and db_path.parent.is_dir():
         lock = FileLock(db_path)
         lock.acquire()
@@ -293,6 +294,9 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
 
 
 def scenario_command(args: argparse.Namespace) -> int:
+    from emulator.scenarios import library
+    from emulator.scenarios.rules import InvalidScenario
+
     if args.action == "list":
         for name, scenario in sorted(library.shipped().items()):
             print(f"{name}: {scenario.description}")
@@ -323,6 +327,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "scenario":
         return scenario_command(args)
     if args.command == "serve":
+        from emulator.kernel.dbfile import DatabaseInUse
+
         sock: socket.socket | None = None
         try:
             settings = settings_from(args)

@@ -13,7 +13,6 @@ from typing import Any
 
 import httpx
 
-from emulator import resources
 from emulator.cli import delivered
 from emulator.cli.client import (
     Context,
@@ -23,7 +22,6 @@ from emulator.cli.client import (
     merchant_option,
     segment,
 )
-from emulator.domain import unpaids
 from emulator.kernel.ids import Ids
 from emulator.testing import EmulatorError, Merchant
 
@@ -385,6 +383,9 @@ def _reason_code(event: str, code: str | None) -> str | None:
         return None
     if event != "collection.unpaid":
         raise UsageError(f"--reason-code goes with collection.unpaid, not {event}")
+    from emulator import resources  # the fixtures and the domain: only for --reason-code
+    from emulator.domain import unpaids
+
     problem = unpaids.code_problem(resources.unpaid_codes(), "UNPAID", code)
     if problem is not None:
         raise UsageError(f"--reason-code: {problem}")

@@ -22,7 +22,6 @@ from emulator.cli.client import (
 )
 from emulator.cli.merchants import add_merchant_actions
 from emulator.kernel.clock import parse_iso
-from emulator.scenarios.rules import NAME as SCENARIO_NAME
 
 STEPS = 20  # an advance shown with progress runs in this many steps
 STEPPED_FROM = 3600.0  # seconds: shorter advances run in one request
@@ -255,6 +254,8 @@ def snapshot_list(context: Context, args: argparse.Namespace) -> int:
 def scenario_switch(context: Context, args: argparse.Namespace) -> int:
     verb = args.action
     rule = "scenario names are 1-64 lowercase letters, digits, '.', '_' or '-', the first a"
+    from emulator.scenarios.rules import NAME as SCENARIO_NAME  # the server's own rule
+
     name = checked_name(args.name, SCENARIO_NAME, "scenario name", rule + " letter or digit")
     body = {"merchant": context.merchant} if context.merchant is not None else {}
     answer = context.client.call("POST", f"scenarios/{name}/{verb}", json=body)

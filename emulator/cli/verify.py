@@ -21,7 +21,6 @@ from emulator.cli.client import (
     merchant_option,
     parse_duration,
 )
-from emulator.scenarios.yamlfile import YamlRefused, load
 from emulator.testing import EmulatorError
 
 
@@ -46,6 +45,8 @@ def add_command(commands: Any) -> None:
 
 
 def _read(path: str) -> dict[str, Any]:
+    from emulator.scenarios.yamlfile import YamlRefused, load  # PyYAML: only for this verb
+
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:

@@ -14,10 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from emulator.domain.errors import ControlError
-from emulator.serving import tls
 from emulator.serving.settings import Settings, parse_hosts, parse_retain
-from emulator.state import load as state_load
-from emulator.state.tables import Refused
 
 
 def add_flags(serve: argparse.ArgumentParser) -> None:
@@ -106,6 +103,8 @@ def apply(args: argparse.Namespace, values: dict[str, Any]) -> None:
         raise ValueError("EMULATOR_TLS_CERT and EMULATOR_TLS_KEY go together")
     if values.get("tls_cert") is not None:
         try:
+            from emulator.serving import tls  # cryptography: only when serving HTTPS
+
             tls.check_given(values["tls_cert"], values["tls_key"])
         except ValueError as exc:
             if args.tls_cert is not None:
@@ -136,6 +135,9 @@ def _check_state_files(values: dict[str, Any]) -> None:
     folder = values.get("states")
     if isinstance(folder, Path) and not folder.is_dir():
         raise ValueError(f"--states: {folder} is not a folder")
+    from emulator.state import load as state_load  # the state package: only for --load
+    from emulator.state.tables import Refused
+
     loads = values.get("load", ())
     assert isinstance(loads, tuple)
     files: list[tuple[Path, bytes]] = []
@@ -158,6 +160,7 @@ async def _dry_run(files: list[tuple[Path, bytes]], values: dict[str, Any]) -> N
     seed): what they hold is checked before anything starts (only a clash with the state of
     the database served is left for the start)."""
     from emulator.serving.runtime import Runtime
+    from emulator.state import load as state_load
 
     fields = {f.name for f in dataclasses.fields(Settings)}
     given = {k: v for k, v in values.items() if k in fields}
@@ -183,6 +186,8 @@ def make_certificate(settings: Settings) -> Settings:
     """With ``--tls`` and no certificate given: the emulator's own, made (or reused) now."""
     if not settings.tls or settings.tls_cert is not None:
         return settings
+    from emulator.serving import tls  # cryptography: only when serving HTTPS
+
     # In memory there is no file to keep it beside: one of its own, made for this run.
     where = (
         Path(tempfile.mkdtemp(prefix="payments-emulator-tls-"))
