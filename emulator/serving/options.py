@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
+import sqlite3
 import ssl
 import tempfile
 from pathlib import Path
@@ -157,17 +159,21 @@ def _check_state_files(values: dict[str, Any]) -> None:
 
 async def _dry_run(files: list[tuple[Path, bytes]], values: dict[str, Any]) -> None:
     """Load the files into a throwaway emulator set as this one (its callback hosts, clock,
-    seed): what they hold is checked before anything starts (only a clash with the state of
-    the database served is left for the start)."""
+    seed), on a copy of the database it will serve when that exists: what they hold, and a
+    clash with what the database holds, is refused before anything starts."""
     from emulator.serving.runtime import Runtime
     from emulator.state import load as state_load
 
     fields = {f.name for f in dataclasses.fields(Settings)}
     given = {k: v for k, v in values.items() if k in fields}
+    settings = Settings(**given)
     with tempfile.TemporaryDirectory(prefix="emulator-load-") as folder:
+        copy = Path(folder) / "check.sqlite3"
+        if not settings.in_memory and settings.db_path.is_file():
+            _copy_database(settings.db_path, copy)
         scratch = dataclasses.replace(
-            Settings(**given),
-            db_path=Path(folder) / "check.sqlite3",
+            settings,
+            db_path=copy,
             load=(),
             retain_seconds=None,
             tls=False,
@@ -180,6 +186,13 @@ async def _dry_run(files: list[tuple[Path, bytes]], values: dict[str, Any]) -> N
                     await state_load.load_bytes(rt, raw, scratch.base_url, path.suffix == ".json")
                 except ControlError as exc:
                     raise ValueError(f"--load: {path}: {exc.detail}") from None
+
+
+def _copy_database(source: Path, target: Path) -> None:
+    """A consistent copy of a database file (its WAL included), read-only on the source."""
+    with contextlib.closing(sqlite3.connect(f"{source.as_uri()}?mode=ro", uri=True)) as src:
+        with contextlib.closing(sqlite3.connect(target)) as dst:
+            src.backup(dst)
 
 
 def make_certificate(settings: Settings) -> Settings:

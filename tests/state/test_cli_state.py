@@ -104,3 +104,30 @@ def test_the_check_at_start_uses_the_flags_given(tmp_path: Path) -> None:
 
 def test_states_lists_nothing_without_a_folder(server) -> None:
     assert as_json(cli(server.url, "states", "--json")) == {"states": [], "folder": None}
+
+
+def test_serve_refuses_a_load_file_that_clashes_with_the_database_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """A file valid on its own whose key another merchant of the database served already
+    holds: refused before anything starts, in one line (not a traceback from the start)."""
+    from emulator.testing import EmulatorServer
+
+    db = tmp_path / "db.sqlite3"
+    with EmulatorServer(db_path=db) as running, running.client() as control:
+        held = control.new_merchant(name="held").api_key
+    clash = tmp_path / "clash.yaml"
+    clash.write_text(
+        "version: 1\nmerchants: [{id: 0b1c2d3e-0000-4000-8000-000000000001,"
+        f" api_keys: [{{key: {held}, environment: sandbox}}]}}]\n"
+    )
+    before = db.stat().st_mtime_ns
+    result = subprocess.run(
+        [sys.executable, "-m", "emulator", "serve", "--port", "1", "--load", str(clash),
+         "--db", str(db)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"payments-emulator: --load: {clash}: merchants[0].api_keys[0]")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert db.stat().st_mtime_ns == before  # the file served was only read
