@@ -15,6 +15,11 @@ LAZY_INDEXES = {
     " ON requests(merchant_id, method, path, status, interface, at_us)",
     "delivery_messages_merchant": "CREATE INDEX IF NOT EXISTS delivery_messages_merchant"
     " ON delivery_messages(merchant_id, event_type, url, kind, object_type, object_id)",
+    # a merchant's events by type, or all in order, without naming an object: without it such
+    # a read scans every merchant's outbox; its upkeep cost a year of billing (three events a
+    # bill) about 15 % when it was made by a migration
+    "outbox_merchant": "CREATE INDEX IF NOT EXISTS outbox_merchant"
+    " ON outbox(merchant_id, event_type, seq)",
 }
 
 
