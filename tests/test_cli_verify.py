@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
 import pytest
 from lxml import etree
 
-from emulator.testing import EmulatorClient, EmulatorServer, Merchant
+from emulator.testing import EmulatorClient, EmulatorServer
+from tests.live_helpers import executed_payout as payout
 from tests.test_cli_client import cli
 
 pytestmark = pytest.mark.slow
@@ -30,21 +30,6 @@ def test_the_schema_refuses_what_ci_servers_would():
     messages = [e.message for e in JUNIT_SCHEMA.error_log]
     assert any("'name' is required" in m for m in messages), messages
     assert any("'one' is not a valid value" in m for m in messages), messages
-
-
-def payout(control: EmulatorClient, merchant: Merchant, card: str) -> dict[str, Any]:
-    """A payout of the merchant, executed by its payee with ``card``."""
-    with control.gateway(merchant) as gateway:
-        created = gateway.post(
-            "payouts/",
-            json={
-                "client": {"email": "payee@example.com"},
-                "payment": {"amount": 700, "currency": "ZAR"},
-                "brand_id": merchant.brand_id,
-            },
-        )
-    assert created.status_code == 201, created.text
-    return control.execute_payout(created.json(), card)
 
 
 def test_verify_exits_0_when_all_hold_and_1_with_the_report(

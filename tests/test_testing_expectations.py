@@ -8,28 +8,13 @@ import json
 import socket
 import time
 from datetime import timedelta
-from typing import Any
 
 import httpx
 import pytest
 
 from emulator.serving.runtime import Runtime
-from emulator.testing import EmulatorClient, EmulatorServer, Merchant, expect
-
-
-def payout(control: EmulatorClient, merchant: Merchant, card: str) -> dict[str, Any]:
-    """A payout of the merchant, executed by its payee with ``card``."""
-    with control.gateway(merchant) as gateway:
-        created = gateway.post(
-            "payouts/",
-            json={
-                "client": {"email": "payee@example.com"},
-                "payment": {"amount": 700, "currency": "ZAR"},
-                "brand_id": merchant.brand_id,
-            },
-        )
-    assert created.status_code == 201, created.text
-    return control.execute_payout(created.json(), card)
+from emulator.testing import EmulatorClient, EmulatorServer, expect
+from tests.live_helpers import executed_payout as payout
 
 
 def test_builders_make_the_json_the_control_plane_reads():

@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 
+from emulator.domain.cards import Card
 from emulator.domain.clients import ClientDetails
 from emulator.domain.merchants import BankAccount
 
@@ -178,6 +179,18 @@ class SavedCard(msgspec.Struct, frozen=True, kw_only=True):
     expiry_month: int
     expiry_year: int
     number: str  # the emulator needs it to decide charges by test card; never shown
+
+    @classmethod
+    def of(cls, card: Card) -> SavedCard:
+        """What a token keeps of a card the payer gave."""
+        return cls(
+            masked=card.masked,
+            brand=card.brand,
+            cardholder_name=card.cardholder_name,
+            expiry_month=card.expiry_month,
+            expiry_year=card.expiry_year,
+            number=card.number,
+        )
 
 
 class Challenge(msgspec.Struct, frozen=True, kw_only=True):

@@ -89,17 +89,6 @@ async def view(rt: Context, purchase_id: str, *, looked_only: bool = False) -> P
     return await rt.db.write(unit)
 
 
-def _saved(card: cards.Card) -> SavedCard:
-    return SavedCard(
-        masked=card.masked,
-        brand=card.brand,
-        cardholder_name=card.cardholder_name,
-        expiry_month=card.expiry_month,
-        expiry_year=card.expiry_year,
-        number=card.number,
-    )
-
-
 def _settle(
     rt: Context,
     tx: Tx,
@@ -156,7 +145,7 @@ async def pay(
                 "3ds_failed": "3ds_fail",
             }
             outcome = cards.Outcome(result[decision.result], decision.reason or "do_not_honour")
-        saved = _saved(card)
+        saved = SavedCard.of(card)
         remember = form.remember_card
         if outcome.result in ("3ds_pass", "3ds_fail") and not auto_3ds:
             challenge = Challenge(

@@ -217,14 +217,7 @@ def purchase(
     elif status == "paid":
         expires = (datetime.fromtimestamp(now_s, UTC) + timedelta(days=3 * 366)).strftime("%m/%y")
         card = cards.validate(cards.DEFAULT_CARD, expires, cards.TEST_CVC, "Test Payer", now_s)
-        saved = SavedCard(
-            masked=card.masked,
-            brand=card.brand,
-            cardholder_name=card.cardholder_name,
-            expiry_month=card.expiry_month,
-            expiry_year=card.expiry_year,
-            number=card.number,
-        )
+        saved = SavedCard.of(card)
         made, internal, _ = purchases_domain.approved(
             made, internal, saved, "payform", False, now_s
         )
