@@ -143,6 +143,7 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.timings.append(clocks.own_clock_advance(plan, state))
     receiver = start("receiver", "bench.receiver", "/health")
     report.timings.append(deliveries.deliveries(plan, state, receiver))
+    report.timings.append(clocks.far_jump(plan, state))
     report.timings.append(figures.cold_start(plan, workdir))
     collections = start("emulator-collections", "bench.serve_emulator", "/_emulator/health")
     report.timings.append(bank.advance_with_pending(plan, collections))

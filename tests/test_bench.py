@@ -77,13 +77,15 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     } | {("emulator create-purchase, file", 64), ("emulator create-purchase, in memory", 64)}
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 22
+    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 23
     timings = {x["name"]: x for x in figures["timings"]}
     pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
     assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)
     for name in ("clock advance", "clock advance, merchant's own clock"):
         assert timings[name]["errors"] == 0 and timings[name]["extra"]["jobs_run"] >= 50
     assert timings["clock advance, merchant's own clock"]["verdict"] in ("PASS", "MISS")
+    far = timings["server clock frozen 500 years ahead"]
+    assert far["errors"] == 0 and far["verdict"] in ("PASS", "MISS") and far["extra"]["back_ms"] > 0
     own = timings["fresh merchant with its own clock"]
     assert own["errors"] == 0 and own["runs"] == 20 and own["verdict"] in ("PASS", "MISS")
     pending = next(x for x in figures["timings"] if x["name"].startswith("advance a day"))
