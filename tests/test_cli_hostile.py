@@ -19,7 +19,7 @@ import msgspec
 import pytest
 
 from emulator.cli.client import printable, timeouts
-from emulator.testing import EmulatorClient, EmulatorServer, Merchant
+from emulator.testing import EmulatorClient, EmulatorServer, Merchant, expect
 from emulator.testing.records import BadPathSegment, path_segment
 from tests.test_cli_client import START, as_json, cli, subscribe_everything
 
@@ -181,6 +181,9 @@ def test_the_client_makes_each_name_one_path_segment() -> None:
             lambda: client.clock(".."),
             lambda: client.settle_collection(".."),
             lambda: client.sink(".."),
+            lambda: client.verify("..", expect.event("purchase.paid")),
+            lambda: client.wait("a\nb", expect.event("purchase.paid")),
+            lambda: client.delete_merchant(".."),
         ):
             with pytest.raises(BadPathSegment):
                 call()

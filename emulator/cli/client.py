@@ -80,6 +80,15 @@ def segment(value: str, what: str) -> str:
         raise UsageError(str(exc)) from None
 
 
+def company_segment(company_id: str, what: str) -> str:
+    """A company id as one path segment: a usage error when it cannot be one, or holds a '/'
+    (no route could take it: encoded, it would only ever be a 404)."""
+    encoded = segment(company_id, what)
+    if "/" in company_id:
+        raise UsageError(f"{what} {company_id!r}: a company_id has no '/'")
+    return encoded
+
+
 def checked_name(value: str, pattern: re.Pattern[str], what: str, rule: str) -> str:
     """A name the server would accept (``pattern`` is the server's own), as a path segment."""
     if not pattern.match(value):
@@ -223,9 +232,7 @@ def run(handler: Handler, args: argparse.Namespace) -> int:
         token = getattr(args, "admin_token", None) or os.environ.get("EMULATOR_ADMIN_TOKEN")
         merchant = getattr(args, "merchant", None)
         if merchant is not None:
-            segment(merchant, "--merchant")
-            if "/" in merchant:
-                raise UsageError(f"--merchant {merchant!r}: a company_id has no '/'")
+            company_segment(merchant, "--merchant")
         limits = timeouts(getattr(args, "timeout", None))
         with EmulatorClient(url, admin_token=token or None, timeout=limits) as client:
             context = Context(url, client, json, merchant, limits)

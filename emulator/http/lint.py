@@ -15,6 +15,7 @@ and this module's work (warnings, the schema's index) is done only when one is f
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Collection, Hashable
 from functools import cache
@@ -62,14 +63,15 @@ def _walker(node: mi.Type) -> Walk | None:
         return walks[0] if len(walks) == 1 else None  # two structs: no telling which is meant
     if isinstance(node, mi.ListType):
         item = _walker(node.item_type)
-        return None if item is None else lambda value, at, found: _items(item, value, at, found)
+        return None if item is None else functools.partial(each_item, item)
     if isinstance(node, mi.StructType):
         cls = node.cls
         return lambda value, at, found: _keys(_fields_of(cls), value, at, found)
     return None
 
 
-def _items(walk: Walk, value: Any, at: str, found: Found) -> None:
+def each_item(walk: Walk, value: Any, at: str, found: Found) -> None:
+    """``walk`` over each item of a list, its path the item's index."""
     if isinstance(value, list):
         for index, item in enumerate(value):
             walk(item, f"{at}{index}.", found)

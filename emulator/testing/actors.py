@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from emulator.testing.records import path_segment
+from emulator.testing.records import merchant_path, path_segment
 
 DeliveryKind = Literal["webhook", "success_callback", "callback"]
 BankOutcome = Literal["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]
@@ -225,7 +225,7 @@ class Actors:
         fields: dict[str, Any] = {"event": event_type, "outcome": "any"}
         if object_id is not None:
             fields["object_id"] = str(object_id)
-        path = f"merchants/{getattr(merchant, 'company_id', merchant)}/wait"
+        path = merchant_path(getattr(merchant, "company_id", merchant), "wait")
         left = max(0.0, timeout)
         while True:
             part = min(left, WAIT_SLICE)

@@ -21,6 +21,7 @@ from emulator.testing.records import (
     ScheduledJob,
     SinkMessage,
     json_object,
+    merchant_path,
     path_segment,
 )
 from emulator.testing.state import StateMixin
@@ -89,10 +90,6 @@ def _company_id(merchant: MerchantRef) -> str:
     return merchant.company_id if isinstance(merchant, Merchant) else merchant
 
 
-def _merchant_path(merchant: MerchantRef) -> str:
-    return f"merchants/{path_segment(_company_id(merchant), 'company_id')}"
-
-
 def _scope(merchant: MerchantRef | None) -> dict[str, Any]:
     return {} if merchant is None else {"merchant": _company_id(merchant)}
 
@@ -156,7 +153,7 @@ class EmulatorClient(Actors, ExpectationsMixin, StateMixin):
         if merchant is None:
             self.changed_clock = True
             return self.call("POST", path, json=body)
-        answer = self.call("POST", f"{_merchant_path(merchant)}/{path}", json=body)
+        answer = self.call("POST", merchant_path(merchant, path), json=body)
         return {**answer, "own": True}  # a merchant's clock verbs act on its own clock only
 
     def health(self) -> dict[str, Any]:
@@ -193,7 +190,7 @@ class EmulatorClient(Actors, ExpectationsMixin, StateMixin):
     def delete_merchant(self, merchant: MerchantRef) -> dict[str, Any]:
         """Delete a merchant and everything of it (its keys and tokens stop working at once);
         the answer counts the rows removed by table. The default merchant cannot be."""
-        return self.call("DELETE", _merchant_path(merchant))
+        return self.call("DELETE", merchant_path(merchant))
 
     def snapshot(self, name: str) -> dict[str, Any]:
         return self.call("POST", f"snapshots/{path_segment(name, 'snapshot name')}")
@@ -218,7 +215,7 @@ class EmulatorClient(Actors, ExpectationsMixin, StateMixin):
     def clock(self, merchant: MerchantRef | None = None) -> ClockInfo:
         """The server clock, or the clock ``merchant``'s time is read from (``own`` says whether
         it is its own or the server's)."""
-        path = "clock" if merchant is None else f"{_merchant_path(merchant)}/clock"
+        path = "clock" if merchant is None else merchant_path(merchant, "clock")
         return msgspec.convert(self.call("GET", path), ClockInfo)
 
     def set_clock(
@@ -230,7 +227,7 @@ class EmulatorClient(Actors, ExpectationsMixin, StateMixin):
         body: dict[str, Any] = {"mode": mode} if mode is not None else {}
         if now is not None:
             body["now"] = _instant(now)
-        answer = self.call("PUT", f"{_merchant_path(merchant)}/clock", json=body)
+        answer = self.call("PUT", merchant_path(merchant, "clock"), json=body)
         return msgspec.convert(answer, ClockInfo)
 
     def _advance(
@@ -287,7 +284,7 @@ class EmulatorClient(Actors, ExpectationsMixin, StateMixin):
     ) -> list[ScheduledJob]:
         """Pending jobs, soonest first: of the server clock (every merchant that follows it),
         or of ``merchant``'s clock; only those acting on ``object_id`` when given."""
-        path = "schedule" if merchant is None else f"{_merchant_path(merchant)}/schedule"
+        path = "schedule" if merchant is None else merchant_path(merchant, "schedule")
         params: dict[str, Any] = {"limit": limit}
         if object_id is not None:
             params["object_id"] = object_id

@@ -20,7 +20,7 @@ import httpx
 import msgspec
 
 from emulator.kernel.clock import iso
-from emulator.testing.records import EmulatorError, Merchant
+from emulator.testing.records import EmulatorError, Merchant, merchant_path
 
 Duration = str | float | timedelta  # "5m", "3d", seconds, or a timedelta
 Outcome = Literal["ok", "failed", "any"]
@@ -232,9 +232,8 @@ class ExpectationsMixin:
     def _expectations(
         self, merchant: Merchant | str, verb: str, body: dict[str, Any], timeout: float | None
     ) -> ExpectationReport:
-        company_id = merchant.company_id if isinstance(merchant, Merchant) else merchant
         extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout + 10.0}
-        response = self.http.post(f"merchants/{company_id}/{verb}", json=body, **extra)
+        response = self.http.post(merchant_path(merchant, verb), json=body, **extra)
         if response.is_error:
             raise EmulatorError(response)
         return msgspec.convert(response.json(), ExpectationReport)

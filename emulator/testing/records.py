@@ -193,3 +193,9 @@ class SinkMessage(msgspec.Struct, frozen=True):
 # resolve to its FakeDatetime and every later decode in the process would fail.
 for _struct in (ClockInfo, ScheduledJob, Profile, Merchant, SinkMessage):
     msgspec.json.Decoder(_struct)
+
+
+def merchant_path(merchant: Merchant | str, *rest: str) -> str:
+    """A merchant's control-plane path (``merchants/{company_id}/...``), its id one segment."""
+    company_id = merchant.company_id if isinstance(merchant, Merchant) else merchant
+    return "/".join(("merchants", path_segment(company_id, "company_id"), *rest))

@@ -16,6 +16,7 @@ Before a body is converted to its struct (the struct's types lead the way):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Hashable
 from functools import cache
@@ -78,7 +79,7 @@ def _walker(node: mi.Type) -> Walk | None:
         return lambda value, at, found: _all(walks, value, at, found)
     if isinstance(node, mi.ListType):
         item = _walker(node.item_type)
-        return None if item is None else lambda value, at, found: _items(item, value, at, found)
+        return None if item is None else functools.partial(lint.each_item, item)
     if isinstance(node, mi.StructType):
         cls = node.cls
         # built on first use: types nest
@@ -89,12 +90,6 @@ def _walker(node: mi.Type) -> Walk | None:
 def _all(walks: list[Walk], value: Any, at: str, found: lint.Found) -> None:
     for walk in walks:
         walk(value, at, found)
-
-
-def _items(walk: Walk, value: Any, at: str, found: lint.Found) -> None:
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            walk(item, f"{at}{index}.", found)
 
 
 # encode name -> (takes null, a number becomes its text, an integer field, what applies to its
