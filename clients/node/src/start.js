@@ -40,13 +40,18 @@ export async function start(options = {}) {
   );
 }
 
-async function startProcess({ command, args = [], env = {}, timeoutMs = 20_000 }) {
+async function startProcess({ command, args = [], env = {}, adminToken, timeoutMs = 20_000 }) {
   const port = await freePort();
   const own = args.includes('--db') || args.includes('--ephemeral') ? [] : ['--ephemeral'];
+  if (adminToken) own.push('--admin-token', adminToken);
   const argv = ['serve', '--host', '127.0.0.1', '--port', String(port), ...own, ...args];
+  const environment = { ...process.env, ...env };
+  const flag = args.indexOf('--admin-token');
+  // the token serve requires: given here, in its flags, or in the environment it inherits
+  const token = adminToken || (flag >= 0 ? args[flag + 1] : environment.EMULATOR_ADMIN_TOKEN) || null;
   let child;
   try {
-    child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(command, argv, { env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
     throw new EmulatorStartError(`cannot run ${command}: ${error.message}`, { cause: error });
   }
@@ -80,7 +85,7 @@ async function startProcess({ command, args = [], env = {}, timeoutMs = 20_000 }
     if (exited !== null) throw new EmulatorStartError(`${exited}:\n${output.trim()}`);
     try {
       const response = await fetch(`${url}/_emulator/health`, { signal: AbortSignal.timeout(2_000) });
-      if (response.ok) return { url, adminToken: env.EMULATOR_ADMIN_TOKEN ?? null, stop };
+      if (response.ok) return { url, adminToken: token, stop };
     } catch {
       // not listening yet
     }
