@@ -53,6 +53,7 @@ def run(argv: list[str], env: dict[str, str] | None = None, timeout: float = 120
     return output
 
 
+@pytest.mark.slow  # node processes
 def test_the_node_suite_and_the_example_pass(node: str, server: EmulatorServer) -> None:
     files = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.glob("test/*.test.mjs"))
     examples = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.glob("examples/*.test.mjs"))
@@ -71,6 +72,7 @@ def test_the_node_suite_and_the_example_pass(node: str, server: EmulatorServer) 
     assert int(summary["pass"]) >= 10, output
 
 
+@pytest.mark.slow  # node processes
 def test_the_control_plane_refuses_the_package_without_the_token(
     node: str, server: EmulatorServer
 ) -> None:
@@ -111,6 +113,7 @@ def typescript(node: str) -> Path:
     return tsc
 
 
+@pytest.mark.slow  # node processes
 def test_the_declarations_type_check_the_example_and_refuse_misuse(
     node: str, tmp_path: Path
 ) -> None:

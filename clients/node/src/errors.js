@@ -26,11 +26,20 @@ export class EmulatorError extends Error {
     this.body = body;
     this.method = method;
     this.url = url;
+    retitle(this);
   }
 
   toString() {
     return `${this.name}: ${this.method} ${this.url} -> ${this.status} ${this.code}: ${this.message}`;
   }
+}
+
+/** The stack's first line (what an uncaught error shows) as toString() says it: with the
+ * request and the code, while `message` stays the emulator's own. */
+function retitle(error) {
+  const lines = String(error.stack).split('\n');
+  const frames = lines.findIndex((line) => /^\s+at /.test(line));
+  error.stack = [error.toString(), ...(frames < 0 ? [] : lines.slice(frames))].join('\n');
 }
 
 /** A success status whose body is not a JSON object: whatever answers is not the emulator. */
@@ -42,6 +51,7 @@ export class NotTheEmulator extends EmulatorError {
     this.message =
       `the answer (${status}, ${contentType || 'no content type'}) is not the control plane's` +
       ' JSON: is this the emulator?';
+    retitle(this);
   }
 }
 

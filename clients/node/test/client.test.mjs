@@ -23,6 +23,7 @@ test('a 4xx surfaces as an EmulatorError with the emulator message', async () =>
   assert.equal(error.code, 'purchase_not_found');
   assert.equal(error.message, error.body.error.message);
   assert.match(String(error), /POST http:\/\/.*\/_emulator\/purchases\/no-such-purchase\/pay -> 404/);
+  assert.equal(error.stack.split('\n')[0], String(error)); // what an uncaught one shows
   const shop = await emu.newMerchant(); // follows the server clock: it has none to advance
   await assert.rejects(emu.advance(shop, '1h'), { name: 'EmulatorError', status: 409, code: 'clock_not_own' });
   await assert.rejects(emu.newMerchant({ clock: 'sideways' }), { status: 400, code: 'invalid' });
