@@ -48,14 +48,15 @@ export class Merchant {
     return { basePath: `${this.#url}${GATEWAY}`, apiKey: this.apiKey, brandId: this.brandId };
   }
 
-  /** fetch a path of the emulator as this merchant: under `/api/v1/` with the API key as the
+  /** fetch a path of the emulator (or a URL of it) as this merchant: under `/api/v1/` with the API key as the
    * Bearer token, under `/v2/` with an OAuth access token of its client (fetched on first use,
    * cached until it expires, fetched again after a 401: a clock advance can expire it). Other
    * paths go without credentials. `init.json` sends a JSON body. Returns fetch's Response. */
   async fetch(path, init = {}) {
     const request = withJson(init);
     const method = (request.method ?? 'GET').toUpperCase();
-    const url = `${this.#url}${path.startsWith('/') ? path : `/${path}`}`;
+    const absolute = /^https?:\/\//.test(path);
+    const url = absolute ? path : `${this.#url}${path.startsWith('/') ? path : `/${path}`}`;
     const headers = new Headers(request.headers);
     const bank = url.startsWith(`${this.#url}${BANK}`);
     if (url.startsWith(`${this.#url}${GATEWAY}`) && !headers.has('authorization')) {

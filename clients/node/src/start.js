@@ -73,7 +73,10 @@ async function startProcess({ command, args = [], env = {}, adminToken, timeoutM
     });
   });
   const url = `http://127.0.0.1:${port}`;
+  const orphaned = () => child.kill('SIGKILL'); // this process ends without stop(): so does it
+  process.once('exit', orphaned);
   const stop = async () => {
+    process.off('exit', orphaned);
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
@@ -109,7 +112,7 @@ async function startContainer({ image, env = {}, adminToken, timeoutMs = 60_000 
       { cause: error },
     );
   }
-  const { GenericContainer, Wait } = testcontainers;
+  const { GenericContainer, Wait } = testcontainers.GenericContainer ? testcontainers : testcontainers.default;
   const token = adminToken ?? randomBytes(16).toString('hex');
   let container;
   try {

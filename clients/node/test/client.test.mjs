@@ -135,6 +135,8 @@ test('Emulator.start with an image says what is missing without testcontainers',
   await assert.rejects(Emulator.start({ image: 'payments-emulator' }), (error) =>
     error instanceof EmulatorStartError && /needs the testcontainers package/.test(error.message));
   await assert.rejects(Emulator.start({}), EmulatorStartError);
+  await assert.rejects(Emulator.start({ command: '/nonexistent/payments-emulator' }),
+    { name: 'EmulatorStartError', message: /^cannot run \/nonexistent\/payments-emulator: .*ENOENT/ });
   return undefined;
 });
 
