@@ -33,6 +33,8 @@ export interface SdkConfig {
 
 /** An isolated merchant, as Emulator.newMerchant made it. */
 export class Merchant {
+  /** `url`: the emulator's base URL; `answer`: what POST /_emulator/merchants answered. */
+  constructor(url: string, answer: Record<string, unknown>);
   readonly companyId: string;
   readonly name: string;
   readonly brandId: string;

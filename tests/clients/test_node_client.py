@@ -17,6 +17,7 @@ import pytest
 
 from emulator import __version__
 from emulator.testing import EmulatorServer
+from tests.clients.test_client_coverage import node_methods
 from tests.conftest import LIVE_START
 
 PACKAGE = Path(__file__).resolve().parents[2] / "clients" / "node"
@@ -96,6 +97,20 @@ def test_the_package_version_follows_the_emulator() -> None:
     assert package["type"] == "module" and package["types"] == "./index.d.ts"
     assert not package.get("dependencies"), "no runtime dependency beyond Node's fetch"
     assert package["peerDependenciesMeta"]["testcontainers"]["optional"] is True
+
+
+def test_the_declarations_declare_every_method_of_the_package(node: str) -> None:
+    """``index.d.ts`` is written by hand: each method of each exported class is in it, in
+    that class's block, so a method added to the JavaScript is declared too."""
+    declarations = (PACKAGE / "index.d.ts").read_text()
+    blocks = dict(re.findall(r"^export class (\w+)[^{]*\{(.*?)^\}", declarations, re.M | re.S))
+    undeclared = []
+    for cls, methods in node_methods(PACKAGE).items():
+        for method in methods - {"toString"}:  # Error's and Object's, not the package's own
+            declared = rf"^\s+(?:(?:static\s+)?{method}\(|readonly {method}:)"  # or a getter
+            if not re.search(declared, blocks.get(cls, ""), re.M):
+                undeclared.append(f"{cls}.{method}")
+    assert not undeclared, f"declare these in clients/node/index.d.ts: {undeclared}"
 
 
 def typescript(node: str) -> Path:
