@@ -61,7 +61,8 @@ final class Emulator
      * Start `payments-emulator serve` (the `$command`: a path, or a list such as
      * `['python3', '-m', 'emulator']`) on a free loopback port, its state in memory, and wait
      * until it answers; `stop()` ends it (so does the end of the PHP process). `$clock` and
-     * `$start` set its server clock (`serve --clock`, `--start`); `$args` are more flags.
+     * `$start` set its server clock (`serve --clock`, `--start`), `$adminToken` its control
+     * plane's token (this client sends it); `$args` are more flags.
      *
      * @param string|list<string> $command
      * @param list<string> $args
@@ -70,6 +71,7 @@ final class Emulator
         string|array $command = 'payments-emulator',
         ?string $clock = null,
         \DateTimeInterface|string|null $start = null,
+        ?string $adminToken = null,
         array $args = [],
         int $waitMs = 30000,
     ): self {
@@ -82,8 +84,11 @@ final class Emulator
         if ($start !== null) {
             array_push($argv, '--start', Time::instant($start));
         }
+        if ($adminToken !== null) {
+            array_push($argv, '--admin-token', $adminToken);
+        }
         $process = Process::run([...$argv, ...$args]);
-        $emulator = new self("http://127.0.0.1:$port");
+        $emulator = new self("http://127.0.0.1:$port", $adminToken);
         $emulator->process = $process;
         $emulator->awaitHealth($waitMs, $process);
         return $emulator;

@@ -29,6 +29,9 @@ final class ClockTest extends TestCase
         $this->assertSame('2026-01-08T10:00:00+00:00', $this->clock->now()->format(DATE_ATOM));
         $this->assertSame(0, $this->clock->shift('1h'));
         $this->assertSame('frozen', $this->clock->mode());
+        $this->expectException(\InvalidArgumentException::class);
+        $this->expectExceptionMessage('\'3x\' is not a duration');
+        $this->clock->advance('3x');
     }
 
     public function testTheScheduleAndNextRunTheMerchantsJobs(): void

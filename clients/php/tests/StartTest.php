@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace PaymentsEmulator\Testing\Tests;
 
 use PaymentsEmulator\Testing\Emulator;
+use PaymentsEmulator\Testing\EmulatorError;
 use PaymentsEmulator\Testing\Process;
 use PaymentsEmulator\Testing\StartError;
 use PaymentsEmulator\Testing\TransportError;
@@ -16,12 +17,18 @@ final class StartTest extends TestCase
     public function testStartServesOnAFreePortUntilStopped(): void
     {
         $command = Stories::emulatorCommand() ?? self::markTestSkipped('PAYMENTS_EMULATOR_COMMAND is not set');
-        $emulator = Emulator::start(command: $command, clock: 'frozen', start: Stories::START);
+        $emulator = Emulator::start(command: $command, clock: 'frozen', start: Stories::START, adminToken: 'php-secret');
         try {
             $this->assertSame(['status' => 'ok', 'version' => Emulator::VERSION], $emulator->health());
             $this->assertSame('2026-01-05T09:00:00+00:00', $emulator->clock()->now->format(DATE_ATOM));
             $merchant = $emulator->newMerchant();
             $this->assertSame(200, $merchant->gateway()->get('clients/')->status);
+            try {
+                Emulator::connect($emulator->url)->clock();
+                $this->fail('the control plane answered without its admin token');
+            } catch (EmulatorError $refused) {
+                $this->assertSame([401, 'admin_token_required'], [$refused->status, $refused->errorCode]);
+            }
         } finally {
             $emulator->stop();
         }
