@@ -19,20 +19,23 @@ trait StateFiles
     }
 
     /**
-     * Load a state file (its YAML or JSON text, or the document as an array), all or nothing:
-     * each merchant in it replaces the one with its id.
+     * Load a state file, all or nothing: each merchant in it replaces the one with its id.
+     * Give its YAML or JSON text as `exportState` wrote it, or the document decoded with
+     * objects (`json_decode($text)`): an array decoded with `true` has lost which empty
+     * values were objects, and the emulator refuses a list where it reads an object.
      *
-     * @param string|array<string, mixed> $state
+     * @param string|array<string, mixed>|object $state
      * @return array<string, mixed>
      */
-    public function importState(string|array $state): array
+    public function importState(string|array|object $state): array
     {
         $this->changedClock = true;  // a file may set the server clock
-        if (is_array($state)) {
+        if (!is_string($state)) {
             return $this->call('POST', 'import', $state);
         }
+        $type = str_starts_with(ltrim($state), '{') ? 'application/json' : 'application/yaml';
         return self::object($this->http->request('POST', "{$this->url}/_emulator/import", content: $state,
-            headers: ['Content-Type' => 'application/yaml']));
+            headers: ['Content-Type' => $type]));
     }
 
     /**

@@ -75,4 +75,24 @@ final class ToolkitTest extends TestCase
         $json = json_decode($this->emulator->exportState($this->merchant, format: 'json'), true);
         $this->assertIsArray($json);
     }
+
+    public function testASnapshotRestoresTheWholeStateAndAStateFileReplacesAMerchant(): void
+    {
+        $name = Emulator::uniqueName('php');
+        $this->emulator->snapshot($name);
+        $gateway = $this->merchant->gateway();
+        $this->assertSame(201, $gateway->post('clients/', ['email' => 'later@example.com'])->status);
+        $this->assertTrue($this->emulator->restore($name)->now instanceof \DateTimeImmutable);
+        $this->assertSame([], $gateway->get('clients/')->json()['results']);
+
+        $this->assertSame(201, $gateway->post('clients/', ['email' => 'kept@example.com'])->status);
+        $json = $this->emulator->exportState($this->merchant, format: 'json');
+        $yaml = $this->emulator->exportState($this->merchant);
+        $emails = static fn (): array => array_column($gateway->get('clients/')->json()['results'], 'email');
+        foreach ([$json, json_decode($json), $yaml] as $state) {
+            $gateway->post('clients/', ['email' => 'dropped@example.com']);
+            $this->emulator->importState($state);
+            $this->assertSame(['kept@example.com'], $emails());
+        }
+    }
 }
