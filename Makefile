@@ -6,8 +6,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run test lint typecheck unit quick memory-tests bench browser containers image reference \
-	clean docs docs-check
+.PHONY: run test lint typecheck unit quick memory-tests bench browser containers clients image \
+	reference clean docs docs-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,7 +40,7 @@ typecheck: $(STAMP)
 WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -lt 2 ] && echo $$n || echo 2)
 XDIST = -p xdist -n $(WORKERS) --dist loadscope
 
-unit: $(STAMP) browser containers
+unit: $(STAMP) browser containers clients
 	$(BIN)/pytest $(XDIST) $(PYTEST_ARGS)
 
 # The in-process API tests on a database in memory (serve --ephemeral) instead of a file; the
@@ -59,6 +59,13 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 browser:
 	@test -x $(CHROMEDRIVER) || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver; }
+
+# The PHP test helpers (clients/php/) are tested with Debian's PHP and PHPUnit
+# (tests/clients/test_php_client.py; Packagist is out of reach). Installed when missing.
+clients:
+	@command -v php >/dev/null && command -v phpunit >/dev/null && php -m | grep -qx curl || { \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install \
+		-y -qq --no-install-recommends php-cli php-curl php-xml php-mbstring phpunit; }
 
 # The container test (tests/container/) builds a base from Debian's packages with debootstrap
 # and runs the image with Debian's docker.io (.ci/run starts dockerd); docker-compose validates

@@ -1,7 +1,8 @@
 """``python -m tools.reference [--check]``: write the generated reference pages of
 ``docs/reference/`` (the command line, the environment variables, the three APIs, the test
-values), each from the code that serves or reads what it describes. ``--check`` writes
-nothing: it names the pages that differ from what would be written and exits 1."""
+values, the clients side by side), each from the code that serves or reads what it
+describes. ``--check`` writes nothing: it names the pages that differ from what would be
+written and exits 1."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from tools.api_pages import api_page
 from tools.cli_pages import cli_page, environment_page
+from tools.client_pages import clients_page
 from tools.fixture_pages import test_values_page
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,6 +28,7 @@ PAGES: dict[Path, Callable[[], str]] = {
     REFERENCE / "gateway-api.md": partial(api_page, "gateway"),
     REFERENCE / "bank-api.md": partial(api_page, "bank"),
     REFERENCE / "test-values.md": test_values_page,
+    REFERENCE / "clients.md": clients_page,
 }
 
 

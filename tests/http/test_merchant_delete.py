@@ -153,6 +153,28 @@ async def test_a_merchant_is_deleted_once(http: httpx.AsyncClient, merchant: dic
     assert (await http.delete(path)).json()["error"]["code"] == "merchant_not_found"
 
 
+async def test_events_after_a_delete_of_the_newest_ones_are_delivered(http: httpx.AsyncClient):
+    """Deleting the merchant of the newest events frees their outbox seqs for the next events:
+    those are still delivered (the delivery cursor goes back), not passed as dispatched."""
+
+    async def hook_and_purchase(merchant: dict[str, Any], sink: str) -> list[Any]:
+        gw = {"Authorization": f"Bearer {merchant['api_key']}"}
+        callback = f"http://127.0.0.1:8400/_emulator/sink/{sink}"
+        hook = {"title": "t", "all_events": True, "callback": callback}
+        assert (await http.post("/api/v1/webhooks/", json=hook, headers=gw)).status_code == 201
+        made = await http.post("/api/v1/purchases/", json=purchase_body(merchant), headers=gw)
+        assert made.status_code == 201, made.text
+        messages: list[Any] = (await http.get(f"/_emulator/sink/{sink}")).json()["messages"]
+        return messages
+
+    gone = await new_merchant(http)
+    assert len(await hook_and_purchase(gone, "gone")) == 1
+    assert (await http.delete(f"/_emulator/merchants/{gone['company_id']}")).status_code == 200
+    kept = await new_merchant(http)
+    delivered = await hook_and_purchase(kept, "kept")
+    assert [m["json"]["event_type"] for m in delivered] == ["purchase.created"]
+
+
 async def test_the_default_merchant_is_not_deleted(http: httpx.AsyncClient):
     response = await http.delete(f"/_emulator/merchants/{DEFAULT_ID}")
     assert response.status_code == 409
