@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from emulator.delivery import signing
+from emulator.delivery import keypool, signing
 from emulator.delivery.outgoing import Outgoing, Prepare, Router
 from emulator.domain.webhooks import EVENT_SET
 from emulator.kernel import memo
@@ -39,7 +39,7 @@ def company_key(tx: Tx, merchant_id: str) -> tuple[str, str]:
     def read() -> tuple[str, str]:
         found = repo.company_key(tx, merchant_id)
         if found is None:
-            private, public = signing.generate()
+            private, public = keypool.take_now()
             repo.insert_company_key(tx, merchant_id, private, public)
             found = repo.company_key(tx, merchant_id)
             assert found is not None

@@ -2,8 +2,8 @@
 SHA-256 of the exact body bytes (FIDELITY.md: Webhooks).
 
 A 2048-bit key pair takes about 50 ms to generate (measured on the 2-core development VM,
-20 to 150 ms per key), so keys are made where that does not hold up other work: a webhook's
-in a worker thread before its unit of work, the company key on first use.
+20 to 150 ms per key), so keys are made ahead (``emulator/delivery/keypool.py``): a
+webhook takes a ready pair, or one made in a worker thread before its unit of work.
 """
 
 from __future__ import annotations

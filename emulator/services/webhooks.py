@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from emulator.delivery import signing
+from emulator.delivery import keypool
 from emulator.delivery.gateway import company_key
 from emulator.domain import webhooks as domain
 from emulator.domain.errors import WebhookNotFound
@@ -26,7 +25,7 @@ def _now(rt: Context) -> int:
 
 async def create(rt: Context, merchant_id: str, data: WebhookInput) -> Webhook:
     domain.create(data, "", "", 0, rt.url_rule)  # refuse a bad body before paying for a key pair
-    private, public = await asyncio.to_thread(signing.generate)
+    private, public = await keypool.take()
     webhook = domain.create(data, rt.ids.uuid(), public, _now(rt), rt.url_rule)
     await rt.db.write(lambda tx: repo.insert(tx, merchant_id, webhook, private))
     return webhook
@@ -91,7 +90,7 @@ async def public_key(rt: Context, merchant_id: str) -> str:
     """The company key's public PEM; the pair is made (in a worker thread) on first use."""
     found = await rt.db.read(lambda tx: repo.company_key(tx, merchant_id))
     if found is None:
-        private, public = await asyncio.to_thread(signing.generate)
+        private, public = await keypool.take()
 
         def unit(tx: Tx) -> tuple[str, str]:
             repo.insert_company_key(tx, merchant_id, private, public)  # unless one raced us

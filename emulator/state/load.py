@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from emulator.delivery import signing
+from emulator.delivery import keypool
 from emulator.delivery.dispatch import CURSOR_KEY
 from emulator.domain.errors import ControlError
 from emulator.kernel.clock import Clock, ClockState
@@ -105,7 +105,7 @@ async def load(rt: Context, doc: Any, base_url: str) -> dict[str, Any]:
     keys: dict[str, tuple[str, str]] = {}
     for index, item in enumerate(listed):
         for path in merchant.prepare_keys(item, f"merchants[{index}]"):
-            keys[path] = await asyncio.to_thread(signing.generate)
+            keys[path] = await keypool.take()
     prepared = merchant.Prepared(keys=keys, base_url=base_url)
     now_us = rt.clock.server.now_us() if server is None else _now_of(server)
 
