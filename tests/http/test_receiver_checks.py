@@ -4,15 +4,21 @@ a strict one and a slow one, each with the results and score it earns."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from lxml import etree
 
+from emulator.cli.commands import main
 from emulator.testing import EmulatorClient, EmulatorServer
 from emulator.testing.records import Merchant
 from tests import receivers
+from tests.test_cli_client import cli
+from tests.test_cli_verify import JUNIT_SCHEMA
 
 
 @pytest.fixture
@@ -137,3 +143,46 @@ def test_bad_bodies_are_refused_in_the_control_dialect(
     answer = httpx.post(f"{server.url}/_emulator/receiver-checks", json=body)
     assert answer.status_code == status
     assert answer.json()["error"]["message"].startswith(message), answer.text
+
+
+def test_check_receiver_prints_the_table_and_exits_1_on_a_failure(
+    server: EmulatorServer,
+    control: EmulatorClient,
+    merchant: Merchant,
+    gateway: httpx.Client,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with receivers.serving(receivers.careless(gateway)) as url:
+        _webhook(gateway, url)
+        code = main(["--url", server.url, "check-receiver", url, "--merchant", merchant.company_id])
+    assert code == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"score 56/100 for {url} (the key of webhook ")
+    assert lines[1].startswith("  ok   valid          answered 200")
+    assert lines[2].startswith("  FAIL duplicate      the same X-Event-Id again was re-processed")
+    assert lines[7].startswith("  WARN old_replay     answered 200: an event 30 days old")
+
+
+def test_check_receiver_answers_a_bad_url_in_one_line(
+    server: EmulatorServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--url", server.url, "check-receiver", "ftp://nowhere"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "payments-emulator: 'url': Enter a valid URL."
+    ]
+
+
+@pytest.mark.slow
+def test_check_receiver_writes_junit_one_case_per_check(
+    server: EmulatorServer, tmp_path: Path
+) -> None:
+    junit = tmp_path / "receiver.xml"
+    with receivers.serving(lambda headers, raw: 200) as url:
+        done = cli(server.url, "check-receiver", url, "--junit", str(junit), "--bank")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == f"score 100/100 for {url} (unsigned (bank callbacks))"
+    assert JUNIT_SCHEMA.validate(etree.parse(str(junit))), JUNIT_SCHEMA.error_log
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("4", "0")
+    names = [case.get("name") for case in suite.findall("testcase")]
+    assert names == ["valid", "duplicate", "unknown_event", "timeout"]
