@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from emulator import resources
+from emulator.cli.commands import _parser, banner, settings_from
 from emulator.scenarios import outcomes
 from emulator.serving.app import create_app
 from emulator.serving.runtime import Runtime
@@ -162,3 +163,18 @@ async def test_no_outcome_header_ignores_it(tmp_path: Path):
 def test_the_test_values_list_every_form_the_parser_takes():
     listed = [f["value"] for f in resources.test_values()["outcome_header"]]  # type: ignore[union-attr, index]
     assert listed == [form for forms in outcomes.FORMS.values() for form in forms]
+
+
+@pytest.mark.parametrize(
+    ("flags", "env", "on"),
+    [
+        ([], {}, True),
+        (["--no-outcome-header"], {}, False),
+        ([], {"EMULATOR_NO_OUTCOME_HEADER": "1"}, False),
+        ([], {"EMULATOR_NO_OUTCOME_HEADER": "off"}, True),
+    ],
+)
+def test_serve_no_outcome_header_and_its_variable(flags, env, on):
+    settings = settings_from(_parser().parse_args(["serve", *flags]), env)
+    assert settings.outcome_header is on
+    assert ("X-Emulator-Outcome: ignored, as the platform would" in banner(settings)) is not on
