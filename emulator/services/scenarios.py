@@ -41,6 +41,12 @@ async def define(rt: Context, source: bytes | str) -> Scenario:
         scenario = parse(source)
     except InvalidScenario as exc:
         raise _invalid(exc) from None
+    if scenario.name.startswith(outcomes.PREFIX):
+        raise ControlError(
+            400,
+            "invalid_scenario",
+            f"name: '{outcomes.PREFIX}...' names an object's X-Emulator-Outcome; choose another",
+        )
     now = rt.clock.now_us()
     await rt.db.write(lambda tx: repo.save_definition(tx, scenario.name, scenario.source, now))
     return scenario

@@ -178,3 +178,10 @@ def test_serve_no_outcome_header_and_its_variable(flags, env, on):
     settings = settings_from(_parser().parse_args(["serve", *flags]), env)
     assert settings.outcome_header is on
     assert ("X-Emulator-Outcome: ignored, as the platform would" in banner(settings)) is not on
+
+
+async def test_a_loaded_scenario_cannot_take_an_objects_name(http):
+    text = "name: outcome.mine\nrules:\n  - when: purchase.payment\n    then: {result: paid}\n"
+    refused = await http.post("/_emulator/scenarios", content=text)
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"].startswith("name: 'outcome....' names an object's")
