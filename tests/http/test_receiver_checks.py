@@ -95,6 +95,7 @@ def test_a_strict_receiver_passes_and_is_told_to_mind_old_events(
     assert reads["why"].startswith("good sign: the app read the purchase on receipt")
 
 
+@pytest.mark.slow  # a real timeout of its own: two answers of 0.5 s not waited for
 def test_a_slow_receiver_fails_on_the_timeout(
     control: EmulatorClient, merchant: Merchant, gateway: httpx.Client
 ) -> None:
@@ -186,3 +187,20 @@ def test_check_receiver_writes_junit_one_case_per_check(
     assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("4", "0")
     names = [case.get("name") for case in suite.findall("testcase")]
     assert names == ["valid", "duplicate", "unknown_event", "timeout"]
+
+
+async def test_the_built_in_sink_in_process_accepts_everything(runtime, http):
+    """The sink is a receiver that checks nothing: every 2xx check passes, the signature
+    checks fail, and the answer is the documented shape (the in-process client checks it)."""
+    url = f"http://127.0.0.1:{runtime.settings.port}/_emulator/sink/rc"
+    company_id = (await http.post("/_emulator/merchants")).json()["company_id"]
+    answer = await http.post(
+        "/_emulator/receiver-checks", json={"url": url, "merchant": company_id}
+    )
+    assert answer.status_code == 200, answer.text
+    report = answer.json()
+    failed = [c["name"] for c in report["checks"] if c["result"] == "fail"]
+    assert failed == ["bad_signature", "tampered_body"]
+    assert report["signed_with"] == "the company key (GET /api/v1/public_key/)"
+    sink = (await http.get("/_emulator/sink/rc")).json()
+    assert len(sink["messages"]) == 8  # the timeout and reads_back checks send nothing
