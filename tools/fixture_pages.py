@@ -27,6 +27,7 @@ def test_values_page() -> str:
     rules: dict[str, str] = values["card_rules"]  # type: ignore[assignment]
     accounts: list[dict[str, str]] = values["accounts"]  # type: ignore[assignment]
     codes = resources.unpaid_codes().codes
+    forced: list[dict[str, str]] = values["outcome_header"]  # type: ignore[assignment]
     body = [
         "Magic values with documented outcomes, on the emulator clock. The emulator serves the"
         " same values as `GET /_emulator/test-values`.",
@@ -67,6 +68,19 @@ def test_values_page() -> str:
         *table(
             ("Code", "Reason", "Consequence"),
             [[code(c.code), c.text, CONSEQUENCES[c.consequence]] for c in codes],
+        ),
+        "",
+        "## Outcome header",
+        "",
+        "A request header `X-Emulator-Outcome` on a creating call forces that object's outcome"
+        " without a scenario (durations: days, hours, minutes, seconds, as `+1d12h`, on the"
+        " merchant's clock). Any other value is a 400 in the interface's dialect naming the"
+        " allowed ones; `serve --no-outcome-header` ignores the header, as the platform would."
+        " The guide: [Testing your webhook handler](../webhook-testing.md).",
+        "",
+        *table(
+            ("Value", "On", "Outcome"),
+            [[code(f["value"]), f["call"], f["outcome"]] for f in forced],
         ),
     ]
     return page(

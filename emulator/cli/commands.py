@@ -14,6 +14,7 @@ from typing import NoReturn
 
 from emulator import __version__
 from emulator.cli import listen as cli_listen
+from emulator.cli import receiver as cli_receiver
 from emulator.cli import state as cli_state
 from emulator.cli import trigger as cli_trigger
 from emulator.cli import verbs as cli_verbs
@@ -130,6 +131,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_trigger.add_command(commands)
     cli_listen.add_command(commands)
     cli_verify.add_command(commands)
+    cli_receiver.add_command(commands)
     cli_state.add_commands(commands)
     return parser
 

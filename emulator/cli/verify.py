@@ -7,6 +7,7 @@ the report's sentence as its failure."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -122,32 +123,56 @@ def report_lines(answer: dict[str, Any]) -> list[str]:
 
 def write_junit(path: Path, source: str, answer: dict[str, Any]) -> None:
     """One test case per expectation; a failed one holds the report's sentence."""
-    results = answer["results"]
-    failures = sum(1 for r in results if not r["ok"])
-    suites = ET.Element("testsuites", tests=str(len(results)), failures=str(failures))
+    cases: list[Case] = []
+    for result in answer["results"]:
+        if result["ok"]:
+            cases.append(Case(_name(result)))
+            continue
+        message = str(result.get("message") or result["description"])
+        details = [message]
+        details += [
+            f"closest: {c['ref']} at {c['at']}: {', '.join(c['differs'])}"
+            for c in result.get("candidates") or []
+        ]
+        cases.append(Case(_name(result), message, "\n".join(details)))
+    suite = f"expectations: {source}"
+    classname = f"expectations.{Path(source).stem}"
+    write_cases(path, suite, classname, cases, str(answer.get("now", "")), "ExpectationFailed")
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One JUnit test case: its name, and for a failure its message and text."""
+
+    name: str
+    failure: str | None = None
+    text: str = ""
+    out: str = ""
+
+
+def write_cases(
+    path: Path, suite_name: str, classname: str, cases: list[Case], timestamp: str, kind: str
+) -> None:
+    """A JUnit XML file of one suite (``kind``: the failures' ``type``)."""
+    failures = sum(1 for c in cases if c.failure is not None)
+    suites = ET.Element("testsuites", tests=str(len(cases)), failures=str(failures))
     suite = ET.SubElement(
         suites,
         "testsuite",
-        name=f"expectations: {source}",
-        tests=str(len(results)),
+        name=suite_name,
+        tests=str(len(cases)),
         failures=str(failures),
         errors="0",
         skipped="0",
-        timestamp=str(answer.get("now", "")),
+        timestamp=timestamp,
     )
-    for result in results:
-        case = ET.SubElement(
-            suite, "testcase", classname=f"expectations.{Path(source).stem}", name=_name(result)
-        )
-        if not result["ok"]:
-            message = str(result.get("message") or result["description"])
-            failure = ET.SubElement(case, "failure", message=message, type="ExpectationFailed")
-            candidates = result.get("candidates") or []
-            details = [message]
-            details += [
-                f"closest: {c['ref']} at {c['at']}: {', '.join(c['differs'])}" for c in candidates
-            ]
-            failure.text = "\n".join(details)
+    for one in cases:
+        case = ET.SubElement(suite, "testcase", classname=classname, name=one.name)
+        if one.failure is not None:
+            failure = ET.SubElement(case, "failure", message=one.failure, type=kind)
+            failure.text = one.text
+        if one.out:
+            ET.SubElement(case, "system-out").text = one.out
     ET.indent(suites)
     try:
         ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)

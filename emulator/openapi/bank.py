@@ -23,7 +23,7 @@ from emulator.domain.merchants import INSTRUMENTS, MerchantProfile
 from emulator.domain.payments import EftPaymentInput, Payment
 from emulator.kernel.clock import TIME_HEADER
 from emulator.openapi import errors
-from emulator.openapi.model import Body, Interface, Operation, Param
+from emulator.openapi.model import Body, Interface, Operation, Param, outcome_header
 from emulator.services.verification import ValidateInput
 
 
@@ -116,6 +116,7 @@ PAGING = (
     Param("skip", Annotated[int, Meta(ge=0, le=2**31 - 1)], "Results to skip (default 0)"),
     Param("take", Annotated[int, Meta(ge=1, le=1000)], "Results to return (default 100)"),
 )
+COLLECTION_OUTCOME = outcome_header("unpaid:<code>[@+<duration>], dispute:<code>[@+<days>d]")
 BAD_QUERY = {400: "A bad query value (the message names the parameter)."}
 BAD_ID = {400: "A path id that is not a UUID."}
 PROFILE_FILTERS = (
@@ -160,17 +161,17 @@ OPERATIONS: list[Operation] = [
        query=(*PROFILE_FILTERS, *PAGING), errors=BAD_QUERY),
     op("collection_eft_create", "POST", "/collection/eft",
        "An EFT collection (and its EFT mandate)", "Collections", Collection, status=201,
-       body=EftCollectionInput),
+       body=EftCollectionInput, query=(COLLECTION_OUTCOME,)),
     op("collection_eft_from_mandate", "POST", "/collection/eft/from_mandate",
        "A further EFT collection on an ACTIVE EFT mandate", "Collections", Collection,
-       status=201, body=EftFromMandateInput),
+       status=201, body=EftFromMandateInput, query=(COLLECTION_OUTCOME,)),
     op("collection_debicheck_from_mandate", "POST", "/collection/debicheck/from_mandate",
        "A DebiCheck collection on an AUTHENTICATED mandate", "Collections", Collection,
-       status=201, body=DebiCheckCollectionInput),
+       status=201, body=DebiCheckCollectionInput, query=(COLLECTION_OUTCOME,)),
     op("collection_debicheck_recreate_as_eft", "POST",
        "/collection/debicheck/{collectionId}/recreate_as_eft",
        "A failed DebiCheck collection again as an EFT collection", "Collections", Collection,
-       status=201, body=RecreateAsEftInput),
+       status=201, body=RecreateAsEftInput, query=(COLLECTION_OUTCOME,)),
     op("collection_debicheck_list", "GET", "/collection/debicheck", "DebiCheck collections",
        "Collections", list[Collection], errors=BAD_QUERY, query=DEBICHECK_FILTERS),
     op("collection_status", "GET", "/collection/{type}/{id}/status", "A collection",

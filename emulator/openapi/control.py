@@ -59,6 +59,7 @@ from emulator.openapi.expectation_shapes import (
     WaitsOpen,
 )
 from emulator.openapi.model import Body, Interface, Operation, Param
+from emulator.openapi.receiver_shapes import ReceiverCheckRequest, ReceiverReport
 
 NAME = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
 
@@ -273,6 +274,12 @@ OPERATIONS: list[Operation] = [
        description="Answers as soon as an attempt after `after` is recorded (each one wakes"
        " the wait: nothing polls), oldest first as `GET /deliveries?after=`; after"
        " `timeout_seconds`, none and `timed_out` true."),
+    op("receiver_check", "POST", "/receiver-checks", "Score the app's webhook receiver",
+       "Deliveries", ReceiverReport, body=ReceiverCheckRequest,
+       description="Sends a battery of signed webhooks (bank callbacks with `bank`) to `url`"
+       " and judges each answer; see the guide *Testing your webhook handler*.",
+       errors={400: "A bad `url`, `bank` or `timeout_seconds` (`invalid`).", **NO_MERCHANT,
+               409: "No purchase could be made for the check (`no_brand`, `cannot_create`)."}),
     op("payouts_settle", "POST", "/payouts/{id}/settle", "Act as the provider now", "Actors",
        Payout, body=optional(PayoutSettleRequest),
        errors={404: "No such payout (`payout_not_found`).",

@@ -237,10 +237,11 @@ class Activation(msgspec.Struct):
 
 
 class ScenarioView(msgspec.Struct):
-    """A scenario; ``error`` instead of its rules when a loaded file no longer parses."""
+    """A scenario; ``error`` instead of its rules when a loaded file no longer parses;
+    ``outcome_header``: one object's own outcome (``X-Emulator-Outcome``)."""
 
     name: str
-    origin: Literal["library", "loaded", "gone"]
+    origin: Literal["library", "loaded", "gone", "outcome_header"]
     active: list[Activation]
     description: str | UnsetType = UNSET
     points: list[str] | UnsetType = UNSET

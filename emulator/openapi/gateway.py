@@ -41,7 +41,7 @@ from emulator.openapi.gateway_shapes import (
     TurnoverPair,
     WebhookDelivery,
 )
-from emulator.openapi.model import Body, Interface, Operation, Param
+from emulator.openapi.model import Body, Interface, Operation, Param, outcome_header
 
 GATEWAY = Interface(
     name="gateway",
@@ -129,7 +129,7 @@ OPERATIONS: list[Operation] = [
        "Clients", Page[FeedItem], query=PAGE, errors=LISTED),
     # -- purchases --
     op("purchases_create", "POST", "/purchases/", "Create a purchase", "Purchases", Purchase,
-       status=201, body=PurchaseInput,
+       status=201, body=PurchaseInput, query=(outcome_header("decline:<reason>, 3ds:failed"),),
        errors={404: "`client_id` names no client of the merchant (`client_not_found`)."}),
     op("purchases_read", "GET", "/purchases/{id}/", "Retrieve a purchase", "Purchases",
        Purchase),
@@ -229,7 +229,7 @@ OPERATIONS: list[Operation] = [
        errors={400: "A bad filter value, or `to` before `from`."}),
     # -- payouts --
     op("payouts_create", "POST", "/payouts/", "Create a payout", "Payouts", Payout,
-       status=201, body=PayoutInput),
+       status=201, body=PayoutInput, query=(outcome_header("payout:failed[@+<duration>]"),)),
     op("payouts_list", "GET", "/payouts/", "List payouts, newest first", "Payouts",
        Page[Payout], query=PAGE, errors=LISTED),
     op("payouts_read", "GET", "/payouts/{id}/", "Retrieve a payout", "Payouts", Payout),

@@ -156,3 +156,15 @@ def _status_number(code: str) -> int:
 
 def _status_order(code: str) -> tuple[int, str]:
     return _status_number(code), code
+
+
+def outcome_header(forms: str) -> Param:
+    """The ``X-Emulator-Outcome`` header of a creating call (``emulator/http/outcome.py``)."""
+    return Param(
+        "X-Emulator-Outcome",
+        str,
+        f"Emulator addition: force this object's outcome ({forms}; the forms at"
+        " GET /_emulator/test-values); another value is a 400; ignored under"
+        " `serve --no-outcome-header`",
+        where="header",
+    )

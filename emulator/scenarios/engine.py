@@ -23,8 +23,9 @@ import msgspec
 from emulator.kernel.context import DecisionPoint
 from emulator.kernel.storage import Database, Tx
 from emulator.repos import scenarios as repo
+from emulator.scenarios import outcomes
 from emulator.scenarios.points import Point
-from emulator.scenarios.rules import InvalidScenario, Rule, parse
+from emulator.scenarios.rules import InvalidScenario, Rule, Scenario, parse
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ class Scenarios:
             exhausted: set[tuple[int, int]] = set()
             for row in rows:  # newest first
                 try:
-                    scenario = parse(row.source)
+                    scenario = _parsed(row.source)
                 except InvalidScenario as exc:  # stored by an older version with other rules
                     log.warning("active scenario %r no longer loads: %s", row.name, exc)
                     continue
@@ -67,6 +68,8 @@ class Scenarios:
                     )
                     if rule.times is not None and left.get(row.id, {}).get(rule.index, 0) <= 0:
                         exhausted.add((row.id, rule.index))
+            for rules in by_point.values():  # an object's own outcome (X-Emulator-Outcome) first
+                rules.sort(key=lambda a: not a.scenario.startswith(outcomes.PREFIX))
             self._by_point = {point: tuple(rules) for point, rules in by_point.items()}
             self._exhausted = exhausted
 
@@ -94,7 +97,11 @@ class Scenarios:
         """The outcome of the newest active rule at ``point`` that matches ``subject`` for
         ``merchant_id`` (global rules and rules scoped to this merchant), or ``None``.
         Call it inside the unit of work that acts on the answer: a ``times: N`` rule's use is
-        counted in ``tx``, so it is spent only if that unit commits."""
+        counted in ``tx``, so it is spent only if that unit commits. The ``X-Emulator-Outcome``
+        of the creating request being served comes first (``scenarios.outcomes``)."""
+        forced = outcomes.requested(point.name)
+        if forced is not None:
+            return forced  # type: ignore[return-value]
         active = self.choose(tx, point, merchant_id, subject)
         return None if active is None else active.rule.outcome  # type: ignore[return-value]
 
@@ -127,3 +134,10 @@ class Scenarios:
         if first is None or first.rule.times is None:
             return first
         return await self._db.write(lambda tx: self.choose(tx, point, merchant_id, subject))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(source: str) -> Scenario:
+    """A stored source parsed once: every activation change reloads them all, and each
+    object with an outcome header has one of its own."""
+    return parse(source)

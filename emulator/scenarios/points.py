@@ -233,6 +233,7 @@ _CARD_PURCHASE: dict[str, FieldKind] = {
     "email": "string",  # the client's
     "brand_id": "string",
     "product": "string",  # the first product's name
+    "object_id": "string",  # the purchase's id
 }
 
 HTTP_REQUEST = Point(
@@ -272,6 +273,7 @@ PAYOUT_EXECUTION = Point(
         "brand_id": "string",
         "card_number": "string",
         "card_brand": "string",
+        "object_id": "string",
     },
     PayoutExecution,
 )
@@ -285,6 +287,7 @@ PAYOUT_SETTLEMENT = Point(
         "email": "string",
         "brand_id": "string",
         "card_number": "string",
+        "object_id": "string",
     },
     PayoutSettlement,
 )
@@ -295,6 +298,7 @@ _BANK_MONEY: dict[str, FieldKind] = {
     "externalReference": "string",
     "serviceType": "string",
     "profileCode": "string",
+    "object_id": "string",  # the collection's or payment's id
 }
 COLLECTION_OUTCOME = Point(
     "collection.outcome",

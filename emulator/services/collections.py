@@ -97,6 +97,7 @@ def _submit(rt: Context, tx: Tx, merchant_id: str, collection: Collection) -> Co
         "serviceType": collection.serviceType,
         "profileCode": collection.profileCode,
         "collectionType": collection.type,
+        "object_id": collection.id,
     }
     answer = rt.scenarios.decide(tx, points.COLLECTION_OUTCOME, merchant_id, subject)
     account = collection.debtor.accountNumber or ""

@@ -92,6 +92,7 @@ def new_payment(
         "serviceType": payment.serviceType,
         "profileCode": payment.profileCode,
         "realTimeClearing": payment.realTimeClearing,
+        "object_id": payment.id,
     }
     answer = rt.scenarios.decide(tx, points.PAYMENT_OUTCOME, merchant_id, subject)
     account = payment.creditor.accountNumber or ""

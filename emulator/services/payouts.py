@@ -101,6 +101,7 @@ def _plan(rt: Context, tx: Tx, merchant_id: str, payout: Payout, card: cards.Car
         "email": payout.client.get("email", ""),
         "brand_id": payout.brand_id,
         "card_number": card.number,
+        "object_id": payout.id,
     }
     default = cards.default_plan(card.number)
     chosen = rt.scenarios.decide(

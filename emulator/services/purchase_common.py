@@ -45,6 +45,7 @@ def subject(p: Purchase, **extra: Any) -> dict[str, Any]:
         "email": p.client.email,
         "brand_id": p.brand_id,
         "product": p.purchase.products[0].name if p.purchase.products else "",
+        "object_id": p.id,
         **extra,
     }
 

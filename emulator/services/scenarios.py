@@ -12,7 +12,7 @@ from emulator.domain.errors import ControlError
 from emulator.kernel.clock import from_us, iso
 from emulator.kernel.storage import Tx
 from emulator.repos import scenarios as repo
-from emulator.scenarios import library
+from emulator.scenarios import library, outcomes
 from emulator.scenarios.points import REGISTRY
 from emulator.scenarios.rules import InvalidScenario, Scenario, parse
 
@@ -41,6 +41,12 @@ async def define(rt: Context, source: bytes | str) -> Scenario:
         scenario = parse(source)
     except InvalidScenario as exc:
         raise _invalid(exc) from None
+    if scenario.name.startswith(outcomes.PREFIX):
+        raise ControlError(
+            400,
+            "invalid_scenario",
+            f"name: '{outcomes.PREFIX}...' names an object's X-Emulator-Outcome; choose another",
+        )
     now = rt.clock.now_us()
     await rt.db.write(lambda tx: repo.save_definition(tx, scenario.name, scenario.source, now))
     return scenario
@@ -142,6 +148,8 @@ async def listing(rt: Context) -> dict[str, Any]:
                 continue
             entries[name] = _view(scenario, origin)
         for row in active:  # newest first
+            if row.name not in entries and row.name.startswith(outcomes.PREFIX):
+                entries[row.name] = _view(parse(row.source), "outcome_header")  # one object's
             entry = entries.setdefault(row.name, {"name": row.name, "origin": "gone"})
             entry.setdefault("active", []).append(
                 {

@@ -42,6 +42,13 @@ def add_flags(serve: argparse.ArgumentParser) -> None:
         " them in X-Emulator-Warnings (env EMULATOR_STRICT_REQUESTS=1)",
     )
     serve.add_argument(
+        "--no-outcome-header",
+        action="store_true",
+        default=None,
+        help="ignore the X-Emulator-Outcome request header, as the platform would"
+        " (env EMULATOR_NO_OUTCOME_HEADER=1)",
+    )
+    serve.add_argument(
         "--tls",
         action="store_true",
         default=None,
@@ -97,6 +104,8 @@ def apply(args: argparse.Namespace, values: dict[str, Any]) -> None:
             raise ValueError(f"--callback-hosts: {exc}") from None
     if args.strict_requests:
         values["strict_requests"] = True
+    if args.no_outcome_header:
+        values["outcome_header"] = False
     if args.tls_cert is not None or args.tls_key is not None:
         if (args.tls_cert is None) != (args.tls_key is None):
             raise ValueError("--tls-cert and --tls-key go together")
@@ -225,6 +234,8 @@ def banner_lines(settings: Settings) -> list[str]:
         lines.append(f"deliveries also trust the CA {settings.callback_ca}")
     if settings.strict_requests:
         lines.append("strict requests: keys the platform ignores are refused (400)")
+    if not settings.outcome_header:
+        lines.append("X-Emulator-Outcome: ignored, as the platform would")
     if settings.load:
         lines.append(f"state loaded at start: {', '.join(str(p) for p in settings.load)}")
     if settings.states is not None:

@@ -134,6 +134,8 @@ class Settings:
     callback_ca: Path | None = None
     # Request bodies with keys the platform ignores are refused (400) instead of warned about.
     strict_requests: bool = False
+    # The X-Emulator-Outcome request header forces an object's outcome; off: it is ignored.
+    outcome_header: bool = True
     log_level: str = "info"  # uvicorn's
     # State files loaded at every start, in order (``--load``); the folder of named states.
     load: tuple[Path, ...] = ()
@@ -205,6 +207,13 @@ VARIABLES: tuple[Variable, ...] = (
     ),
     Variable(
         "EMULATOR_STRICT_REQUESTS", "--strict-requests", "off", "strict_requests", parse_switch
+    ),
+    Variable(
+        "EMULATOR_NO_OUTCOME_HEADER",
+        "--no-outcome-header",
+        "off",
+        "outcome_header",
+        lambda text: not parse_switch(text),
     ),
     Variable("EMULATOR_SCENARIO", "--scenario", "none", "scenarios", parse_names),
     Variable("EMULATOR_LOG_LEVEL", "--log-level", "info", "log_level", str.lower),

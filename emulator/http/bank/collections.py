@@ -21,6 +21,7 @@ from emulator.http.bank import query
 from emulator.http.bank.auth import bank_caller
 from emulator.http.bank.body import decode
 from emulator.http.common import JSON, runtime
+from emulator.http.outcome import forced_of, forcing, keep
 from emulator.services import collections
 
 KINDS = {"eft": "EFT", "debicheck": "DEBICHECK"}
@@ -30,22 +31,31 @@ SEQUENCES: tuple[str, ...] = get_args(DebitSequence)
 
 async def create_eft(request: Request) -> Response:
     caller = await bank_caller(request)
+    forced = forced_of(request, "collection")
     data = await decode(request, EftCollectionInput)
-    found = await collections.create_eft(runtime(request), caller.merchant_id, data)
+    with forcing(forced):
+        found = await collections.create_eft(runtime(request), caller.merchant_id, data)
+    await keep(request, forced, caller.merchant_id, found.id)
     return JSON(found, status_code=201)
 
 
 async def eft_from_mandate(request: Request) -> Response:
     caller = await bank_caller(request)
+    forced = forced_of(request, "collection")
     data = await decode(request, EftFromMandateInput)
-    found = await collections.eft_from_mandate(runtime(request), caller.merchant_id, data)
+    with forcing(forced):
+        found = await collections.eft_from_mandate(runtime(request), caller.merchant_id, data)
+    await keep(request, forced, caller.merchant_id, found.id)
     return JSON(found, status_code=201)
 
 
 async def debicheck_from_mandate(request: Request) -> Response:
     caller = await bank_caller(request)
+    forced = forced_of(request, "collection")
     data = await decode(request, DebiCheckCollectionInput)
-    found = await collections.debicheck_from_mandate(runtime(request), caller.merchant_id, data)
+    with forcing(forced):
+        found = await collections.debicheck_from_mandate(runtime(request), caller.merchant_id, data)
+    await keep(request, forced, caller.merchant_id, found.id)
     return JSON(found, status_code=201)
 
 
@@ -54,10 +64,13 @@ async def recreate_as_eft(request: Request) -> Response:
     collection_id = request.path_params["collectionId"]
     if not is_uuid(collection_id):
         raise BankBadRequest(f"The value '{collection_id[:40]}' is not valid for collectionId.")
+    forced = forced_of(request, "collection")
     data = await decode(request, RecreateAsEftInput)
-    found = await collections.recreate_as_eft(
-        runtime(request), caller.merchant_id, collection_id, data
-    )
+    with forcing(forced):
+        found = await collections.recreate_as_eft(
+            runtime(request), caller.merchant_id, collection_id, data
+        )
+    await keep(request, forced, caller.merchant_id, found.id)
     return JSON(found, status_code=201)
 
 

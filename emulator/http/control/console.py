@@ -34,6 +34,7 @@ SECTIONS = (
     ("journal", "Journal"),
     ("sink", "Sink"),
     ("expectations", "Expectations"),
+    ("receiver", "Receiver check"),
     ("scenarios", "Scenarios"),
     ("snapshots", "Snapshots"),
     ("test-values", "Test values"),
@@ -89,7 +90,8 @@ def page(values: dict[str, Any]) -> str:
         "<title>QA console: payments emulator (sandbox)</title>"
         f"<style>{asset('console.css')}</style></head><body>{body}"
         f"<script>{asset('console.js')}</script>"
-        f"<script>{asset('console_expect.js')}</script></body></html>\n"
+        f"<script>{asset('console_expect.js')}</script>"
+        f"<script>{asset('console_receiver.js')}</script></body></html>\n"
     )
 
 
@@ -198,6 +200,16 @@ value="0" size="5"> seconds</label> <button id="verify-expect">Verify</button></
 <p id="expect-summary" role="status" aria-live="polite"></p>
 <table><thead><tr><th>#</th><th>Result</th><th>What was expected, what happened</th>
 <th>Matches</th></tr></thead><tbody id="expect-results"></tbody></table></section>
+
+<section id="receiver"><h2>Receiver check</h2>
+<form id="receiver-form"><label>The app's webhook URL <input id="receiver-url" size="50"
+placeholder="https://app.test/webhooks" type="url"></label> <label><input type="checkbox"
+id="receiver-bank"> bank callbacks</label> <button id="run-receiver-check">Check</button>
+<small>Signed probes for the chosen merchant (<a href="/_emulator/docs#op-receiver_check">the
+checks</a>).</small></form>
+<p id="receiver-summary" role="status" aria-live="polite"></p>
+<table><thead><tr><th>Check</th><th>Result</th><th>Why</th></tr></thead>
+<tbody id="receiver-results"></tbody></table></section>
 
 <section id="scenarios"><h2>Scenarios</h2>
 <table><thead><tr><th>Name</th><th>Description</th><th>Active</th><th></th></tr></thead>

@@ -25,6 +25,7 @@ from emulator.http.control.merchant_settings import ROUTES as SETTING_ROUTES
 from emulator.http.control.merchant_settings import strict_setting
 from emulator.http.control.objects import ROUTES as OBJECT_ROUTES
 from emulator.http.control.paging import page_query
+from emulator.http.control.receiver_checks import ROUTES as RECEIVER_ROUTES
 from emulator.http.control.scenarios import ROUTES as SCENARIO_ROUTES
 from emulator.http.control.state import ROUTES as STATE_ROUTES
 from emulator.http.control.tls import ROUTES as TLS_ROUTES
@@ -395,4 +396,5 @@ ROUTES = [
     *CONSOLE_ROUTES,
     *TLS_ROUTES,
     *STATE_ROUTES,
+    *RECEIVER_ROUTES,
 ]

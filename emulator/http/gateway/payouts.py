@@ -13,6 +13,7 @@ from emulator.http.common import JSON, RawJSON, on_clock_of, runtime
 from emulator.http.gateway import body as gateway_body
 from emulator.http.gateway.auth import gateway_caller
 from emulator.http.gateway.paging import page_params, raw_page_response
+from emulator.http.outcome import forced_of, keep
 from emulator.services import payouts
 
 
@@ -26,8 +27,10 @@ def _payout_id(request: Request) -> str:
 
 async def create(request: Request) -> Response:
     caller = await gateway_caller(request)
+    forced = forced_of(request, "payout")
     data = await gateway_body.read(request, PayoutInput)
     payout = await payouts.create(runtime(request), caller.merchant_id, data, str(request.base_url))
+    await keep(request, forced, caller.merchant_id, payout.id)
     return JSON(payout, status_code=201)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -14,6 +15,7 @@ from emulator.domain.validation import invalid, is_uuid, uuid_field
 from emulator.http.common import JSON, RawJSON, runtime
 from emulator.http.gateway import body as gateway_body
 from emulator.http.gateway.auth import gateway_caller
+from emulator.http.outcome import forced_of, keep
 from emulator.services import purchases
 
 T = TypeVar("T")
@@ -60,9 +62,19 @@ async def _optional(request: Request, model: type[T]) -> T:
 
 async def create(request: Request) -> Response:
     caller = await gateway_caller(request)
+    forced = forced_of(request, "purchase")
     data = await gateway_body.read(request, PurchaseInput)
     raw = await purchases.create(runtime(request), caller.merchant_id, data, base_url(request))
+    if forced is not None:
+        await keep(request, forced, caller.merchant_id, _created_id.decode(raw).id)
     return RawJSON(raw, status_code=201)
+
+
+class _Created(msgspec.Struct):
+    id: str
+
+
+_created_id = msgspec.json.Decoder(_Created)
 
 
 async def read(request: Request) -> Response:
