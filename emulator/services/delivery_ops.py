@@ -117,6 +117,8 @@ async def switch(
         what = "webhook" if kind == "webhook" else "callback registration"
         raise ControlError(404, "not_found", f"no {what} with id {target_id[:64]!r}")
     await rt.enter(owner)
+    if enabled:  # what was emitted while it was off meets it off (held or dropped) first
+        await rt.deliveries.flush(merchant_id=owner)
     now_us = rt.clock.now_us()
     released = await rt.db.write(
         lambda tx: endpoints.switch_state(rt, tx, owner, kind, target_id, enabled, drop, now_us)
