@@ -7,8 +7,9 @@ long on the merchant's clock). When an attempt of one of its messages falls due 
 off, the message is not attempted: it is *held* (queued without a send job; the messages of
 the same object behind it wait behind it, as they would behind a retry) or, when it was
 switched off with ``drop``, *dropped* (failed without an attempt). Switching it on sends the
-held ones again, in order (``switch``). Each of these is an endpoint event
-(``endpoint_events``); an auto-disable is journaled too.
+held ones again, in order (``switch``); a held retry's later retries keep their gaps from
+then on (its schedule is moved, not squeezed into the time it was held). Each of these is an
+endpoint event (``endpoint_events``); an auto-disable is journaled too.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from emulator.delivery.dispatch import schedule_send
+from emulator.delivery.outgoing import RETRY_AFTER_SECONDS
 from emulator.kernel.journal import Entry
 from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
@@ -111,6 +113,9 @@ def switch_state(
         message = repo.message(tx, message_id)
         if message is None or message.state != "queued":
             continue  # given up meanwhile (its webhook deleted)
+        if message.attempts > 0:  # its retries go on from now, their gaps as they were
+            first_us = now_us - RETRY_AFTER_SECONDS[message.attempts - 1] * 1_000_000
+            repo.set_state(tx, message_id, "queued", message.attempts, first_us)
         schedule_send(rt, tx, message_id, now_us, message.merchant_id, message.attempts + 1)
         released += 1
     return released

@@ -147,6 +147,7 @@ async def test_recover_sends_only_what_failed_since_then(tmp_path: Path):
         assert (await post(http, "/_emulator/deliveries/recover", later))["count"] == 0
 
 
+@pytest.mark.needs_file  # a restart on the same file
 async def test_off_keeps_on_sends_in_order_across_a_restart(tmp_path: Path):
     settings = settings_for(tmp_path, clock_explicit=False)
     async with Runtime(settings) as rt, await _serve(rt) as http:
@@ -175,6 +176,24 @@ async def test_off_keeps_on_sends_in_order_across_a_restart(tmp_path: Path):
         view = await http.get("/_emulator/endpoints", params={"merchant": off["merchant"]})
         actions = [e["action"] for e in view.json()["events"]][::-1]
         assert actions == ["switched_off", "held", "switched_on"]
+
+
+async def test_a_held_retry_keeps_its_gaps_after_it_is_released(http, gw, merchant):
+    hook = await webhook(http, gw, DOWN, all_events=False, events=["payout.success"])
+    payout = await paid_out(http, gw, merchant, CARD)
+    assert len(await log(http, object_id=payout["id"])) == 1  # failed at 09:00
+    state = f"/_emulator/webhooks/{hook['id']}/state"
+    await switch(http, state, enabled=False)
+    await advance(http, 3600)  # its second attempt (09:01) is held
+    assert (await switch(http, state, enabled=True))["released"] == 1
+    found = await log(http, object_id=payout["id"])
+    assert [(a["attempt"], a["at"]) for a in found] == [
+        (1, "2026-01-05T09:00:00Z"), (2, "2026-01-05T10:00:00Z")
+    ]  # fmt: skip
+    await advance(http, 4 * 60)  # the third: 4 minutes after the second, as scheduled
+    assert [a["at"] for a in await log(http, object_id=payout["id"])][2:] == [
+        "2026-01-05T10:04:00Z"
+    ]
 
 
 async def test_drop_drops_what_comes_while_off(http, gw, merchant):
