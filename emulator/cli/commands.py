@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from emulator import __version__
+from emulator.cli import deliveries as cli_deliveries
 from emulator.cli import listen as cli_listen
 from emulator.cli import receiver as cli_receiver
 from emulator.cli import state as cli_state
@@ -130,6 +131,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_verbs.add_commands(commands)
     cli_trigger.add_command(commands)
     cli_listen.add_command(commands)
+    cli_deliveries.add_command(commands)
     cli_verify.add_command(commands)
     cli_receiver.add_command(commands)
     cli_state.add_commands(commands)

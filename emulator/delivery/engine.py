@@ -37,6 +37,7 @@ from typing import Any, Protocol
 import httpx
 import msgspec
 
+from emulator.delivery import endpoints
 from emulator.delivery.dispatch import SEND_JOB, Dispatcher, schedule_send
 from emulator.delivery.outgoing import TIMEOUT_SECONDS, Prepare, Router, retry_due_us
 from emulator.delivery.transport import Sender
@@ -210,6 +211,9 @@ class DeliveryEngine:
         attempt = message.attempts + 1
         if job.payload.get("attempt", attempt) != attempt:
             return None  # a stale copy of a job whose attempt is already recorded
+        kept = await endpoints.keep_if_off(rt, message)  # its endpoint is switched off
+        if kept is not None:
+            return kept
         at_us = rt.clock.now_us()  # the scheduler serves the job on its merchant's clock
         status, error, duration_us = await self._post(message, attempt, at_us)
         success = status is not None and 200 <= status < 300

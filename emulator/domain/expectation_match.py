@@ -103,7 +103,8 @@ def describe(item: Item) -> str:
         return words
     if isinstance(spec, DeliverySpec):
         what = spec.event or "any event"
-        verb = {"ok": "delivered", "failed": "failing to be delivered", "any": "sent"}
+        verb = {"ok": "delivered", "failed": "failing to be delivered",
+                "exhausted": "failing its last attempt", "any": "sent"}  # fmt: skip
         words = f"{what} {verb[spec.outcome]}"
         if spec.sink is not None:
             words += f" to sink {spec.sink!r}"

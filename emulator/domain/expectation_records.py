@@ -13,6 +13,7 @@ from urllib.parse import parse_qsl
 
 import msgspec
 
+from emulator.domain.delivery_filters import FINAL_ATTEMPT
 from emulator.domain.expectation_patterns import MAX_TEXT, compiled
 from emulator.domain.expectations import (
     DeliverySpec,
@@ -284,9 +285,17 @@ def delivery_criteria(spec: DeliverySpec, d: DeliveryRecord) -> list[Criterion]:
     if spec.attempt is not None:
         out.append(("attempt", d.attempt == spec.attempt, f"attempt {d.attempt}"))
     if spec.outcome != "any":
-        ok = d.success == (spec.outcome == "ok")
+        ok = outcome_is(spec.outcome, d)
         out.append(("outcome", ok, f"it {answer_of(d)}"))
     return out
+
+
+def outcome_is(outcome: str, d: DeliveryRecord) -> bool:
+    """Whether the attempt's outcome is ``outcome``: ``ok`` (answered 2xx), ``failed``, or
+    ``exhausted`` (failed, and the last attempt the retry schedule allows)."""
+    if outcome == "exhausted":
+        return not d.success and d.attempt >= FINAL_ATTEMPT
+    return d.success == (outcome == "ok")
 
 
 def answer_of(d: DeliveryRecord) -> str:

@@ -17,6 +17,7 @@ from emulator.domain.expectation_records import (
     body_value,
     glob,
     object_type_ok,
+    outcome_is,
     path_pattern,
     status_ok,
     subset_problems,
@@ -83,7 +84,7 @@ def _request(spec: RequestSpec, r: RequestRecord) -> bool:
 
 
 def _delivery(spec: DeliverySpec, d: DeliveryRecord) -> bool:
-    if spec.outcome != "any" and d.success != (spec.outcome == "ok"):
+    if spec.outcome != "any" and not outcome_is(spec.outcome, d):
         return False
     if spec.attempt is not None and d.attempt != spec.attempt:
         return False

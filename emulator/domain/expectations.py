@@ -27,7 +27,7 @@ ITEM_KEYS = frozenset({*KINDS, "id", "count", "at_least", "at_most", "never", "w
 SET_KEYS = frozenset({"expect", "in_order", "start"})
 # The journal's interface of each ``api`` (the control plane is not journaled).
 APIS = {"gateway": "gateway", "bank": "bank", "oauth": "auth"}
-OUTCOMES = ("ok", "failed", "any")
+OUTCOMES = ("ok", "failed", "exhausted", "any")
 DELIVERY_KINDS = ("webhook", "success_callback", "callback")
 # ``{"any": TYPE}``: a value of this JSON type ("value": anything present).
 ANY_TYPES = ("string", "number", "integer", "boolean", "object", "array", "null", "value")

@@ -305,6 +305,9 @@ DURATION = (
 )
 
 
+REPLAY_OF = "A replay's attempts only: the message it replays (its `message_id`)"
+
+
 class DeliveryAttempt(msgspec.Struct):
     id: int
     message_id: int
@@ -324,6 +327,7 @@ class DeliveryAttempt(msgspec.Struct):
     error: str | None
     success: bool
     duration_ms: Annotated[float, Meta(description=DURATION)] | None
+    replay_of: Annotated[int, Meta(description=REPLAY_OF)] | UnsetType = UNSET
 
 
 class Deliveries(msgspec.Struct):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from emulator.domain.delivery_filters import FINAL_ATTEMPT
 from emulator.domain.expectation_records import (
     DeliveryRecord,
     EventRecord,
@@ -280,6 +281,8 @@ def _exact(spec: RequestSpec | DeliverySpec | EventSpec) -> Conditions | None:
             out.append(("a.attempt = ?", [spec.attempt]))
         if spec.outcome != "any":
             out.append(("a.success = ?", [int(spec.outcome == "ok")]))
+        if spec.outcome == "exhausted":
+            out.append(("a.attempt >= ?", [FINAL_ATTEMPT]))
         return out
     if spec.fields is not None or not _literal(spec.event):
         return None

@@ -23,7 +23,7 @@ from emulator.kernel.clock import iso
 from emulator.testing.records import EmulatorError, Merchant, merchant_path
 
 Duration = str | float | timedelta  # "5m", "3d", seconds, or a timedelta
-Outcome = Literal["ok", "failed", "any"]
+Outcome = Literal["ok", "failed", "exhausted", "any"]
 Api = Literal["gateway", "bank", "oauth"]
 AnyType = Literal["string", "number", "integer", "boolean", "object", "array", "null", "value"]
 

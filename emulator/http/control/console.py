@@ -91,7 +91,8 @@ def page(values: dict[str, Any]) -> str:
         f"<style>{asset('console.css')}</style></head><body>{body}"
         f"<script>{asset('console.js')}</script>"
         f"<script>{asset('console_expect.js')}</script>"
-        f"<script>{asset('console_receiver.js')}</script></body></html>\n"
+        f"<script>{asset('console_receiver.js')}</script>"
+        f"<script>{asset('console_deliveries.js')}</script></body></html>\n"
     )
 
 
@@ -172,10 +173,22 @@ UTC</label> <button>Advance</button></form><p id="advanced"></p></section>
 <form id="delivery-filter"><input id="dfilter-object" placeholder="object id" size="30"
 aria-label="Object id"> <input id="dfilter-event" placeholder="event" aria-label="Event">
 <select id="dfilter-outcome" aria-label="Outcome"><option value="">any outcome</option>
-<option value="ok">succeeded</option><option value="failed">failed</option></select></form>
+<option value="ok">succeeded</option><option value="failed">failed</option>
+<option value="exhausted">exhausted (no retry left)</option></select>
+<button id="replay-filtered" type="button">Replay the filtered</button></form>
 <table><thead><tr><th>#</th><th>At</th><th>Event</th><th>Object</th><th>URL</th>
 <th>Result</th><th title="response time">ms</th><th></th></tr></thead>
-<tbody id="delivery-list"></tbody></table></section>
+<tbody id="delivery-list"></tbody></table>
+<div id="delivery-ops"><h3>Recover and switch off</h3>
+<form id="recover-form"><label>Send again what failed since
+<input id="recover-since" type="datetime-local" step="1"> UTC</label>
+<button id="recover" type="button">Recover</button>
+<label>Switch endpoints off after <input id="auto-days" type="number" min="1" max="365"
+size="4"> days of only failures</label> <button id="auto-save" type="button">Save</button>
+</form>
+<table><thead><tr><th>Endpoint</th><th>URL</th><th>State</th><th></th></tr></thead>
+<tbody id="endpoint-list"></tbody></table>
+<h4>What happened to endpoints</h4><ul id="endpoint-events"></ul></div></section>
 
 <section id="journal"><h2>Request journal <small class="live">live</small></h2>
 <form id="journal-filter"><input id="jfilter-path" placeholder="path contains" size="30"

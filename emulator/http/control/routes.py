@@ -19,6 +19,7 @@ from emulator.http.control import merchants as control_merchants
 from emulator.http.control.body import json_body
 from emulator.http.control.console import ROUTES as CONSOLE_ROUTES
 from emulator.http.control.debicheck import ROUTES as DEBICHECK_ROUTES
+from emulator.http.control.delivery_ops import ROUTES as DELIVERY_OPS_ROUTES
 from emulator.http.control.docs import ROUTES as DOC_ROUTES
 from emulator.http.control.expectations import ROUTES as EXPECTATION_ROUTES
 from emulator.http.control.merchant_settings import ROUTES as SETTING_ROUTES
@@ -37,7 +38,7 @@ from emulator.kernel.clock import (
     parse_iso,
     to_us,
 )
-from emulator.services import control, deliveries, merchants, payer, payouts, sink
+from emulator.services import control, merchants, payer, payouts, sink
 from emulator.services.payer import CardForm
 
 
@@ -289,22 +290,6 @@ async def sink_delete(request: Request) -> Response:
     return JSON({"name": name, "deleted": await sink.clear(runtime(request), name)})
 
 
-async def deliveries_list(request: Request) -> Response:
-    """Every delivery attempt of every kind, newest first."""
-    query = request.query_params
-    limit, before, after = page_query(request)
-    kind = query.get("kind")
-    if kind is not None and kind not in KINDS:
-        raise ControlError(400, "invalid", f"'kind' must be one of: {', '.join(KINDS)}")
-    found = await deliveries.recent(
-        runtime(request), query.get("merchant"), query.get("object_id"), kind, limit, before, after
-    )
-    return JSON({"deliveries": found})
-
-
-KINDS = ("webhook", "success_callback", "callback")
-
-
 async def settle_payout(request: Request) -> Response:
     """Act as the provider: settle a pending payout now (optional {"status"})."""
     body = await json_body(request)
@@ -388,7 +373,7 @@ ROUTES = [
     Route("/mandates/{id}/reject", bank.reject, methods=["POST"]),
     Route("/collections/{id}/settle", bank.settle_collection, methods=["POST"]),
     Route("/payments/{id}/settle", bank.settle_payment, methods=["POST"]),
-    Route("/deliveries", deliveries_list, methods=["GET"]),
+    *DELIVERY_OPS_ROUTES,
     Route("/payouts/{id}/settle", settle_payout, methods=["POST"]),
     *DOC_ROUTES,
     *SETTING_ROUTES,

@@ -426,7 +426,7 @@ function deliveryShown(d) {
   const object = $("dfilter-object").value.trim(), event = $("dfilter-event").value.trim();
   const outcome = $("dfilter-outcome").value;
   return (!object || d.object_id.includes(object)) && (!event || d.event_type.includes(event))
-    && (!outcome || (outcome === "ok") === d.success);
+    && (!outcome || (outcome === "exhausted" ? !d.success && d.attempt >= 9 : (outcome === "ok") === d.success));
 }
 
 function deliveryRow(d) {
