@@ -11,7 +11,7 @@ import pytest
 from cryptography.exceptions import InvalidSignature
 
 from tests.delivery.test_deliveries import SINK, paid_out, verify, webhook
-from tests.http.bank_helpers import eft_body
+from tests.http.bank_helpers import debicheck_body, eft_body
 from tests.http.purchase_helpers import create
 
 PAYOUT_SUCCESS = {"event_type": "payout.success"}
@@ -205,3 +205,19 @@ async def test_a_card_payment_held_and_released_with_a_decline(http, gw, merchan
     assert declined["status"] == "error"
     error = declined["transaction_data"]["attempts"][0]["error"]
     assert error["code"] == "insufficient_funds"
+
+
+async def test_a_debtors_debicheck_answer_held_and_released_as_a_rejection(http, merchant, v2):
+    made = await hold(http, merchant, kind="mandate.authorisation")
+    body = debicheck_body(merchant["profiles"][0]["profileCode"], reference="HELD-DC")
+    created = await http.post("/v2/mandate/debicheck", json=body, headers=v2)
+    assert created.status_code == 201, created.text
+    mandate = created.json()
+    answered = await http.post(f"/_emulator/mandates/{mandate['id']}/authorise")
+    assert answered.status_code == 200
+    assert answered.json()["status"] == "PENDING_AUTHENTICATION"  # held
+    [item] = (await show(http, merchant, made))["items"]
+    assert item["default_outcome"]["status"] == "AUTHENTICATED"
+    await act(http, merchant, made, "release", status="REJECTED")
+    status = f"/v2/mandate/debicheck/{mandate['id']}/status"
+    assert (await http.get(status, headers=v2)).json()["status"] == "REJECTED"
