@@ -4,15 +4,18 @@ another outcome; timeouts on the clock; an advance stopped at the held instant; 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from cryptography.exceptions import InvalidSignature
 
-from tests.delivery.test_deliveries import SINK, paid_out, verify, webhook
+from emulator.serving.runtime import Runtime
+from tests.conftest import settings_for
+from tests.delivery.test_deliveries import SINK, _serve, paid_out, verify, webhook
 from tests.http.bank_helpers import debicheck_body, eft_body
-from tests.http.purchase_helpers import create
+from tests.http.purchase_helpers import create, form
 
 PAYOUT_SUCCESS = {"event_type": "payout.success"}
 
@@ -221,3 +224,32 @@ async def test_a_debtors_debicheck_answer_held_and_released_as_a_rejection(http,
     await act(http, merchant, made, "release", status="REJECTED")
     status = f"/v2/mandate/debicheck/{mandate['id']}/status"
     assert (await http.get(status, headers=v2)).json()["status"] == "REJECTED"
+
+
+async def test_a_held_delivery_survives_a_restart(tmp_path: Path):
+    """Held before a stop, it is still held after a start on the same file, then released."""
+    settings = settings_for(tmp_path, clock_explicit=False)
+    async with Runtime(settings) as rt, await _serve(rt) as http:
+        merchant = (await http.post("/_emulator/merchants")).json()
+        gw = {"Authorization": f"Bearer {merchant['api_key']}"}
+        _, made = await held_payout(http, gw, merchant, "restarted")
+    async with Runtime(settings) as rt, await _serve(rt) as http:
+        assert (await show(http, merchant, made))["state"] == "holding"
+        assert await received(http, "restarted") == []
+        await act(http, merchant, made, "release")
+        assert len(await received(http, "restarted")) == 1
+
+
+async def test_a_held_card_result_on_the_payers_pages(http, gw, merchant):
+    """Direct post answers 202 held; the checkout form goes to the result page, unpaid."""
+    await hold(http, merchant, kind="purchase.payment", count=2)
+    first = await create(http, gw, merchant)
+    posted = await http.post(f"/p/{first['id']}/direct_post/?s2s=true", json=form())
+    assert (posted.status_code, posted.json()) == (202, {"status": "held"})
+    second = await create(http, gw, merchant)
+    page = await http.post(f"/p/{second['id']}/", data=form())
+    assert page.status_code == 303
+    assert page.headers["location"] == f"/p/{second['id']}/result/"
+    for purchase in (first, second):
+        found = (await http.get(f"/api/v1/purchases/{purchase['id']}/", headers=gw)).json()
+        assert found["status"] != "paid"
