@@ -4,6 +4,7 @@ another outcome; timeouts on the clock; an advance stopped at the held instant; 
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -253,3 +254,22 @@ async def test_a_held_card_result_on_the_payers_pages(http, gw, merchant):
     for purchase in (first, second):
         found = (await http.get(f"/api/v1/purchases/{purchase['id']}/", headers=gw)).json()
         assert found["status"] != "paid"
+
+
+async def test_an_advance_stops_where_a_delivery_was_held(http, gw, merchant):
+    """payout.failed comes at the settlement, days on: an advance past it stops there."""
+    await webhook(http, gw, SINK.format(name="stopped-delivery"))
+    made = await hold(http, merchant, kind="delivery", match={"event_type": "payout.failed"})
+    payout = await paid_out(http, gw, merchant, "4000000000009995")
+    start = datetime.fromisoformat((await http.get("/_emulator/clock")).json()["now"])
+    advanced = (await http.post("/_emulator/clock/advance", json={"days": 30})).json()
+    assert advanced["stopped"]["hold"] == made["id"]
+    assert advanced["now"] == advanced["stopped"]["at"]
+    stopped_at = datetime.fromisoformat(advanced["now"])
+    assert start + timedelta(days=1) < stopped_at < start + timedelta(days=30)
+    [item] = (await show(http, merchant, made))["items"]
+    assert item["held_at"] == advanced["now"]
+    assert item["message"]["object_id"] == payout["id"]
+    again = (await http.post("/_emulator/clock/advance", json={"days": 1})).json()
+    assert "stopped" not in again  # the clock goes on; the message still waits
+    assert [i["state"] for i in (await show(http, merchant, made))["items"]] == ["held"]
