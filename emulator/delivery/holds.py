@@ -81,7 +81,7 @@ def _took(rt: Context, tx: Tx, hold: repo.Hold, item: repo.Item) -> int:
     item_id = repo.insert_item(tx, item)
     if hold.timeout_seconds is not None:
         due_us = item.held_us + hold.timeout_seconds * 1_000_000
-        rt.scheduler.schedule(tx, TIMEOUT_JOB, due_us, {"item": item_id}, hold.merchant_id)
+        rt.scheduler.schedule(tx, TIMEOUT_JOB, due_us, {"id": item_id}, hold.merchant_id)
     rt.scheduler.timeline_of(hold.merchant_id).stop(item.held_us, hold.id)
     return item_id
 

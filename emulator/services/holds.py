@@ -343,7 +343,7 @@ def _act(
 
 def timeout_job(rt: Context, tx: Tx, job: Job) -> None:
     """A held thing's timeout on the merchant's clock: ``on_timeout``, if still held."""
-    item = repo.item(tx, int(job.payload["item"]))
+    item = repo.item(tx, int(job.payload["id"]))
     if item is None or item.state != "held":
         return
     hold = repo.hold(tx, item.merchant_id, item.hold_id)

@@ -151,7 +151,7 @@ async def pay(
         saved = SavedCard.of(card)
         remember = form.remember_card
         payload = {
-            "purchase": p.id,
+            "id": p.id,
             "card": msgspec.to_builtins(saved),
             "flow": flow,
             "remember_card": remember,
@@ -221,7 +221,7 @@ def held_result(rt: Context, tx: Tx, job: Job) -> None:
     """A card's result released from a hold (``emulator/delivery/holds.py``): carried out now,
     if the purchase can still be paid; the result given on release replaces the card's."""
     payload = job.payload
-    found = repo.get_any(tx, str(payload["purchase"]))
+    found = repo.get_any(tx, str(payload["id"]))
     if found is None:
         return
     owner, p, i = found
