@@ -89,3 +89,15 @@ def test_duplicate_drop_and_usage_errors(server, control, capsys) -> None:
     for argv in (["--header", "no-colon"], ["--body", "{not json"]):
         assert main(["--url", server.url, "holds", "release", made["id"], *argv, *company]) == 2
         assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_clock_advance_says_which_hold_stopped_it(server, control, capsys) -> None:
+    merchant, _ = held(control, "cli-holds-advance")
+    control.call("PUT", f"merchants/{merchant.company_id}/clock", json={"mode": "frozen"})
+    company = ["--merchant", merchant.company_id]
+    match = '{"event_type": "payout.failed"}'
+    made = run(server, capsys, "holds", "create", "delivery", "--match", match, *company)
+    executed_payout(control, merchant, "4000000000009995")  # fails at its settlement, 5 days on
+    assert main(["--url", server.url, "clock", "advance", "30d", *company]) == 0
+    out = capsys.readouterr().out
+    assert f"by hold {made['id']}" in out.splitlines()[-1]
