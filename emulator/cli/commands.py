@@ -14,6 +14,7 @@ from typing import NoReturn
 
 from emulator import __version__
 from emulator.cli import deliveries as cli_deliveries
+from emulator.cli import holds as cli_holds
 from emulator.cli import listen as cli_listen
 from emulator.cli import receiver as cli_receiver
 from emulator.cli import state as cli_state
@@ -135,6 +136,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_verify.add_command(commands)
     cli_receiver.add_command(commands)
     cli_state.add_commands(commands)
+    cli_holds.add_command(commands)
     return parser
 
 

@@ -133,6 +133,8 @@ def clock_advance(context: Context, args: argparse.Namespace) -> int:
     lines = [f"{_clock_line(answer, context)}: {answer['jobs_run']} job(s) run"]
     if answer.get("next"):
         lines.append(f"  ran {answer['next']['kind']}: {answer['next']['description']}")
+    if answer.get("stopped"):  # a hold took something on the way (docs/holds.md)
+        lines.append(f"  stopped at {answer['stopped']['at']} by hold {answer['stopped']['hold']}")
     context.emit(answer, lines)
     return 0
 
@@ -166,6 +168,8 @@ def _stepped(
             answer = context.client.call("POST", path, json=body)
             jobs += int(answer["jobs_run"])
             show(f"advancing: {jobs} job(s) run, at {answer['now']} ({index + 1}/{STEPS})")
+            if answer.get("stopped"):
+                break  # a hold stopped it: the steps go no further
     return {**answer, "jobs_run": jobs}
 
 

@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from emulator.delivery import holds
 from emulator.delivery.outgoing import Outgoing, Prepare, Router
 from emulator.kernel import memo
 from emulator.kernel.outbox import StoredEvent, stored_event
@@ -203,6 +204,8 @@ class Dispatcher:
                 first_us=None,
             )
             message_id = repo.insert_message(tx, message, event.seq, now)
+            if holds.capture_message(rt, tx, message_id, message):
+                continue  # a hold took it (emulator/delivery/holds.py): sent once let go
             if not waits:
                 schedule_send(rt, tx, message_id, now + delay_us, event.merchant_id)
                 self.queued += 1

@@ -222,7 +222,7 @@ class Scheduler:
                     count, due = count + ran, timeline.next_due_us
                     if not ran or due is None or due > target_us:
                         break
-                clock.set_us(target_us)
+                clock.set_us(target_us := timeline.limit(target_us))  # a hold's stop
                 if (due := timeline.next_due_us) is not None and due <= target_us:  # housekeeping
                     count += await self._run_until(timeline, target_us, move_clock=True)
             finally:

@@ -56,6 +56,7 @@ class _Ahead:
         inserted_since: Callable[[], int | None],
     ) -> None:
         self._tx, self._key, self._target_us, self._skip = tx, timeline.key, target_us, skip
+        self._timeline = timeline
         self._inserted_since = inserted_since
         self._jobs: list[Job] = []  # soonest last: pop() hands it out
         self._complete = False  # _jobs holds every due job left
@@ -68,10 +69,14 @@ class _Ahead:
         if low is not None and low <= self._target_us:
             if self._complete or (self._jobs and low < self._jobs[0].due_us):
                 self.drop()
+        target_us = self._timeline.limit(self._target_us)  # a hold may stop an advance
         if not self._jobs and not self._complete:
-            found = next_jobs(self._tx, self._key, self._target_us, exclude, self._skip, AHEAD)
+            found = next_jobs(self._tx, self._key, target_us, exclude, self._skip, AHEAD)
             self._complete = len(found) < AHEAD
             self._jobs = found[::-1]
+        if self._jobs and self._jobs[-1].due_us > target_us:
+            self.drop()
+            return None
         return self._jobs.pop() if self._jobs else None
 
 

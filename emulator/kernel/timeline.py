@@ -37,8 +37,32 @@ class Timeline:
         self.lock = asyncio.Lock()  # one advance, run or pause of this timeline at a time
         self.next_due_us: int | None = None
         self.noted = 0  # jobs noted as scheduled, so a stale re-read cannot hide one
-        self.advancing = False
+        self._advancing = False
         self.skipped = False  # a run of due jobs found it held: its holder starts one after
+        # Where the advance under way stops, and why (a hold took something at that instant:
+        # ``emulator/delivery/holds.py``); cleared when the next advance starts.
+        self.stopped: tuple[int, str] | None = None
+
+    @property
+    def advancing(self) -> bool:
+        return self._advancing
+
+    @advancing.setter
+    def advancing(self, value: bool) -> None:
+        if value:
+            self.stopped = None
+        self._advancing = value
+
+    def stop(self, at_us: int, why: str) -> None:
+        """The advance under way goes no further than ``at_us`` (the first stop counts)."""
+        if self._advancing and self.stopped is None:
+            self.stopped = (at_us, why)
+
+    def limit(self, target_us: int) -> int:
+        """How far the advance under way goes: ``target_us``, or its stop (never back)."""
+        if not self._advancing or self.stopped is None:
+            return target_us
+        return min(target_us, max(self.stopped[0], self.clock.now_us()))
 
     def note(self, due_us: int) -> None:
         """A job was scheduled (its unit has committed)."""
@@ -55,7 +79,7 @@ class Timeline:
 
     def has_due(self) -> bool:
         return (
-            not self.advancing
+            not self._advancing
             and self.next_due_us is not None
             and self.next_due_us <= self.clock.now_us()
         )

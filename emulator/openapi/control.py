@@ -57,6 +57,14 @@ from emulator.openapi.expectation_shapes import (
     WaitRequest,
     WaitsOpen,
 )
+from emulator.openapi.hold_shapes import (
+    DelayRequest,
+    DuplicateRequest,
+    Hold,
+    HoldRequest,
+    Holds,
+    ReleaseRequest,
+)
 from emulator.openapi.model import Body, Interface, Operation, Param
 from emulator.openapi.receiver_shapes import ReceiverCheckRequest, ReceiverReport
 
@@ -92,6 +100,10 @@ BAD_QUERY = {400: "A bad `limit`, `before` or `after` (`invalid`)."}
 NO_MERCHANT = {404: "No such merchant (`merchant_not_found`)."}
 NOT_OWN = {409: "The merchant follows the server clock (`clock_not_own`)."}
 NAMED = {400: "A bad name (`invalid`)."}
+HOLD_ERRORS = {
+    404: "No such merchant (`merchant_not_found`) or hold (`not_found`).",
+    409: "The hold holds nothing now (`nothing_held`).",
+}
 
 
 def optional(schema: Any) -> Body:
@@ -169,6 +181,29 @@ OPERATIONS: list[Operation] = [
        query=(Param("limit", Annotated[int, Meta(ge=1, le=10_000)],
                     "The latest this many requests, and as many delivery attempts"
                     " (default 1000)"),)),
+    op("holds_create", "POST", "/merchants/{company_id}/holds",
+       "Hold the next delivery or decision that matches", "Holds", Hold, status=201,
+       body=HoldRequest,
+       description="A delivery is held when it is dispatched; a decision where the other"
+       " side's answer would be carried out. An advance that reaches the instant a hold took"
+       " something stops there (`stopped` in its answer).",
+       errors={400: "A bad kind, filter, count or timeout (`invalid`).", **NO_MERCHANT}),
+    op("holds_list", "GET", "/merchants/{company_id}/holds", "A merchant's holds", "Holds",
+       Holds, errors=NO_MERCHANT),
+    op("holds_read", "GET", "/merchants/{company_id}/holds/{id}",
+       "A hold, with what it holds (the message, or the decision and its default)", "Holds",
+       Hold, errors={**NO_MERCHANT, 404: "No such merchant or hold (`not_found`)."}),
+    op("holds_release", "POST", "/merchants/{company_id}/holds/{id}/release",
+       "Let what the hold holds go: as is, edited, or with another outcome", "Holds", Hold,
+       body=optional(ReleaseRequest), errors=HOLD_ERRORS),
+    op("holds_drop", "POST", "/merchants/{company_id}/holds/{id}/drop",
+       "Drop what the hold holds: it never happens", "Holds", Hold, errors=HOLD_ERRORS),
+    op("holds_duplicate", "POST", "/merchants/{company_id}/holds/{id}/duplicate",
+       "Send the held delivery several times (same event id)", "Holds", Hold,
+       body=optional(DuplicateRequest), errors=HOLD_ERRORS),
+    op("holds_delay", "POST", "/merchants/{company_id}/holds/{id}/delay",
+       "Let what the hold holds go later, on the merchant's clock", "Holds", Hold,
+       body=DelayRequest, errors=HOLD_ERRORS),
     op("waits_open", "GET", "/waits", "How many waits are open now", "Expectations",
        WaitsOpen),
     op("snapshots_list", "GET", "/snapshots", "Names of saved snapshots", "Snapshots",

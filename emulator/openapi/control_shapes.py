@@ -119,14 +119,23 @@ class ScheduledJob(msgspec.Struct):
     description: str
 
 
+class AdvanceStopped(msgspec.Struct):
+    """A hold took something at ``at``: the advance stopped there (``hold``: its id)."""
+
+    hold: str
+    at: Instant
+
+
 class Advanced(msgspec.Struct):
-    """The clock after the advance; ``next``: the job ``{"to": "next"}`` went to."""
+    """The clock after the advance; ``next``: the job ``{"to": "next"}`` went to;
+    ``stopped``: the hold that stopped it short of its target."""
 
     now: Instant
     mode: Mode
     jobs_run: int
     next: ScheduledJob | UnsetType = UNSET
     own: bool | UnsetType = UNSET
+    stopped: AdvanceStopped | UnsetType = UNSET
 
 
 class FreezeRequest(msgspec.Struct):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from emulator import resources
+from emulator.delivery import holds
 from emulator.domain import bank as rules
 from emulator.domain import bank_calendar as cal
 from emulator.domain import unpaids
@@ -19,6 +20,7 @@ from emulator.domain.errors import BankBadRequest, ControlError
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
+from emulator.scenarios import points
 from emulator.services import mandates
 from emulator.services.bank_support import book, check_outcome_code, emit, now_iso
 
@@ -180,6 +182,20 @@ def _reach_mandate(
     mandates.change_status(rt, tx, merchant_id, mandate, verdict, text)
 
 
+def subject_of(collection: Collection) -> dict[str, Any]:
+    """A collection as ``collection.outcome`` matches it (scenarios and holds)."""
+    return {
+        "amountCents": collection.amountCents,
+        "accountNumber": collection.debtor.accountNumber,
+        "branchCode": collection.debtor.branchCode,
+        "externalReference": collection.externalReference,
+        "serviceType": collection.serviceType,
+        "profileCode": collection.profileCode,
+        "collectionType": collection.type,
+        "object_id": collection.id,
+    }
+
+
 def step_job(rt: Context, tx: Tx, job: Job) -> None:
     found = repo.collection(tx, str(job.payload["id"]))
     if found is None:
@@ -187,6 +203,17 @@ def step_job(rt: Context, tx: Tx, job: Job) -> None:
     status = str(job.payload["status"])
     if status not in MONEY_TRANSITIONS.get(found[1].status, frozenset()):
         return  # overtaken (settled by hand, or a scenario's earlier answer)
+    default = {"status": status, "reasonCode": job.payload.get("code")}
+    if int(job.payload.get("retry", 0)) == 0 and holds.capture_decision(
+        rt,
+        tx,
+        points.COLLECTION_OUTCOME,
+        found[0],
+        subject_of(found[1]),
+        default,
+        (STEP_JOB, dict(job.payload)),
+    ):
+        return  # a hold took the bank's answer: carried out once released
     try:
         outcome(rt, tx, found[0], found[1], dict(job.payload))
     except DisputeWindowClosed:

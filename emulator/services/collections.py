@@ -89,16 +89,7 @@ def _submit(rt: Context, tx: Tx, merchant_id: str, collection: Collection) -> Co
     emit(rt, tx, merchant_id, "bank_collection", collection)
     now_us = rt.clock.now_us()
     processing = cal.processing_us(date.fromisoformat(collection.actionDate))
-    subject = {
-        "amountCents": collection.amountCents,
-        "accountNumber": collection.debtor.accountNumber,
-        "branchCode": collection.debtor.branchCode,
-        "externalReference": collection.externalReference,
-        "serviceType": collection.serviceType,
-        "profileCode": collection.profileCode,
-        "collectionType": collection.type,
-        "object_id": collection.id,
-    }
+    subject = outcomes.subject_of(collection)
     answer = rt.scenarios.decide(tx, points.COLLECTION_OUTCOME, merchant_id, subject)
     account = collection.debtor.accountNumber or ""
     schedule = resources.unpaid_codes()

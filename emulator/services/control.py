@@ -18,6 +18,7 @@ from emulator.kernel.clock import (
     Clock,
     ClockState,
     Mode,
+    from_us,
     in_clock_range,
     iso,
     to_us,
@@ -118,8 +119,11 @@ async def advance(rt: Context, how: Advance, timeline: Timeline | None = None) -
         raise ControlError(409, "nothing_scheduled", str(exc)) from None
     except TimelineReplaced:
         raise _replaced() from None
+    stopped = held.stopped  # a hold took something on the way (emulator/delivery/holds.py)
     await save_clock(rt, held)
     answer = {**clock_view(rt, held), "jobs_run": jobs_run}
+    if stopped is not None:
+        answer["stopped"] = {"hold": stopped[1], "at": iso(from_us(stopped[0]))}
     if upcoming is not None:
         job = upcoming
         answer["next"] = await rt.db.read(lambda tx: schedule_view.describe(tx, job))

@@ -18,7 +18,9 @@ from emulator.services import (
     billing_engine,
     collection_outcomes,
     company_statements,
+    holds,
     mandates,
+    payer,
     payments,
     payouts,
     purchase_jobs,
@@ -46,6 +48,8 @@ JOBS = _table(
     collection_outcomes.JOBS,
     payments.JOBS,
     retention.JOBS,
+    holds.JOBS,
+    payer.JOBS,
 )
 
 # Kinds that "advance to the next job" passes by: retention is not the next thing the service

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from emulator.delivery import holds
 from emulator.domain import bank as rules
 from emulator.domain.bank import MANDATE_TRANSITIONS, Creditor, InvalidTransition
 from emulator.domain.bank_calendar import iso_to_us, iso_us
@@ -102,15 +103,7 @@ def _open_window(rt: Context, tx: Tx, merchant_id: str, mandate: Mandate) -> Man
     windows = repo.windows(tx, merchant_id) or DEFAULT_WINDOWS
     deadline = authentication_deadline_us(mandate.authenticationType or "REALTIME", now_us, windows)
     mandate = msgspec.structs.replace(mandate, authenticationExpiresAt=iso_us(deadline))
-    subject = {
-        "authenticationType": mandate.authenticationType,
-        "accountNumber": mandate.debtor.accountNumber,
-        "branchCode": mandate.debtor.branchCode,
-        "externalReference": mandate.externalReference,
-        "maxAmountCents": mandate.maxAmountCents,
-        "profileCode": mandate.profileCode,
-    }
-    answer = rt.scenarios.decide(tx, points.MANDATE_AUTHORISATION, merchant_id, subject)
+    answer = rt.scenarios.decide(tx, points.MANDATE_AUTHORISATION, merchant_id, _subject(mandate))
     window = {"id": mandate.id, "deadline": mandate.authenticationExpiresAt}
     rt.scheduler.schedule(tx, EXPIRY_JOB, deadline, window, merchant_id)
     if answer is not None:
@@ -207,6 +200,14 @@ async def decide_now(rt: Context, mandate_id: str, status: str) -> Mandate:
         if found is None or found[1].type != "DEBICHECK":
             raise ControlError(404, "not_found", "no DebiCheck mandate with this id")
         reason = "rejected by the debtor" if status == "REJECTED" else None
+        mandate = found[1]
+        answer = {"status": status, "reason": reason}
+        window = {"id": mandate.id, "deadline": mandate.authenticationExpiresAt, **answer}
+        point = points.MANDATE_AUTHORISATION
+        if mandate.status == "PENDING_AUTHENTICATION" and holds.capture_decision(
+            rt, tx, point, found[0], _subject(mandate), answer, (DECISION_JOB, window)
+        ):
+            return mandate  # a hold took the debtor's answer: carried out once released
         try:
             return change_status(rt, tx, found[0], found[1], status, reason)
         except InvalidTransition as exc:
@@ -230,9 +231,26 @@ def window_ends(rt: Context, tx: Tx, job: Job) -> None:
         change_status(rt, tx, found[0], found[1], "EXPIRED", "not authenticated in time")
 
 
+def _subject(mandate: Mandate) -> dict[str, Any]:
+    """A mandate as ``mandate.authorisation`` matches it (scenarios and holds)."""
+    return {
+        "authenticationType": mandate.authenticationType,
+        "accountNumber": mandate.debtor.accountNumber,
+        "branchCode": mandate.debtor.branchCode,
+        "externalReference": mandate.externalReference,
+        "maxAmountCents": mandate.maxAmountCents,
+        "profileCode": mandate.profileCode,
+    }
+
+
 def scenario_decision(rt: Context, tx: Tx, job: Job) -> None:
     found = _pending_in_window(tx, job)
     if found is not None:
+        default = {"status": job.payload["status"], "reason": job.payload.get("reason")}
+        resume = (DECISION_JOB, dict(job.payload))
+        point = points.MANDATE_AUTHORISATION
+        if holds.capture_decision(rt, tx, point, found[0], _subject(found[1]), default, resume):
+            return  # a hold took the debtor's answer: carried out once released
         status = str(job.payload["status"])
         reason = job.payload.get("reason")
         change_status(rt, tx, found[0], found[1], status, None if reason is None else str(reason))

@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
+from emulator.delivery import holds
 from emulator.domain import cards, errors
 from emulator.domain import purchases as domain
 from emulator.domain.events import Event
 from emulator.domain.payment_methods import allowed
 from emulator.domain.purchase_model import AttemptError, Challenge, Internal, Purchase, SavedCard
+from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import purchases as repo
 from emulator.scenarios import points
@@ -19,7 +21,7 @@ from emulator.services.purchase_common import book, emit, now_s, subject
 from emulator.services.purchase_jobs import schedule_hold_expiry
 
 if TYPE_CHECKING:
-    from emulator.kernel.context import Context
+    from emulator.kernel.context import Context, JobHandler
 
 DIRECT_POST_SECONDS = 900  # spec: direct post URL validity, single use
 
@@ -39,9 +41,10 @@ class CardForm(msgspec.Struct, forbid_unknown_fields=False):
 class PayResult(msgspec.Struct, frozen=True):
     """``paid``; ``authorized`` (hold or preauthorized); ``error`` (the attempt's error as an
     answer gives it: ``card_declined`` for a decline);
-    ``3ds_required`` (``challenge_id`` names the challenge to complete)."""
+    ``3ds_required`` (``challenge_id`` names the challenge to complete); ``held``: a hold took
+    the card's result (``emulator/delivery/holds.py``), the purchase is as it was."""
 
-    status: Literal["paid", "authorized", "error", "3ds_required"]
+    status: Literal["paid", "authorized", "error", "3ds_required", "held"]
     purchase: Purchase
     challenge_id: str | None = None
     error: AttemptError | None = None
@@ -147,26 +150,96 @@ async def pay(
             outcome = cards.Outcome(result[decision.result], decision.reason or "do_not_honour")
         saved = SavedCard.of(card)
         remember = form.remember_card
-        if outcome.result in ("3ds_pass", "3ds_fail") and not auto_3ds:
-            challenge = Challenge(
-                id=rt.ids.token(24),
-                card=saved,
-                passes=outcome.result == "3ds_pass",
-                flow=flow,
-                remember_card=remember,
-            )
-            i = msgspec.structs.replace(i, challenge=challenge)
-            repo.update(tx, owner, p, i)
-            return _result(p, challenge.id)
-        if outcome.result == "decline":
-            changed = domain.declined(p, i, "card_declined", outcome.reason, flow, saved, now)
-        elif outcome.result == "3ds_fail":
-            changed = domain.declined(p, i, "3ds_authentication_failed", None, flow, saved, now)
-        else:
-            changed = domain.approved(p, i, saved, flow, remember, now)
-        return _result(_settle(rt, tx, owner, p, i, changed))
+        payload = {
+            "id": p.id,
+            "card": msgspec.to_builtins(saved),
+            "flow": flow,
+            "remember_card": remember,
+            "auto_3ds": auto_3ds,
+            "result": outcome.result,
+            "reason": outcome.reason,
+        }
+        if holds.capture_decision(
+            rt,
+            tx,
+            points.PURCHASE_PAYMENT,
+            owner,
+            subject(p, card_number=card.number, card_brand=card.brand),
+            {"result": _SHOWN[outcome.result], "reason": outcome.reason},
+            (RESULT_JOB, payload),
+        ):
+            repo.update(tx, owner, p, i)  # the payer waits: the card's result is held
+            return PayResult("held", p)
+        return _conclude(rt, tx, owner, p, i, outcome, saved, flow, remember, auto_3ds)
 
     return await rt.db.write(unit)
+
+
+def _conclude(
+    rt: Context,
+    tx: Tx,
+    owner: str,
+    p: Purchase,
+    i: Internal,
+    outcome: cards.Outcome,
+    saved: SavedCard,
+    flow: Flow,
+    remember: bool,
+    auto_3ds: bool,
+) -> PayResult:
+    """The card's result carried out: a challenge to complete, a decline or an approval."""
+    now = now_s(rt)
+    if outcome.result in ("3ds_pass", "3ds_fail") and not auto_3ds:
+        challenge = Challenge(
+            id=rt.ids.token(24),
+            card=saved,
+            passes=outcome.result == "3ds_pass",
+            flow=flow,
+            remember_card=remember,
+        )
+        i = msgspec.structs.replace(i, challenge=challenge)
+        repo.update(tx, owner, p, i)
+        return _result(p, challenge.id)
+    if outcome.result == "decline":
+        changed = domain.declined(p, i, "card_declined", outcome.reason, flow, saved, now)
+    elif outcome.result == "3ds_fail":
+        changed = domain.declined(p, i, "3ds_authentication_failed", None, flow, saved, now)
+    else:
+        changed = domain.approved(p, i, saved, flow, remember, now)
+    return _result(_settle(rt, tx, owner, p, i, changed))
+
+
+_SHOWN = {"approve": "paid", "decline": "declined", "3ds_fail": "3ds_failed", "3ds_pass": "3ds"}
+_TAKEN: dict[str, cards.Result] = {
+    "paid": "approve",
+    "declined": "decline",
+    "3ds_failed": "3ds_fail",
+}
+
+
+def held_result(rt: Context, tx: Tx, job: Job) -> None:
+    """A card's result released from a hold (``emulator/delivery/holds.py``): carried out now,
+    if the purchase can still be paid; the result given on release replaces the card's."""
+    payload = job.payload
+    found = repo.get_any(tx, str(payload["id"]))
+    if found is None:
+        return
+    owner, p, i = found
+    try:
+        domain.check_payable(p, now_s(rt))
+    except errors.ApiError:
+        return  # paid, cancelled or expired meanwhile
+    result = _TAKEN.get(str(payload["result"]), payload["result"])
+    reason = (payload.get("reason") or "do_not_honour") if result == "decline" else None
+    outcome = cards.Outcome(result, reason)  # type: ignore[arg-type]
+    saved = msgspec.convert(payload["card"], SavedCard)
+    flow: Flow = "direct_post" if payload.get("flow") == "direct_post" else "payform"
+    remember, auto_3ds = bool(payload.get("remember_card")), bool(payload.get("auto_3ds"))
+    _conclude(rt, tx, owner, p, i, outcome, saved, flow, remember, auto_3ds)
+
+
+RESULT_JOB = "purchase.held_result"
+JOBS: dict[str, JobHandler] = {RESULT_JOB: held_result}
 
 
 async def complete_challenge(

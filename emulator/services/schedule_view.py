@@ -39,6 +39,7 @@ from emulator.repos import (
     payouts,
     purchases,
 )
+from emulator.services import hold_view  # imports repos only, as this module does
 
 log = logging.getLogger(__name__)
 
@@ -350,6 +351,10 @@ KINDS: dict[str, Kind] = {
     ),
     "bank.payment_step": Kind("payment.outcome", "payment", _money_step("payment", bank.payment)),
     "delivery.send": Kind("delivery.attempt", None, delivery_send),
+    "hold.timeout": Kind("hold.timeout", None, lambda tx, job: Seen(*hold_view.timeout(tx, job))),
+    "purchase.held_result": Kind(
+        "purchase.held_result", "purchase", lambda tx, job: Seen(*hold_view.held_result(tx, job))
+    ),
     "retention.prune": Kind("retention.prune", None, retention_prune),
     "company_statement.generate": Kind(
         "company_statement.generation", "company_statement", statement_generation

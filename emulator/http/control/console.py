@@ -26,6 +26,7 @@ KINDS = (
     ("payments", "Payments"),
 )
 SECTIONS = (
+    ("holds", "Holds"),
     ("merchants", "Merchants"),
     ("clock", "Clock"),
     ("schedule", "Next"),
@@ -92,7 +93,8 @@ def page(values: dict[str, Any]) -> str:
         f"<script>{asset('console.js')}</script>"
         f"<script>{asset('console_expect.js')}</script>"
         f"<script>{asset('console_receiver.js')}</script>"
-        f"<script>{asset('console_deliveries.js')}</script></body></html>\n"
+        f"<script>{asset('console_deliveries.js')}</script>"
+        f"<script>{asset('console_holds.js')}</script></body></html>\n"
     )
 
 
@@ -129,6 +131,18 @@ placeholder="purchase, payout, mandate... id"></label> <button>Open</button></fo
 </div>
 <p id="notice" role="status" aria-live="polite"></p>
 <main>
+<section id="holds"><h2>Holds <small id="holds-of"></small></h2>
+<form id="hold-form"><label>Hold the next <select id="hold-kind">
+<option value="delivery">delivery</option>
+<option value="purchase.payment">card result (purchase.payment)</option>
+<option value="collection.outcome">collection outcome (collection.outcome)</option>
+<option value="mandate.authorisation">DebiCheck answer (mandate.authorisation)</option>
+</select></label> <label>matching <input id="hold-match" size="36"
+placeholder='{{"event_type": "purchase.paid"}}'></label>
+<button id="create-hold">Hold</button></form>
+<table><thead><tr><th>Hold</th><th>Kind</th><th>State</th><th>What it holds</th><th></th></tr>
+</thead><tbody id="hold-list"></tbody></table></section>
+
 <section id="merchants"><h2>Merchants</h2>
 <form id="merchant-form"><label>Name <input id="merchant-name" maxlength="128"
 placeholder="QA merchant"></label> <label><input type="checkbox" id="merchant-own">

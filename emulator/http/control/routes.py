@@ -14,7 +14,7 @@ from emulator.domain.cards import DEFAULT_CARD, TEST_CVC
 from emulator.domain.errors import ControlError, PayoutNotFound
 from emulator.domain.validation import is_uuid
 from emulator.http.common import JSON, on_clock_of, parse_int, read_body, runtime
-from emulator.http.control import bank
+from emulator.http.control import bank, holds
 from emulator.http.control import merchants as control_merchants
 from emulator.http.control.body import json_body
 from emulator.http.control.console import ROUTES as CONSOLE_ROUTES
@@ -377,6 +377,7 @@ ROUTES = [
     Route("/payouts/{id}/settle", settle_payout, methods=["POST"]),
     *DOC_ROUTES,
     *SETTING_ROUTES,
+    *holds.ROUTES,
     *OBJECT_ROUTES,
     *CONSOLE_ROUTES,
     *TLS_ROUTES,

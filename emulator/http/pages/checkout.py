@@ -74,6 +74,8 @@ def _redirect(request: Request, p: Purchase, ok: bool) -> Response:
 def _after(request: Request, result: PayResult) -> Response:
     if result.status == "3ds_required":
         return RedirectResponse(f"/p/{result.purchase.id}/3ds/{result.challenge_id}/", 303)
+    if result.status == "held":  # a hold took the card's result: the payer waits, unpaid
+        return RedirectResponse(f"/p/{result.purchase.id}/result/", 303)
     return _redirect(request, result.purchase, result.status != "error")
 
 
@@ -144,6 +146,8 @@ def _s2s_answer(request: Request, result: PayResult) -> Response:
         if error is not None:
             body["error"] = {"code": error.code, "message": error.message}
         return JSON(body, status_code=400)
+    if result.status == "held":  # an emulator hold: no outcome yet (docs/holds.md)
+        return JSON({"status": "held"}, status_code=202)
     return JSON({"status": "executed" if result.status == "paid" else "authorized"})
 
 
