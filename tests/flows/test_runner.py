@@ -3,7 +3,9 @@ each step kind, references at run time, repeats, failures, parallel runs kept ap
 
 from __future__ import annotations
 
+import re
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -223,3 +225,12 @@ name: short
     took = (time.perf_counter() - started) * 1000
     assert report.state == "passed", text(report)
     print(f"\na 5-step flow: {took:.1f} ms (steps: {sum(s.ms for s in report.steps):.1f} ms)")
+
+
+async def test_the_examples_of_the_manual_pass(http):
+    """Every flow of docs/flows.md reads and passes (they are the page's examples)."""
+    page = (Path(__file__).parents[2] / "docs" / "flows.md").read_text()
+    flows = [parse(block, ROUTES) for block in re.findall(r"```yaml\n(name:.*?)```", page, re.S)]
+    assert len(flows) == 3
+    reports = await batch.run_all(flows, http, parallel=3, url=OWN)
+    assert [r.state for r in reports] == ["passed"] * 3, [text(r) for r in reports]
