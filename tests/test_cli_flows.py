@@ -3,6 +3,7 @@ subprocess against a live emulator (exit 1, --parallel, --junit); the rest throu
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,13 @@ def test_check_names_each_good_file(capsys):
     assert capsys.readouterr().out.splitlines() == [
         f"ok {SHIPPED}: payout-settles-after-three-days (5 steps)"
     ]
+
+
+def test_no_emulator_at_the_url_is_one_line_and_exit_1(capsys):
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    assert main(["flow", "run", "--url", url, str(SHIPPED)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"payments-emulator: cannot reach the emulator at {url} ("), err
+    assert len(err.strip().splitlines()) == 1
