@@ -270,3 +270,22 @@ name: nested
     )
     assert outcomes(report) == ["passed"] * 6 + ["failed", "passed"], text(report)
     assert [s.iteration for s in report.steps[:3]] == [[0, 0], [0, 1], [0]]
+
+
+async def test_scenarios_are_active_for_the_runs_merchant_only(http):
+    report = await run(
+        http,
+        f"""
+name: declined
+{START}scenarios: [insufficient-funds]
+steps:
+  - call: {PURCHASE}
+  - act: {{pay: "${{p.id}}"}}
+  - expect: [{{transition: {{object_id: "${{p.id}}", status: paid}}, never: true}}]
+""",
+    )
+    assert report.state == "passed", text(report)  # the default card pays without it
+    other = await run(http, f"name: paid\n{START}steps:\n  - call: {PURCHASE}\n"
+                      '  - act: {pay: "${p.id}"}\n'
+                      '  - expect: [{transition: {object_id: "${p.id}", status: paid}}]\n')  # fmt: skip
+    assert other.state == "passed", text(other)  # and not for another merchant
