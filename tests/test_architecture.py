@@ -38,6 +38,8 @@ LAYERS = (
     Layer("http", ("emulator.http",), ("starlette", "uvicorn")),
     # The OpenAPI documents: read the structs of the layers below; only http serves them.
     Layer("openapi", ("emulator.openapi",)),
+    # Flows: the file format, its references and the runner (over HTTP, through httpx).
+    Layer("flows", ("emulator.flows",), ("httpx",)),
     # The composition root and its settings: builds everything below and owns it.
     Layer("runtime", ("emulator.serving.runtime", "emulator.serving.settings"), ("httpx",)),
     # State as a readable file: export, import, named states (over services and repos).

@@ -15,6 +15,7 @@ from typing import NoReturn
 from emulator import __version__
 from emulator.cli import deliveries as cli_deliveries
 from emulator.cli import holds as cli_holds
+from emulator.cli import flows as cli_flows
 from emulator.cli import listen as cli_listen
 from emulator.cli import receiver as cli_receiver
 from emulator.cli import state as cli_state
@@ -137,6 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_receiver.add_command(commands)
     cli_state.add_commands(commands)
     cli_holds.add_command(commands)
+    cli_flows.add_command(commands)
     return parser
 
 
@@ -332,6 +334,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_client(args.handler, args)
     if args.command == "scenario":
         return scenario_command(args)
+    if args.command == "flow":
+        return cli_flows.check_command(args)
     if args.command == "serve":
         from emulator.kernel.dbfile import DatabaseInUse
 

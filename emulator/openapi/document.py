@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from emulator import __version__
-from emulator.openapi import bank, console, control, delivery_ops, errors, gateway, oauth
+from emulator.openapi import bank, console, control, delivery_ops, errors, flows, gateway, oauth
 from emulator.openapi.model import Body, Operation, Param, Ref, Response
 
 REF = "#/components/schemas/"
@@ -31,6 +31,7 @@ OPERATIONS: list[Operation] = [
     *control.OPERATIONS,
     *console.OPERATIONS,
     *delivery_ops.OPERATIONS,
+    *flows.OPERATIONS,
 ]
 ENUMS = {**gateway.ENUMS, **bank.ENUMS, **oauth.ENUMS, **control.ENUMS}
 

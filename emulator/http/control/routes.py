@@ -22,6 +22,7 @@ from emulator.http.control.debicheck import ROUTES as DEBICHECK_ROUTES
 from emulator.http.control.delivery_ops import ROUTES as DELIVERY_OPS_ROUTES
 from emulator.http.control.docs import ROUTES as DOC_ROUTES
 from emulator.http.control.expectations import ROUTES as EXPECTATION_ROUTES
+from emulator.http.control.flows import ROUTES as FLOW_ROUTES
 from emulator.http.control.merchant_settings import ROUTES as SETTING_ROUTES
 from emulator.http.control.merchant_settings import strict_setting
 from emulator.http.control.objects import ROUTES as OBJECT_ROUTES
@@ -383,4 +384,5 @@ ROUTES = [
     *TLS_ROUTES,
     *STATE_ROUTES,
     *RECEIVER_ROUTES,
+    *FLOW_ROUTES,
 ]
