@@ -163,11 +163,15 @@ class _Names:
         for i, brand in enumerate(merchant.get("brand_ids") or []):
             if isinstance(brand, str):
                 self.refs.setdefault(brand, f"merchant.brand_ids.{i}")
+        self.clients: dict[int, str] = {}  # a profile's createdByClient: the bank's clientId
         for i, profile in enumerate(merchant.get("profiles") or []):
-            for key in ("profileCode", "id"):
-                value = profile.get(key) if isinstance(profile, dict) else None
-                if isinstance(value, str | int) and str(value):
-                    self.refs.setdefault(str(value), f"merchant.profiles.{i}.{key}")
+            if not isinstance(profile, dict):
+                continue
+            code, client = profile.get("profileCode"), profile.get("createdByClient")
+            if isinstance(code, str) and code:
+                self.refs.setdefault(code, f"merchant.profiles.{i}.profileCode")
+            if isinstance(client, int):
+                self.clients.setdefault(client, f"merchant.profiles.{i}.createdByClient")
 
     def save(self, call: Call, answer: Any) -> str:
         kind = _type_of(call, answer)
@@ -202,10 +206,16 @@ class _Names:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {k: self.value(v) for k, v in value.items()}
+            return {
+                k: self._client(v) if k == "clientId" else self.value(v) for k, v in value.items()
+            }
         if isinstance(value, list):
             return [self.value(v) for v in value]
         return value
+
+    def _client(self, value: Any) -> Any:
+        found = self.clients.get(value) if isinstance(value, int) else None
+        return "${" + found + "}" if found is not None else self.value(value)
 
     def path(self, path: str) -> str:
         return "/".join(str(self.text(part)) if part else part for part in path.split("/"))
