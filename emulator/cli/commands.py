@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from emulator import __version__
+from emulator.cli import flows as cli_flows
 from emulator.cli import listen as cli_listen
 from emulator.cli import state as cli_state
 from emulator.cli import trigger as cli_trigger
@@ -131,6 +132,7 @@ def _parser() -> argparse.ArgumentParser:
     cli_listen.add_command(commands)
     cli_verify.add_command(commands)
     cli_state.add_commands(commands)
+    cli_flows.add_command(commands)
     return parser
 
 
@@ -326,6 +328,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_client(args.handler, args)
     if args.command == "scenario":
         return scenario_command(args)
+    if args.command == "flow":
+        return cli_flows.check_command(args)
     if args.command == "serve":
         from emulator.kernel.dbfile import DatabaseInUse
 

@@ -45,15 +45,32 @@ _SEGMENT = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]")
 class FlowError(ValueError):
     """A flow refused; ``str()`` is ``line L, column C: path: message`` (the place when known)."""
 
-    def __init__(self, message: str, path: str = "", text: str | None = None) -> None:
+    def __init__(
+        self, message: str, path: str = "", text: str | None = None, key: bool = False
+    ) -> None:
         self.path, self.message = path, message
-        self.line = self.column = None
+        self.line: int | None = None
+        self.column: int | None = None
         if text is not None and path:
-            found = yamlfile.position(text, segments(path))
+            found = yamlfile.position(text, segments(path), key=key)
             if found is not None:
                 self.line, self.column = found
         where = f"line {self.line}, column {self.column}: " if self.line else ""
         super().__init__(f"{where}{path}: {message}" if path else f"{where}{message}")
+
+
+def _yaml_message(text: str) -> str:
+    """PyYAML's message (context, marks, a snippet, a caret) as one line: its last mark, what
+    it was parsing, the problem."""
+    marks = re.findall(r"line (\d+), column (\d+)", text)
+    said = [
+        line.strip().rstrip(":")
+        for line in text.splitlines()
+        if line.strip() and line.strip() != "^" and not line.strip().startswith('in "')
+    ]
+    if not marks:
+        return "; ".join(said)
+    return f"line {marks[-1][0]}, column {marks[-1][1]}: " + ": ".join(said)
 
 
 def segments(path: str) -> list[str | int]:
@@ -66,7 +83,7 @@ def parse(raw: str | bytes, routes: Routes | None = None, source: str = "<text>"
     try:
         document, text = yamlfile.load(raw, MAX_BYTES, "a flow")
     except yamlfile.YamlRefused as exc:
-        raise FlowError(str(exc)) from None
+        raise FlowError(_yaml_message(str(exc))) from None
     if not isinstance(document, dict):
         raise FlowError("a flow is a mapping with 'name' and 'steps'")
     try:
@@ -77,7 +94,7 @@ def parse(raw: str | bytes, routes: Routes | None = None, source: str = "<text>"
         unknown = re.search(r"unknown field `([^`]*)`", message)
         if unknown:
             path = f"{path}.{unknown[1]}".lstrip(".")
-        raise FlowError(message.strip(), path, text) from None
+        raise FlowError(message.strip(), path, text, key=bool(unknown)) from None
     try:
         check(spec, routes)
     except FlowError as exc:

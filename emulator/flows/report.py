@@ -7,8 +7,8 @@ Pure: no I/O.
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from typing import Any, Literal
-from xml.sax.saxutils import escape, quoteattr
 
 import msgspec
 
@@ -90,29 +90,25 @@ def text(report: Report) -> str:
     return "\n".join(lines)
 
 
-def junit(reports: list[Report]) -> str:
-    """JUnit XML: a test case per run, its failure the run's text."""
+def junit(reports: list[Report]) -> bytes:
+    """JUnit XML: a suite of one test case per run, a failed run's text as its failure."""
     failed = sum(1 for r in reports if not r.passed)
-    seconds = sum(r.ms for r in reports) / 1000
-    cases = []
+    seconds = f"{sum(r.ms for r in reports) / 1000:.3f}"
+    suites = ET.Element("testsuites", tests=str(len(reports)), failures=str(failed))
+    suite = ET.SubElement(
+        suites, "testsuite", name="flows", tests=str(len(reports)), failures=str(failed),
+        errors="0", skipped="0", time=seconds,
+    )  # fmt: skip
     for report in reports:
-        attrs = (
-            f"classname={quoteattr('flows')} name={quoteattr(report.flow)}"
-            f' time="{report.ms / 1000:.3f}" file={quoteattr(report.source)}'
+        case = ET.SubElement(
+            suite, "testcase", classname="flows", name=report.flow, time=f"{report.ms / 1000:.3f}"
         )
-        if report.passed:
-            cases.append(f"  <testcase {attrs}/>")
-        else:
-            body = escape(text(report))
+        if not report.passed:
             first = report.error or next(
                 (s.error or "failed" for s in report.steps if s.outcome == "failed"), "failed"
             )
-            cases.append(
-                f"  <testcase {attrs}>\n    <failure message={quoteattr(first[:500])}>"
-                f"{body}</failure>\n  </testcase>"
-            )
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f'<testsuite name="flows" tests="{len(reports)}" failures="{failed}"'
-        f' errors="0" time="{seconds:.3f}">\n' + "\n".join(cases) + "\n</testsuite>\n"
-    )
+            failure = ET.SubElement(case, "failure", message=first[:500], type="FlowFailed")
+            failure.text = text(report)
+    ET.indent(suites)
+    data: bytes = ET.tostring(suites, encoding="utf-8", xml_declaration=True)
+    return data

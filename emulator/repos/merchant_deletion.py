@@ -38,4 +38,17 @@ def delete(tx: Tx, company_id: str) -> dict[str, int]:
     cursor = tx.execute("DELETE FROM merchants WHERE id = ?", (company_id,))
     if cursor.rowcount > 0:
         removed["merchants"] = cursor.rowcount
+    _rewind_delivery_cursor(tx)
     return removed
+
+
+def _rewind_delivery_cursor(tx: Tx) -> None:
+    """The outbox's ``seq`` is a rowid: once the events at its end are deleted, the next event
+    takes a seq the delivery cursor (``delivery.cursor``, emulator/delivery/dispatch.py) has
+    already passed, and would never be dispatched. The cursor goes back to the last seq left:
+    every row up to it was dispatched (it was at or before the cursor)."""
+    tx.execute(
+        "UPDATE settings SET value = CAST((SELECT COALESCE(MAX(seq), 0) FROM outbox) AS TEXT)"
+        " WHERE key = 'delivery.cursor'"
+        " AND CAST(value AS INTEGER) > (SELECT COALESCE(MAX(seq), 0) FROM outbox)"
+    )
