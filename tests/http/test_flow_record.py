@@ -74,9 +74,11 @@ async def test_a_card_purchase_story_replays(http: httpx.AsyncClient) -> None:
             "purchase": {"products": [{"name": "Book", "price": 25000}]},
             "success_callback": f"{SINK_URL}/rec-card-success"}  # fmt: skip
     purchase = (await http.post("/api/v1/purchases/", headers=gw, json=body)).json()
+    form = {"card_number": "4000000000000002", "expires": "12/30", "cvc": "123",
+            "cardholder_name": "J Doe"}  # fmt: skip
+    declined = await http.post(f"/p/{purchase['id']}/", data=form)  # the checkout page's form
+    assert declined.status_code in (200, 303), declined.text
     pay = f"/_emulator/purchases/{purchase['id']}/pay"
-    declined = await http.post(pay, json={"card_number": "4000000000000002"})
-    assert declined.status_code == 200
     await advance(http, merchant, minutes=5)
     assert (await http.post(pay, json={"card_number": "4444333322221111"})).status_code == 200
     await advance(http, merchant, days=2)
@@ -89,7 +91,8 @@ async def test_a_card_purchase_story_replays(http: httpx.AsyncClient) -> None:
     assert [next(iter(s)) for s in steps] == [
         "call", "call", "act", "advance", "act", "advance", "call", "expect",
     ]  # fmt: skip
-    assert steps[2]["act"] == {"pay": "${purchase_1.id}", "card": "4000000000000002"}
+    card = {"card" if k == "card_number" else k: v for k, v in form.items()}
+    assert steps[2]["act"] == {"pay": "${purchase_1.id}", **card}  # the form as the act's keys
     assert steps[3] == {"advance": "5m"} and steps[5] == {"advance": "2d"}
     assert steps[1]["call"]["body"]["brand_id"] == "${merchant.brand_id}"
     assert steps[6]["call"]["path"] == "/api/v1/purchases/${purchase_1.id}/refund/"

@@ -2,9 +2,10 @@
 
 The journal keeps the API calls made with a merchant's credentials; the moves made for it
 (pay a purchase, execute or settle a payout, authorise a mandate, settle a collection or a
-payment: control-plane actions and the payout's execution page) name an object, not a
-merchant, and were kept nowhere. ``Front`` hands each POST that may be one to ``watch``,
-which serves it and, when it was answered 2xx, notes it under the object's merchant with
+payment: control-plane actions, the payout's execution page and the checkout page's form)
+name an object, not a merchant, and were kept nowhere. ``Front`` hands each POST that may be
+one to ``watch``, which serves it and, when it was answered 2xx (or a page's redirect),
+notes it under the object's merchant with
 the journal entry it came after (so the recorder orders calls and moves as they happened)
 and the merchant's instant. Kept in memory, bounded: a record of what a tester just did,
 not state (a reset, an import or a restore forgets it).
@@ -17,6 +18,7 @@ import re
 import weakref
 from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -35,6 +37,8 @@ WATCHED: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"/_emulator/purchases/([^/]{1,64})/pay"), "purchases", "pay"),
     (re.compile(r"/_emulator/payouts/([^/]{1,64})/settle"), "payouts", "settle_payout"),
     (re.compile(r"/payouts/([^/]{1,64})/execute/[^/]+/"), "payouts", "execute_payout"),
+    # the checkout page's form and its direct post (a redirect answers them)
+    (re.compile(r"/p/([^/]{1,64})/(?:direct_post/)?"), "purchases", "pay"),
     (re.compile(r"/_emulator/mandates/([^/]{1,64})/(authorise|reject)"), "bank_mandates", ""),
     (
         re.compile(r"/_emulator/collections/([^/]{1,64})/settle"),
@@ -45,7 +49,8 @@ WATCHED: tuple[tuple[re.Pattern[str], str, str], ...] = (
 )
 # What replaces the whole state: the moves kept no longer name its merchants.
 FORGET = re.compile(r"/_emulator/(reset|import|states/[^/]+|snapshots/[^/]+/restore)")
-PREFIXES = ("/_emulator/", "/payouts/")
+PREFIXES = ("/_emulator/", "/payouts/", "/p/")
+TRUE = ("1", "true", "on", "yes")
 
 
 class Moves:
@@ -112,7 +117,7 @@ async def watch(rt: Runtime, app: ASGIApp, scope: Scope, receive: Receive, send:
         await send(message)
 
     await app(scope, receiving, sending)
-    if 200 <= status < 300:
+    if 200 <= status < 400:
         await _note(rt, table, verb, object_id, body_text(b"".join(chunks)))
 
 
@@ -137,16 +142,21 @@ ACT_KEYS = {
 
 def _args(verb: str, text: str) -> dict[str, Any]:
     """The move's body as the act's keys."""
+    body: Any
     try:
         body = json.loads(text) if text.strip() else {}
-    except ValueError:
-        return {}
+    except ValueError:  # a form (the checkout page)
+        body = {k: v[0] for k, v in parse_qs(text, keep_blank_values=True).items()}
     if not isinstance(body, dict):
         return {}
     args = {}
     for key in ACT_KEYS.get(verb, ()):
-        if body.get(key) is not None:
-            args["card" if key == "card_number" else key] = body[key]
+        value = body.get(key)
+        if value is None or value == "":
+            continue
+        if key == "remember_card" and isinstance(value, str):
+            value = value.lower() in TRUE
+        args["card" if key == "card_number" else key] = value
     return args
 
 
