@@ -52,13 +52,13 @@ def _one_line(text: str) -> str:
 
 
 def read(paths: list[str]) -> list[Any]:
-    """Every flow named, checked (paths against the documented routes); ``UsageError`` naming
-    the first bad one."""
+    """Every flow named, checked (paths against the routes the app serves); ``UsageError``
+    naming the first bad one."""
     from emulator.flows import library
     from emulator.flows.parse import FlowError
-    from emulator.openapi.document import documented
+    from emulator.serving.app import route_table
 
-    routes = library.routes_of(documented())
+    routes = library.routes_of(route_table())
     try:
         found = library.files(paths)
         if not found:

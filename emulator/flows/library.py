@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from emulator.flows.model import Flow
 from emulator.flows.parse import FlowError, Routes, parse
@@ -23,9 +24,16 @@ def default_folder() -> Path:
         return Path("flows")
 
 
-def routes_of(served: Iterable[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
-    """(method, path) pairs as each API's: by the prefix of the path."""
+def routes_of(table: Iterable[Any]) -> dict[str, list[tuple[str, str]]]:
+    """The (method, path) pairs each API serves, from an app's route table (Starlette routes:
+    their ``path`` and ``methods``), by the prefix of the path."""
     found: dict[str, list[tuple[str, str]]] = {api: [] for api in PREFIXES}
+    served = [
+        (m, str(r.path))
+        for r in table
+        if hasattr(r, "path")
+        for m in getattr(r, "methods", None) or ()
+    ]
     for method, path in served:
         for api, prefix in PREFIXES.items():
             if path.startswith(prefix) and method != "HEAD":

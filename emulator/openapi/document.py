@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from emulator import __version__
-from emulator.openapi import bank, console, control, errors, gateway, oauth
+from emulator.openapi import bank, console, control, errors, flows, gateway, oauth
 from emulator.openapi.model import Body, Operation, Param, Ref, Response
 
 REF = "#/components/schemas/"
@@ -30,6 +30,7 @@ OPERATIONS: list[Operation] = [
     *bank.OPERATIONS,
     *control.OPERATIONS,
     *console.OPERATIONS,
+    *flows.OPERATIONS,
 ]
 ENUMS = {**gateway.ENUMS, **bank.ENUMS, **oauth.ENUMS, **control.ENUMS}
 

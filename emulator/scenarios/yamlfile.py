@@ -149,11 +149,11 @@ def _text(raw: str | bytes, limit: int, what: str) -> str:
     return text
 
 
-def position(text: str, path: list[str | int]) -> tuple[int, int] | None:
+def position(text: str, path: list[str | int], key: bool = False) -> tuple[int, int] | None:
     """The line and column (1-based) of the node at ``path`` (mapping keys and list indexes)
-    in ``text``, read as ``load`` reads it; the deepest node found on the way when the path
-    goes further than the document (a missing key: where its mapping is). None when the text
-    does not compose."""
+    in ``text``, read as ``load`` reads it (``key``: of the last key itself, not its value);
+    the deepest node found on the way when the path goes further than the document (a missing
+    key: where its mapping is). None when the text does not compose."""
     try:
         node = yaml.compose(text, Loader=_Loader)
     except (yaml.YAMLError, YamlRefused, RecursionError):
@@ -161,10 +161,11 @@ def position(text: str, path: list[str | int]) -> tuple[int, int] | None:
     if node is None:
         return None
     mark = node.start_mark
-    for segment in path:
+    for depth, segment in enumerate(path, 1):
         found = None
         if isinstance(node, yaml.MappingNode):
-            found = next((v for k, v in node.value if k.value == str(segment)), None)
+            pair = next(((k, v) for k, v in node.value if k.value == str(segment)), None)
+            found = None if pair is None else pair[0 if key and depth == len(path) else 1]
         elif isinstance(node, yaml.SequenceNode) and isinstance(segment, int):
             found = node.value[segment] if 0 <= segment < len(node.value) else None
         if found is None:

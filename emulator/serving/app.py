@@ -23,6 +23,7 @@ from emulator.http.bank.routes import ROUTES as BANK
 from emulator.http.common import JSON
 from emulator.http.control import errors as control_errors
 from emulator.http.control.console import ROOT as CONSOLE_ROOT
+from emulator.http.control.flows import abandon_runs
 from emulator.http.control.guard import AdminGuard
 from emulator.http.control.routes import ROUTES as CONTROL
 from emulator.http.dialects import Dialect, Dialects
@@ -143,6 +144,7 @@ def create_app(runtime: Runtime) -> Starlette:
         try:
             yield
         finally:
+            await abandon_runs(app)  # flow runs under way stop before the runtime does
             runtime.served = False
             if owned:
                 await runtime.stop()

@@ -80,6 +80,13 @@ def add_flags(serve: argparse.ArgumentParser) -> None:
         help="the folder of named states: POST /_emulator/states/{name} loads DIR/name.yaml"
         " (env EMULATOR_STATES)",
     )
+    serve.add_argument(
+        "--flows",
+        type=Path,
+        metavar="DIR",
+        help="the flow library: GET /_emulator/flows lists DIR/*.yaml, POST"
+        " /_emulator/flows/runs runs one by name (env EMULATOR_FLOWS; default: the shipped flows/)",
+    )
 
 
 def apply(args: argparse.Namespace, values: dict[str, Any]) -> None:
@@ -128,6 +135,11 @@ def apply(args: argparse.Namespace, values: dict[str, Any]) -> None:
         values["load"] = tuple(args.load)
     if args.states is not None:
         values["states"] = args.states
+    if args.flows is not None:
+        values["flows"] = args.flows
+    flows = values.get("flows")
+    if isinstance(flows, Path) and not flows.is_dir():
+        raise ValueError(f"--flows: {flows} is not a folder")
     _check_state_files(values)
 
 

@@ -138,6 +138,7 @@ class Settings:
     # State files loaded at every start, in order (``--load``); the folder of named states.
     load: tuple[Path, ...] = ()
     states: Path | None = None
+    flows: Path | None = None  # the flow library (``--flows``); None: the shipped flows/
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -215,6 +216,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("EMULATOR_CALLBACK_CA", "--callback-ca", "none", "callback_ca", Path),
     Variable("EMULATOR_LOAD", "--load", "none", "load", parse_paths),
     Variable("EMULATOR_STATES", "--states", "none", "states", Path),
+    Variable("EMULATOR_FLOWS", "--flows", "the shipped flows/", "flows", Path),
     Variable("EMULATOR_URL", "--url", DEFAULT_URL, read_by=(CLIENT_VERBS,)),
 )
 

@@ -21,6 +21,7 @@ from emulator.http.control.console import ROUTES as CONSOLE_ROUTES
 from emulator.http.control.debicheck import ROUTES as DEBICHECK_ROUTES
 from emulator.http.control.docs import ROUTES as DOC_ROUTES
 from emulator.http.control.expectations import ROUTES as EXPECTATION_ROUTES
+from emulator.http.control.flows import ROUTES as FLOW_ROUTES
 from emulator.http.control.merchant_settings import ROUTES as SETTING_ROUTES
 from emulator.http.control.merchant_settings import strict_setting
 from emulator.http.control.objects import ROUTES as OBJECT_ROUTES
@@ -395,4 +396,5 @@ ROUTES = [
     *CONSOLE_ROUTES,
     *TLS_ROUTES,
     *STATE_ROUTES,
+    *FLOW_ROUTES,
 ]
