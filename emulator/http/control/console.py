@@ -34,6 +34,7 @@ SECTIONS = (
     ("journal", "Journal"),
     ("sink", "Sink"),
     ("expectations", "Expectations"),
+    ("flows", "Flows"),
     ("scenarios", "Scenarios"),
     ("snapshots", "Snapshots"),
     ("test-values", "Test values"),
@@ -89,7 +90,8 @@ def page(values: dict[str, Any]) -> str:
         "<title>QA console: payments emulator (sandbox)</title>"
         f"<style>{asset('console.css')}</style></head><body>{body}"
         f"<script>{asset('console.js')}</script>"
-        f"<script>{asset('console_expect.js')}</script></body></html>\n"
+        f"<script>{asset('console_expect.js')}</script>"
+        f"<script>{asset('console_flows.js')}</script></body></html>\n"
     )
 
 
@@ -198,6 +200,22 @@ value="0" size="5"> seconds</label> <button id="verify-expect">Verify</button></
 <p id="expect-summary" role="status" aria-live="polite"></p>
 <table><thead><tr><th>#</th><th>Result</th><th>What was expected, what happened</th>
 <th>Matches</th></tr></thead><tbody id="expect-results"></tbody></table></section>
+
+<section id="flows"><h2>Flows <small class="live">live</small></h2>
+<table><thead><tr><th>Flow</th><th>Description</th><th>Steps</th><th></th></tr></thead>
+<tbody id="flow-library"></tbody></table>
+<p><a id="export-flow" class="hidden" href="#flows">Export as flow</a> <small id="export-of">
+</small></p>
+<h3>Runs</h3>
+<table><thead><tr><th>#</th><th>Flow</th><th>State</th><th>Steps</th><th>ms</th>
+<th>Merchant</th></tr></thead><tbody id="flow-runs"></tbody></table>
+<article id="flow-run" class="hidden"><h3>Run <span id="flow-run-number"></span>
+<code id="flow-run-flow"></code> <span id="flow-run-state" class="status"></span>
+<a id="flow-run-link" href="#flows">link</a> <a id="flow-run-json" href="#flows">JSON</a>
+<small>merchant <code id="flow-run-merchant"></code></small></h3>
+<table><thead><tr><th>#</th><th>Outcome</th><th>ms</th><th>Instant</th><th>Step</th></tr>
+</thead><tbody id="flow-run-steps"></tbody></table><pre id="flow-run-failure"></pre></article>
+</section>
 
 <section id="scenarios"><h2>Scenarios</h2>
 <table><thead><tr><th>Name</th><th>Description</th><th>Active</th><th></th></tr></thead>
