@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qs
 
 import yaml
 
@@ -246,8 +247,10 @@ def _call_step(call: Call, names: _Names) -> _Step | None:
     body = _json(call.request_body)
     if body is _NOT_JSON:
         return _Step({}, comment=f"{call.method} {call.path}: a body that is not JSON, left out")
-    path = names.path(call.path) + (f"?{call.query}" if call.query else "")
-    spec: dict[str, Any] = {"api": api, "method": call.method, "path": path}
+    spec: dict[str, Any] = {"api": api, "method": call.method, "path": names.path(call.path)}
+    if call.query:
+        query = {k: v[0] for k, v in parse_qs(call.query, keep_blank_values=True).items()}
+        spec["query"] = names.value(query)
     if body is not None:
         spec["body"] = names.value(body)
     spec["expect_status"] = call.status

@@ -199,6 +199,7 @@ def test_the_transformation_references_ids_and_advances() -> None:
         Call(2, 90_000_000, "gateway", "POST",
              "/api/v1/purchases/5b7e1c2a-0000-4000-8000-000000000001/cancel/", "", 200, "", "{}"),
         Call(3, 90_000_000, "gateway", "POST", "/api/v1/clients/", "", 400, "a=b", "{}"),
+        Call(4, 90_000_000, "gateway", "DELETE", "/api/v1/clients/x/", "all=1", 204, "", ""),
     ]  # fmt: skip
     moves = [Move(1, 0, "pay", "5b7e1c2a-0000-4000-8000-000000000001", {"card": "4444"})]
     session = Session("s", merchant, calls, moves, 0, 86_400_000_000, [], {("webhook", "x"): 2})
@@ -208,7 +209,8 @@ def test_the_transformation_references_ids_and_advances() -> None:
     assert steps[1] == {"act": {"pay": "${purchase_1.id}", "card": "4444"}}
     assert steps[2] == {"advance": "1m30s"}
     assert steps[3]["call"]["path"] == "/api/v1/purchases/${purchase_1.id}/cancel/"
-    assert steps[4] == {"advance": "23h58m30s"}
-    assert steps[5] == {"expect": [{"delivery": {"event": "x", "kind": "webhook"}, "count": 2}]}
+    assert steps[4]["call"]["query"] == {"all": "1"} and "body" not in steps[4]["call"]
+    assert steps[5] == {"advance": "23h58m30s"}
+    assert steps[6] == {"expect": [{"delivery": {"event": "x", "kind": "webhook"}, "count": 2}]}
     assert "# POST /api/v1/clients/: a body that is not JSON, left out" in record(session)
     assert duration(1_500) == "2ms" and duration(3 * 86_400_000_000) == "3d"
