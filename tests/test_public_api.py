@@ -15,7 +15,7 @@ DOCUMENTED = {
     "BankOutcome", "ClientCredentials", "ClockInfo", "Delivery", "DeliveryKind", "Emulator",
     "EmulatorClient", "EmulatorClock", "EmulatorError", "EmulatorServer", "EmulatorStartError",
     "ExternalEmulator", "Merchant", "Profile", "ScheduledJob", "Sink", "SinkMessage", "unique_name",
-    "Expect", "Expectation", "ExpectationReport", "expect",
+    "Expect", "Expectation", "ExpectationReport", "expect", "load_flow", "run_flow",
 }  # fmt: skip
 
 

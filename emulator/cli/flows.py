@@ -83,6 +83,7 @@ def run_command(context: Context, args: argparse.Namespace) -> int:
     from emulator.flows.report import Report, StepResult, junit, step_line, text
 
     flows = read(args.paths)
+    context.client.call("GET", "health")  # an emulator answers there: one line if none does
     token = getattr(args, "admin_token", None) or os.environ.get("EMULATOR_ADMIN_TOKEN")
     live = args.parallel == 1 and not context.json
 

@@ -22,6 +22,7 @@ polled, with ``time.sleep``.
 from emulator.testing.actors import BankOutcome, Delivery, DeliveryKind
 from emulator.testing.client import EmulatorClient, EmulatorClock, Sink, unique_name
 from emulator.testing.expectations import Expect, Expectation, ExpectationReport, expect
+from emulator.testing.flows import load_flow, run_flow
 from emulator.testing.live_server import EmulatorStartError
 from emulator.testing.records import (
     ClientCredentials,
@@ -56,5 +57,7 @@ __all__ = [
     "Sink",
     "SinkMessage",
     "expect",
+    "load_flow",
+    "run_flow",
     "unique_name",
 ]

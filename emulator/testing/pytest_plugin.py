@@ -27,6 +27,7 @@ so each gets its own in-process emulator (or they all share the external one).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
@@ -78,6 +79,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="keep the merchants the fixtures made on the external emulator (--emulator-url);"
         " by default they are deleted when the session ends",
     )
+    group.addoption(
+        "--emulator-flows",
+        dest="emulator_flows",
+        action="append",
+        default=None,
+        metavar="PATH",
+        help="collect these flow files or folders (*.yaml) as tests, each run on a fresh merchant",
+    )
+    parser.addini("emulator_flows", "flow files or folders collected as tests", type="linelist")
     parser.addini("emulator_url", "default for --emulator-url", default="")
     parser.addini("emulator_admin_token", "default for --emulator-admin-token", default="")
     parser.addini(
@@ -91,6 +101,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER)
     config.addinivalue_line("markers", SCENARIO_MARKER_USAGE)
+    given = config.getoption("emulator_flows")
+    if given or (config.getini("emulator_flows") and config.args_source != config.ArgsSource.ARGS):
+        from emulator.testing.flow_items import flow_paths  # the emulator: only with flows
+
+        args = [Path(a.split("::")[0]).resolve() for a in config.args]
+        for path in flow_paths(config):
+            if not any(a == path or a in path.parents for a in args):
+                config.args.append(str(path))
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if not (parent.config.getoption("emulator_flows") or parent.config.getini("emulator_flows")):
+        return None
+    from emulator.testing.flow_items import FlowFile, wanted
+
+    return (
+        FlowFile.from_parent(parent, path=file_path) if wanted(parent.config, file_path) else None
+    )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.getoption("emulator_flows") or config.getini("emulator_flows"):
+        from emulator.testing.flow_items import stop_flow_emulator
+
+        stop_flow_emulator(config)
 
 
 def _option(config: pytest.Config, name: str) -> str | None:
