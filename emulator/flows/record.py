@@ -313,7 +313,7 @@ def record(session: Session) -> str:
         "name": session.name,
         "description": (
             f"Recorded from merchant {session.merchant.get('company_id')}: "
-            f"{len(session.calls)} journaled requests and {len(session.moves)} moves, from "
+            f"{len(session.calls)} journaled request(s), {len(session.moves)} move(s), from "
             f"{iso_us(session.start_us)} to {iso_us(session.now_us)}."
         ),
         "merchant": {"clock": {"mode": "frozen", "now": iso_us(session.start_us)}},
