@@ -4,8 +4,8 @@ The journal keeps the API calls made with a merchant's credentials; the moves ma
 (pay a purchase, execute or settle a payout, authorise a mandate, settle a collection or a
 payment: control-plane actions, the payout's execution page and the checkout page's form)
 name an object, not a merchant, and were kept nowhere. ``Front`` hands each POST that may be
-one to ``watch``, which serves it and, when it was answered 2xx (or a page's redirect),
-notes it under the object's merchant with
+one to ``watch``, which serves it and, when it is answered 2xx (or a page's redirect),
+notes it (before the answer goes out) under the object's merchant with
 the journal entry it came after (so the recorder orders calls and moves as they happened)
 and the merchant's instant. Kept in memory, bounded: a record of what a tester just did,
 not state (a reset, an import or a restore forgets it).
@@ -102,7 +102,6 @@ async def watch(rt: Runtime, app: ASGIApp, scope: Scope, receive: Receive, send:
         return
     table, verb, object_id = found
     chunks: list[bytes] = []
-    status = 0
 
     async def receiving() -> Message:
         message = await receive()
@@ -111,14 +110,13 @@ async def watch(rt: Runtime, app: ASGIApp, scope: Scope, receive: Receive, send:
         return message
 
     async def sending(message: Message) -> None:
-        nonlocal status
-        if message["type"] == "http.response.start":
-            status = message["status"]
+        # Noted before its answer goes out: the caller's next request, which may depend on
+        # the move, comes after it in the journal whatever the server's scheduling.
+        if message["type"] == "http.response.start" and 200 <= message["status"] < 400:
+            await _note(rt, table, verb, object_id, body_text(b"".join(chunks)))
         await send(message)
 
     await app(scope, receiving, sending)
-    if 200 <= status < 400:
-        await _note(rt, table, verb, object_id, body_text(b"".join(chunks)))
 
 
 def _which(path: str) -> tuple[str, str, str] | None:
