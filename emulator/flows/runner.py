@@ -148,9 +148,7 @@ class _Run:
         for index, step in enumerate(steps):
             at = f"{where}[{index}]"
             if self.stopped:
-                self.result(at, step.kind, moves.summary(step.kind, getattr(step, step.kind))
-                            if step.kind not in ("repeat", "for_each") else step.kind,
-                            "skipped", iteration)  # fmt: skip
+                self.result(at, step.kind, _summary(step), "skipped", iteration)
                 continue
             ok = await self.step(step, at, iteration)
             if not ok and not step.continue_on_failure:
@@ -163,7 +161,7 @@ class _Run:
             return await self.loop(step, kind, where, iteration)
         spec = getattr(step, kind)
         started = time.perf_counter()
-        summary = moves.summary(kind, spec)
+        summary = _summary(step)
         try:
             if kind == "call":
                 await self.call(spec)
@@ -196,19 +194,21 @@ class _Run:
                 self.result(where, kind, kind, "failed", iteration, None, StepFailed(message))
                 return False
             items = found
-        for i, item in enumerate(items):
-            self.scope["i"] = i
-            if kind == "for_each":
-                self.scope["item"] = item
-            stopped_before = self.stopped
-            await self.block(step.steps or [], f"{where}.steps", [*iteration, i])
-            if self.stopped and not stopped_before:
-                if step.continue_on_failure:
-                    self.stopped = False
-                return False
-        self.scope.pop("i", None)
-        self.scope.pop("item", None)
-        return True
+        outer: dict[str, Any] = {n: self.scope[n] for n in ("i", "item") if n in self.scope}
+        try:
+            for i, item in enumerate(items):
+                self.scope["i"] = i
+                if kind == "for_each":
+                    self.scope["item"] = item
+                await self.block(step.steps or [], f"{where}.steps", [*iteration, i])
+                if self.stopped:  # a step inside failed and stops the run, or this loop
+                    self.stopped = not step.continue_on_failure
+                    return False
+            return True
+        finally:  # an enclosing loop's i and item again
+            for name in ("i", "item"):
+                self.scope.pop(name, None)
+            self.scope.update(outer)
 
     def result(
         self,
@@ -328,6 +328,11 @@ class _Run:
         if response.status_code != 200:
             raise StepFailed("no OAuth token for the merchant", None, _answer(response))
         return str(response.json()["access_token"])
+
+
+def _summary(step: Step) -> str:
+    kind = step.kind
+    return kind if kind in ("repeat", "for_each") else moves.summary(kind, getattr(step, kind))
 
 
 def _request(move: Move) -> dict[str, Any]:

@@ -244,3 +244,48 @@ async def test_a_flow_after_a_deleted_merchant_still_gets_its_webhooks(http):
     for attempt in ("run-first", "run-second"):
         report = await Runner(http, url=OWN).run(flow, attempt)
         assert report.state == "passed", text(report)
+
+
+async def test_nested_loops_keep_their_own_i_and_a_failing_loop_can_go_on(http):
+    report = await run(
+        http,
+        f"""
+name: nested
+{START}steps:
+  - repeat: 2
+    steps:
+      - for_each: [x, y]
+        steps:
+          - call: {{api: gateway, method: GET, path: /api/v1/clients/,
+                   query: {{email: "${{item}}${{i}}@example.com"}}}}
+      - call: {{api: gateway, method: POST, path: /api/v1/clients/, expect_status: 201,
+               body: {{email: "outer${{i}}@example.com"}}}}
+  - repeat: 3
+    continue_on_failure: true
+    steps:
+      - call: {{api: gateway, method: POST, path: /api/v1/clients/, body: {{email: "bad${{i}}"}}}}
+  - expect: [{{request: {{body: {{email: outer1@example.com}}}}}},
+             {{request: {{method: GET, path: /api/v1/clients/}}, count: 4}}]
+""",
+    )
+    assert outcomes(report) == ["passed"] * 6 + ["failed", "passed"], text(report)
+    assert [s.iteration for s in report.steps[:3]] == [[0, 0], [0, 1], [0]]
+
+
+async def test_scenarios_are_active_for_the_runs_merchant_only(http):
+    report = await run(
+        http,
+        f"""
+name: declined
+{START}scenarios: [insufficient-funds]
+steps:
+  - call: {PURCHASE}
+  - act: {{pay: "${{p.id}}"}}
+  - expect: [{{transition: {{object_id: "${{p.id}}", status: paid}}, never: true}}]
+""",
+    )
+    assert report.state == "passed", text(report)  # the default card pays without it
+    other = await run(http, f"name: paid\n{START}steps:\n  - call: {PURCHASE}\n"
+                      '  - act: {pay: "${p.id}"}\n'
+                      '  - expect: [{transition: {object_id: "${p.id}", status: paid}}]\n')  # fmt: skip
+    assert other.state == "passed", text(other)  # and not for another merchant
