@@ -294,7 +294,9 @@ def steps_of(session: Session) -> list[_Step]:
     if session.now_us - instant >= MIN_ADVANCE_US:
         steps.append(_Step({"advance": duration(session.now_us - instant)}))
     expected = _expectations(session, names)
-    if expected:
+    if any("delivery" in item for item in expected):  # first attempts go in the background
+        steps.append(_Step({"expect": {"wait": expected, "timeout": "10s"}}))
+    elif expected:
         steps.append(_Step({"expect": expected}))
     for step in steps:
         if step.save is not None and step.save in names.used:
