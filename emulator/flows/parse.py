@@ -113,6 +113,9 @@ def check(spec: FlowSpec, routes: Routes | None = None) -> None:
         for where, instant in (("merchant.start", merchant.start), ("merchant.clock.now", now)):
             if instant is not None:
                 _expectation(parse_instant, where, instant)
+    for index, scenario in enumerate(spec.scenarios):
+        if not FLOW_NAME.match(scenario):
+            raise FlowError(f"{scenario!r} cannot be a scenario's name", f"scenarios[{index}]")
     compiled = {api: [(m, _pattern(p)) for m, p in found] for api, found in (routes or {}).items()}
     _Checker(compiled).block(spec.steps, "steps", set(BUILT_IN) - {"i", "item"}, 1)
 

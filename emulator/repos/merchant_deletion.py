@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from emulator.kernel.storage import Tx
+from emulator.repos.retention import CURSOR_KEY
 
 # Rows of a merchant that name it otherwise than by a ``merchant_id`` column.
 _SCOPED = (("scenario_activations", "scope"),)
@@ -38,17 +39,12 @@ def delete(tx: Tx, company_id: str) -> dict[str, int]:
     cursor = tx.execute("DELETE FROM merchants WHERE id = ?", (company_id,))
     if cursor.rowcount > 0:
         removed["merchants"] = cursor.rowcount
-    _rewind_delivery_cursor(tx)
-    return removed
-
-
-def _rewind_delivery_cursor(tx: Tx) -> None:
-    """The outbox's ``seq`` is a rowid: once the events at its end are deleted, the next event
-    takes a seq the delivery cursor (``delivery.cursor``, emulator/delivery/dispatch.py) has
-    already passed, and would never be dispatched. The cursor goes back to the last seq left:
-    every row up to it was dispatched (it was at or before the cursor)."""
+    # The newest events may have been the merchant's: SQLite hands their seqs out again, and
+    # the delivery cursor (the last seq dispatched) must not pass the next events as sent.
+    row = tx.one("SELECT MAX(seq) FROM outbox")
+    top = int(row[0]) if row is not None and row[0] is not None else 0
     tx.execute(
-        "UPDATE settings SET value = CAST((SELECT COALESCE(MAX(seq), 0) FROM outbox) AS TEXT)"
-        " WHERE key = 'delivery.cursor'"
-        " AND CAST(value AS INTEGER) > (SELECT COALESCE(MAX(seq), 0) FROM outbox)"
+        "UPDATE settings SET value = ? WHERE key = ? AND CAST(value AS INTEGER) > ?",
+        (str(top), CURSOR_KEY, top),
     )
+    return removed

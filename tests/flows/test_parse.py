@@ -96,6 +96,8 @@ steps:
          "line 3, column 45: steps[0].call.path: /v2/collection/eft takes POST, not DELETE"),
         ("name: Not A Name\nsteps: [{advance: 1d}]\n", "line 1, column 7: name: must be"),
         ("name: x\nsteps: []\n", "line 2, column 8: steps: at least one step is needed"),
+        ("name: x\nscenarios: [ok, ../x]\nsteps: [{advance: 1d}]\n",
+         "line 2, column 17: scenarios[1]: '../x' cannot be a scenario's name"),
         ("name: x\nsteps:\n  - [a\n", "line 4, column 1: not valid YAML"),
         ("name: x\nmerchant: {use: abc, start: '2026-01-01T00:00:00Z'}\nsteps: [{advance: 1d}]\n",
          "line 2, column 11: merchant: 'use' takes an existing merchant"),

@@ -140,3 +140,15 @@ async def test_a_run_under_way_is_abandoned_when_the_server_stops(app, http):
     assert found["state"] == "failed"
     assert found["error"] == "abandoned: the server stopped during the run"
     assert (await http.get("/_emulator/waits")).json()["open"] == 0
+
+
+async def test_runs_carry_the_admin_token_of_a_guarded_server(tmp_path: Path):
+    async with Runtime(settings_for(tmp_path, admin_token="s3cret")) as rt:
+        guarded = httpx.ASGITransport(app=create_app(rt))
+        async with httpx.AsyncClient(transport=guarded, base_url="http://emulator") as http:
+            assert (await http.get("/_emulator/flows/runs")).status_code == 401
+            http.headers["Authorization"] = "Bearer s3cret"
+            started = await http.post("/_emulator/flows/runs", content=SHIPPED.read_bytes())
+            assert started.status_code == 202, started.text
+            found = await finished(http, started.json()["id"])
+            assert found["state"] == "passed", found
