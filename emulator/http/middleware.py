@@ -17,6 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from emulator.domain.errors import InvalidToken
 from emulator.http.accesslog import AccessLog, line
 from emulator.http.common import CALLER_KEY, NOTE_KEY
+from emulator.http.control import flow_moves
 from emulator.http.dialects import Handler
 from emulator.http.faults import DROPPED, SERVER_SEND, Decision, Faults, drop_connection
 from emulator.http.lint import HEADER as WARNINGS_HEADER
@@ -116,7 +117,9 @@ class Front:
         try:
             interface = interface_of(scope["path"])
             try:
-                if interface is None:
+                if flow_moves.watched(scope):  # a move of the other side, for the recorder
+                    await flow_moves.watch(self.rt, self._serve, scope, receive, logged_send)
+                elif interface is None:
                     await self.guarded(scope, receive, logged_send)
                 else:
                     await self._interface(scope, receive, logged_send, interface)
@@ -133,6 +136,13 @@ class Front:
             clocks.restore_use(token)
             if self.log.enabled():
                 self.log.add(line(scope, status, time.perf_counter_ns() - started))
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        interface = interface_of(scope["path"])
+        if interface is None:
+            await self.guarded(scope, receive, send)
+        else:
+            await self._interface(scope, receive, send, interface)
 
     async def _caller_deleted(self, scope: Scope, exc: Exception) -> bool:
         """A write refused by a foreign key because the caller's merchant is gone (deleted

@@ -98,6 +98,11 @@ class Journal:
         self._write()
         await self._db.barrier()
 
+    async def last_id(self) -> int:
+        """The id of the newest entry (0: none), every entry answered before counted."""
+        await self.flush()
+        return await self._db.read(_last_id)
+
     def discard(self) -> None:
         """Forget what is buffered (the whole state is being replaced)."""
         if self._timer is not None:
@@ -147,6 +152,11 @@ def _insert(tx: Tx, entries: list[Entry]) -> None:
         " (SELECT MAX(id) FROM requests) - ?)",
         (len(entries) + PRUNE_STEP - 1, KEEP),
     )
+
+
+def _last_id(tx: Tx) -> int:
+    row = tx.one("SELECT MAX(id) FROM requests")
+    return int(row[0] or 0) if row is not None else 0
 
 
 def _select(

@@ -104,10 +104,10 @@ class Scheduler:
         if kind not in self._atomic and kind not in self._async:
             raise KeyError(f"no handler for job kind {kind!r}")
         key = merchant_id if merchant_id is not None and merchant_id in self.timelines else SERVER
-        cursor = tx.execute(
-            "INSERT INTO jobs (merchant_id, kind, due_us, payload, timeline)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (merchant_id, kind, due_us, msgspec.json.encode(payload), key),
+        cursor = tx.execute(  # an id above every job under way's: never taken for one of them
+            "INSERT INTO jobs (id, merchant_id, kind, due_us, payload, timeline) VALUES"
+            " ((SELECT MAX(COALESCE(MAX(id), 0), ?) + 1 FROM jobs), ?, ?, ?, ?, ?)",
+            (self.under_way.top(), merchant_id, kind, due_us, msgspec.json.encode(payload), key),
         )
         tx.after_commit(lambda: self._note_due(key, due_us))
         low = self._inserted_low  # a run's jobs read ahead are still first unless earlier

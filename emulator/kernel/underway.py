@@ -23,6 +23,12 @@ class UnderWay:
     def ids(self) -> tuple[int, ...]:
         return (*self._tasks, *self._inline)
 
+    def top(self) -> int:
+        """The highest id of a job under way (0: none). A job's row goes when it ends, before
+        it leaves this table: a new job given its id (SQLite reuses the highest rowid) would
+        be taken for it, skipped as under way and left due."""
+        return max(self.ids(), default=0)
+
     def full(self) -> bool:
         """Every background slot is taken."""
         return len(self._tasks) >= ASYNC_AT_ONCE

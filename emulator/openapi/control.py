@@ -204,6 +204,15 @@ OPERATIONS: list[Operation] = [
     op("holds_delay", "POST", "/merchants/{company_id}/holds/{id}/delay",
        "Let what the hold holds go later, on the merchant's clock", "Holds", Hold,
        body=DelayRequest, errors=HOLD_ERRORS),
+    op("merchant_flow", "GET", "/merchants/{company_id}/flow.yaml",
+       "A merchant's session as a flow file that replays it on a fresh merchant",
+       "Expectations", str, media="application/yaml", errors=NO_MERCHANT,
+       query=(Param("name", str, "The flow's name (default recorded-<first 8 of the id>)"),),
+       description="The merchant's journaled writes become `call` steps, the moves made for"
+       " it (pay, execute or settle a payout, mandates, collections, payments) `act` steps,"
+       " gaps between instants `advance` steps, and its objects' final statuses and"
+       " deliveries an `expect`; ids become references to the answers that made them."
+       " Answered as a download (`Content-Disposition`)."),
     op("waits_open", "GET", "/waits", "How many waits are open now", "Expectations",
        WaitsOpen),
     op("snapshots_list", "GET", "/snapshots", "Names of saved snapshots", "Snapshots",

@@ -178,7 +178,7 @@ def clock_view(rt: Context, company_id: str) -> dict[str, Any]:
 async def delete(rt: Context, company_id: str, forget: Callable[[], None]) -> dict[str, Any]:
     """Delete a merchant and everything of it in one unit of work: its objects, webhooks,
     jobs, deliveries, journal entries, own clock, scenarios active for it, profiles and
-    credentials. Nothing runs on any clock meanwhile (what is under way finishes first).
+    credentials. Nothing runs on its clock meanwhile (what is under way finishes first).
     As it commits, before any other request is served, its own clock's timeline goes and
     ``forget`` drops the credentials the runtime has cached. The default merchant stays: a
     reset puts it back as it was."""
@@ -201,7 +201,9 @@ async def delete(rt: Context, company_id: str, forget: Callable[[], None]) -> di
         tx.after_commit(gone)
         return merchant_deletion.delete(tx, company_id)
 
-    async with rt.scheduler.paused():
+    # Only its clock holds still: pausing every clock made each other merchant's reads that
+    # run what is due (a verify's deliveries) skip it until the delete was done.
+    async with rt.scheduler.paused(rt.scheduler.timeline_of(company_id)):
         await rt.journal.flush()  # its buffered entries are deleted with the rest
         # a transaction of its own: its deferred foreign keys are checked at its commit
         removed = await rt.db.write(unit, alone=True)

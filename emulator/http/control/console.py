@@ -36,6 +36,7 @@ SECTIONS = (
     ("sink", "Sink"),
     ("expectations", "Expectations"),
     ("receiver", "Receiver check"),
+    ("flows", "Flows"),
     ("scenarios", "Scenarios"),
     ("snapshots", "Snapshots"),
     ("test-values", "Test values"),
@@ -94,7 +95,8 @@ def page(values: dict[str, Any]) -> str:
         f"<script>{asset('console_expect.js')}</script>"
         f"<script>{asset('console_receiver.js')}</script>"
         f"<script>{asset('console_deliveries.js')}</script>"
-        f"<script>{asset('console_holds.js')}</script></body></html>\n"
+        f"<script>{asset('console_holds.js')}</script>"
+        f"<script>{asset('console_flows.js')}</script></body></html>\n"
     )
 
 
@@ -237,6 +239,21 @@ checks</a>).</small></form>
 <p id="receiver-summary" role="status" aria-live="polite"></p>
 <table><thead><tr><th>Check</th><th>Result</th><th>Why</th></tr></thead>
 <tbody id="receiver-results"></tbody></table></section>
+<section id="flows"><h2>Flows <small class="live">live</small></h2>
+<table><thead><tr><th>Flow</th><th>Description</th><th>Steps</th><th></th></tr></thead>
+<tbody id="flow-library"></tbody></table>
+<p><a id="export-flow" class="hidden" href="#flows">Export as flow</a> <small id="export-of">
+</small></p>
+<h3>Runs</h3>
+<table><thead><tr><th>#</th><th>Flow</th><th>State</th><th>Steps</th><th>ms</th>
+<th>Merchant</th></tr></thead><tbody id="flow-runs"></tbody></table>
+<article id="flow-run" class="hidden"><h3>Run <span id="flow-run-number"></span>
+<code id="flow-run-flow"></code> <span id="flow-run-state" class="status"></span>
+<a id="flow-run-link" href="#flows">link</a> <a id="flow-run-json" href="#flows">JSON</a>
+<small>merchant <code id="flow-run-merchant"></code></small></h3>
+<table><thead><tr><th>#</th><th>Outcome</th><th>ms</th><th>Instant</th><th>Step</th></tr>
+</thead><tbody id="flow-run-steps"></tbody></table><pre id="flow-run-failure"></pre></article>
+</section>
 
 <section id="scenarios"><h2>Scenarios</h2>
 <table><thead><tr><th>Name</th><th>Description</th><th>Active</th><th></th></tr></thead>

@@ -12,6 +12,7 @@ from starlette.routing import Route
 from emulator.domain.errors import ControlError
 from emulator.domain.merchants import control_character
 from emulator.http.common import JSON, runtime
+from emulator.http.control.flow_record import ROUTES as FLOW_RECORD_ROUTES
 from emulator.services import merchants
 
 
@@ -33,4 +34,7 @@ async def delete_merchant(request: Request) -> Response:
     return JSON(await merchants.delete(rt, company_id, rt.forget_credentials))
 
 
-ROUTES = [Route("/merchants/{company_id}", delete_merchant, methods=["DELETE"])]
+ROUTES = [
+    Route("/merchants/{company_id}", delete_merchant, methods=["DELETE"]),
+    *FLOW_RECORD_ROUTES,  # GET /merchants/{company_id}/flow.yaml
+]
