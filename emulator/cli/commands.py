@@ -14,8 +14,8 @@ from typing import NoReturn
 
 from emulator import __version__
 from emulator.cli import deliveries as cli_deliveries
-from emulator.cli import holds as cli_holds
 from emulator.cli import flows as cli_flows
+from emulator.cli import holds as cli_holds
 from emulator.cli import listen as cli_listen
 from emulator.cli import receiver as cli_receiver
 from emulator.cli import state as cli_state
