@@ -34,6 +34,7 @@ from bench import (
     deliveries,
     expectations,
     figures,
+    flows,
     large,
     memory,
     purchases,
@@ -155,6 +156,10 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.timings.append(expectations.wake_latency(plan, expecting))
     report.timings.append(expectations.verify_over_history(plan, expecting))
     report.timings.append(expectations.wait_with_advance(plan, expecting))
+    flowing = start("emulator-flows", "bench.serve_emulator", "/_emulator/health")
+    report.timings.append(flows.library(plan, flowing))
+    report.timings.append(flows.short_flow(plan, flowing))
+    report.timings.append(flows.recorded_export(plan, flowing))
     in_memory, ratio = memory.memory_vs_file(plan, workdir, servers)
     report.loads += in_memory
     report.ratios.append(ratio)
@@ -183,7 +188,8 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
         "fourth (frozen at its subscribers' first payment), the latency isolation a fifth "
         "(merchant A on its own clock, frozen at its subscribers' first payment; merchant B "
         "on the server's real clock), the expectations' figures a sixth (the waits' merchants "
-        "on the server's real clock, the advancing wait's merchant on its own)",
+        "on the server's real clock, the advancing wait's merchant on its own), the flows' a "
+        "seventh",
         "merchant-clock figures: each own clock is frozen at creation; the own-clock advance "
         "issues its tokens on a merchant's own clock (on the snapshot emulator, after the "
         "server-clock advance) and advances that clock alone",
@@ -199,7 +205,7 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
             f"figures (machine has {os.cpu_count()} cores): they competed with the servers and "
             "the load generator; rerun on a quiet machine before trusting small differences"
         )
-    servers_run = (emulator, bare, state, collections, subscriptions, isolation, expecting)
+    servers_run = (emulator, bare, state, collections, subscriptions, isolation, expecting, flowing)
     for server in (*servers_run, receiver):
         if server.log_tail(1):
             report.notes.append(f"{server.name} logged: {server.log_tail(5)!r}")

@@ -31,6 +31,8 @@ class Plan:
     wait_merchants: int = 50  # the merchants those waits are spread over
     history: int = 10_000  # journal entries and deliveries of the merchant a verify reads
     verify_runs: int = 20  # verifies timed over that history (the median is the figure)
+    flow_library: bool = True  # the whole flows/ library through the CLI (else one flow)
+    flow_runs: int = 20  # runs of the short flow (the median is the figure)
 
     @property
     def ratio_concurrency(self) -> int:
@@ -60,4 +62,6 @@ QUICK = Plan(
     wait_merchants=5,
     history=100,
     verify_runs=3,
+    flow_library=False,
+    flow_runs=3,
 )

@@ -47,6 +47,9 @@ FIGURES = (
     "fact to a wait's answer, 20 waits over 5 merchants",
     "verify of 10 expectations (100 journal entries + 100 deliveries)",
     "wait with advance, a year of monthly billing",
+    "the flow library, flow run --parallel 4",
+    "a short flow (5 steps), fresh merchant each",
+    "a recorded 50-step session exported as a flow",
 )
 
 
@@ -61,7 +64,7 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
@@ -77,7 +80,7 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     } | {("emulator create-purchase, file", 64), ("emulator create-purchase, in memory", 64)}
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 23
+    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 26
     timings = {x["name"]: x for x in figures["timings"]}
     pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
     assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)
@@ -112,6 +115,10 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
     assert verified["errors"] == 0 and verified["runs"] == 3
     stepped = timings["wait with advance, a year of monthly billing"]
     assert stepped["errors"] == 0 and stepped["extra"]["jobs_run"] >= 12
+    flowed = timings["the flow library, flow run --parallel 4"]
+    assert flowed["errors"] == 0 and flowed["extra"]["flows"] == 1
+    assert timings["a short flow (5 steps), fresh merchant each"]["runs"] == 3
+    assert timings["a recorded 50-step session exported as a flow"]["verdict"] in ("PASS", "MISS")
 
 
 def test_statements_per_job_are_counted(capsys) -> None:
