@@ -150,11 +150,11 @@ def insert_attempt(
     )
 
 
-_ATTEMPT_COLUMNS = (
+# What a read of attempts takes of each (and of its message): the log's one shape.
+ATTEMPT_COLUMNS = (
     "a.id, a.attempt, a.at_us, a.status, a.error, a.success, a.duration_us,"
-    " m.id AS message_id,"
-    " m.merchant_id, m.event_id, m.event_type, m.object_type, m.object_id, m.kind,"
-    " m.target_id, m.url, m.headers, m.body"
+    " m.id AS message_id, m.merchant_id, m.event_id, m.event_type, m.object_type,"
+    " m.object_id, m.kind, m.target_id, m.url, m.headers, m.body, m.replay_of"
 )
 
 
@@ -170,49 +170,12 @@ def attempts_of_object(
     """One object's attempts of the given kinds, oldest first."""
     marks = ", ".join("?" for _ in kinds)
     rows = tx.all(
-        f"SELECT {_ATTEMPT_COLUMNS} FROM delivery_attempts a"
+        f"SELECT {ATTEMPT_COLUMNS} FROM delivery_attempts a"
         " JOIN delivery_messages m ON m.id = a.message_id"
         " WHERE a.object_id = ? AND m.merchant_id = ? AND m.object_type = ?"
         f" AND m.kind IN ({marks})"
         " ORDER BY a.id LIMIT ? OFFSET ?",
         (object_id, merchant_id, object_type, *kinds, limit, offset),
-    )
-    return [dict(r) for r in rows]
-
-
-def recent_attempts(
-    tx: Tx,
-    merchant_id: str | None,
-    object_id: str | None,
-    kind: str | None,
-    limit: int,
-    before_id: int | None,
-    after_id: int | None = None,
-) -> list[dict[str, Any]]:
-    """Every attempt, newest first, narrowed by the filters given; with `after_id`, the ones
-    after it, oldest first (a tail reads forward without gaps)."""
-    where: list[str] = ["1 = 1"]
-    params: list[object] = []
-    for column, value in (
-        ("a.merchant_id", merchant_id),
-        ("a.object_id", object_id),
-        ("m.kind", kind),
-    ):
-        if value is not None:
-            where.append(f"{column} = ?")
-            params.append(value)
-    if before_id is not None:
-        where.append("a.id < ?")
-        params.append(before_id)
-    if after_id is not None:
-        where.append("a.id > ?")
-        params.append(after_id)
-    order = "ASC" if after_id is not None else "DESC"
-    rows = tx.all(
-        f"SELECT {_ATTEMPT_COLUMNS} FROM delivery_attempts a"
-        " JOIN delivery_messages m ON m.id = a.message_id"
-        f" WHERE {' AND '.join(where)} ORDER BY a.id {order} LIMIT ?",
-        (*params, limit),
     )
     return [dict(r) for r in rows]
 

@@ -7,13 +7,7 @@ from typing import Any
 
 from emulator.domain.delivery_filters import FINAL_ATTEMPT, DeliveryFilter
 from emulator.kernel.storage import Tx
-from emulator.repos.deliveries import OPEN
-
-ATTEMPT_COLUMNS = (
-    "a.id, a.attempt, a.at_us, a.status, a.error, a.success, a.duration_us,"
-    " m.id AS message_id, m.merchant_id, m.event_id, m.event_type, m.object_type,"
-    " m.object_id, m.kind, m.target_id, m.url, m.headers, m.body, m.replay_of"
-)
+from emulator.repos.deliveries import ATTEMPT_COLUMNS, OPEN
 
 
 def _common(f: DeliveryFilter, merchant: str) -> tuple[list[str], list[object]]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from emulator.delivery.engine import attempt_view, milliseconds
+from emulator.domain.delivery_filters import DeliveryFilter
 from emulator.domain.errors import SourceNotFound
 from emulator.domain.webhooks import SOURCE_TYPES
 from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
+from emulator.repos import delivery_ops as ops_repo
 from emulator.repos import payouts as payouts_repo
 
 if TYPE_CHECKING:
@@ -71,9 +73,6 @@ async def recent(
     after_id: int | None = None,
 ) -> list[dict[str, Any]]:
     await rt.deliveries.flush(merchant_id=merchant_id)
-    rows = await rt.db.read(
-        lambda tx: repo.recent_attempts(
-            tx, merchant_id, object_id, kind, limit, before_id, after_id
-        )
-    )
+    only = DeliveryFilter(merchant=merchant_id, object_id=object_id, kind=kind)
+    rows = await rt.db.read(lambda tx: ops_repo.attempts(tx, only, limit, before_id, after_id))
     return [attempt_view(r) for r in rows]
