@@ -103,6 +103,21 @@ def test_a_tester_creates_every_object_from_the_forms(server, browser):
         True,
     )
     assert made["success_callback"].endswith("/_emulator/sink/qa")
+    # held when paid, then captured through the gateway; each action's request is shown
+    assert f"/_emulator/purchases/{purchase}/pay" in browser.find_element(
+        By.ID, "action-curl"
+    ).get_attribute("textContent")
+    click(browser, "pay")
+    wait_text(browser, "detail-status", "hold")
+    until(
+        browser,
+        lambda b: (
+            f"/api/v1/purchases/{purchase}/capture/"
+            in b.find_element(By.ID, "action-curl").get_attribute("textContent")
+        ),
+    )
+    click(browser, "capture")
+    wait_text(browser, "detail-status", "paid")
 
     client = created_id(browser, "clients", create(browser, "client", email="ann@example.com"))
     payout = created_id(browser, "payouts", create(browser, "payout", amount="12.50"))

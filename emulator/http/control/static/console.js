@@ -345,20 +345,6 @@ async function loadDetail(fresh) {
   state.detail.shown = d.status;
 }
 
-function actionButton(label, method, path, body, id) {
-  return h("button", { type: "button", id, onclick: async () => {
-    $("action-result").textContent = "";
-    try {
-      const done = await call(method, path, typeof body === "function" ? body() : body);
-      const why = reasonOf(done);
-      $("action-result").textContent = `${label}: now ${done.status}.${why ? ` ${why}` : ""}`;
-    } catch (error) {
-      $("action-result").textContent = `${label}: ${error.message}`;
-    }
-    await loadDetail(false).catch(failed);
-  } }, label);
-}
-
 // The actions its state allows, the others disabled with the reason (console_create.js).
 function actions(kind, d) { fill("actions", objectActions(kind, d)); }
 

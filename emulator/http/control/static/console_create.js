@@ -261,38 +261,58 @@ function settleMoney(kind, d, id) {
   status.addEventListener("change", codesFor);
   setTimeout(codesFor);
   return [status, " ", h("label", {}, "reason ", codes), " ",
-    actionButton("Settle", "POST", `/_emulator/${kind}/${id}/settle`, () => ({ status: $("settle-status").value,
-      ...($("reason-code").disabled ? {} : { reasonCode: $("reason-code").value }) }), "settle")];
+    act("Settle", "settle", () => control(`/_emulator/${kind}/${id}/settle`, { status: $("settle-status").value,
+      ...($("reason-code").disabled ? {} : { reasonCode: $("reason-code").value }) }))];
 }
 
-async function executePayout(url) {
-  $("action-result").textContent = "";
-  const card = { card_number: $("payout-card").value, cardholder_name: "Jane Doe", expiry_month: "12", expiry_year: "30" };
-  try {
-    const done = await call("POST", url, card);
-    $("action-result").textContent = `Execute: now ${done.status}.${reasonOf(done) ? ` ${reasonOf(done)}` : ""}`;
-  } catch (error) { $("action-result").textContent = `Execute: ${error.message}`; }
-  await loadDetail(false).catch(failed);
+const control = (path, body) => ({ api: "control", method: "POST", path, body });
+let actionRequests = [];  // [label, request()] of the actions shown, for their curl
+
+// A button that sends its request (the control plane's, the API's with the merchant's
+// credentials, or the payee's page) and says what the object is now, and why.
+function act(label, id, request) {
+  actionRequests.push([label, request]);
+  return h("button", { type: "button", id, onclick: async () => {
+    $("action-result").textContent = "";
+    try {
+      const done = await sendRequest(request());
+      const why = reasonOf(done);
+      $("action-result").textContent = `${label}: now ${done.status}.${why ? ` ${why}` : ""}`;
+    } catch (error) { $("action-result").textContent = `${label}: ${error.message}`; }
+    await loadDetail(false).catch(failed);
+  } }, label);
 }
+
+function actionCurl() {
+  const box = $("action-curl"), m = merchant();
+  if (box && m) box.textContent = actionRequests.map(([label, request]) => `# ${label}\n${curlOf(request(), m)}`).join("\n\n");
+}
+$("actions").addEventListener("change", actionCurl);
 
 function objectActions(kind, d) {
+  actionRequests = [];
   const id = encodeURIComponent(d.id), o = d.object, parts = [];
   if (kind === "purchases") {
     if (PAYABLE.includes(d.status)) {
       const cards = h("select", { id: "card", "aria-label": "Test card" });
       cards.innerHTML = $("card-options").innerHTML;
       parts.push(h("label", {}, "Pay as the payer with ", cards), " ",
-        actionButton("Pay", "POST", `/_emulator/purchases/${id}/pay`, () => ({ card_number: $("card").value }), "pay"));
+        act("Pay", "pay", () => control(`/_emulator/purchases/${id}/pay`, { card_number: $("card").value })));
       if (o.checkout_url) parts.push(" ", h("a", { href: o.checkout_url, target: "_blank" }, "checkout page"));
     } else parts.push(unableButton("Pay", "pay", `Pay is for a purchase waiting for payment; this one is ${d.status}.`));
+    if (d.status === "hold") {
+      const gateway = (action) => ({ api: "gateway", method: "POST", path: `/api/v1/purchases/${id}/${action}/`, body: {} });
+      parts.push(" ", act("Capture", "capture", () => gateway("capture")), " ", act("Release", "release", () => gateway("release")));
+    }
   } else if (kind === "payouts") {
     if (d.status === "initialized") {
       parts.push(h("label", {}, "Execute as the payee with ", choiceSelect("payout-card", "Payout test card", templateOptions("payout-card-options"))), " ",
-        h("button", { type: "button", id: "execute", onclick: () => executePayout(o.execution_url) }, "Execute"), " ");
+        act("Execute", "execute", () => ({ api: "page", method: "POST", url: o.execution_url, body: {
+          card_number: $("payout-card").value, cardholder_name: "Jane Doe", expiry_month: "12", expiry_year: "30" } })), " ");
     }
     if (d.status === "pending") {
       parts.push(choiceSelect("settle-status", "Status", [["success", "success"], ["failed", "failed"]]), " ",
-        actionButton("Settle", "POST", `/_emulator/payouts/${id}/settle`, () => ({ status: $("settle-status").value }), "settle"));
+        act("Settle", "settle", () => control(`/_emulator/payouts/${id}/settle`, { status: $("settle-status").value })));
     } else {
       parts.push(unableButton("Settle", "settle", d.status === "initialized"
         ? "Settle is for an executed payout waiting for the provider; execute this one first."
@@ -300,8 +320,8 @@ function objectActions(kind, d) {
     }
   } else if (kind === "mandates") {
     if (o.type === "DEBICHECK" && d.status === "PENDING_AUTHENTICATION") {
-      parts.push(actionButton("Authorise", "POST", `/_emulator/mandates/${id}/authorise`, {}, "authorise"), " ",
-        actionButton("Reject", "POST", `/_emulator/mandates/${id}/reject`, {}, "reject"));
+      parts.push(act("Authorise", "authorise", () => control(`/_emulator/mandates/${id}/authorise`, {})), " ",
+        act("Reject", "reject", () => control(`/_emulator/mandates/${id}/reject`, {})));
     } else {
       parts.push(unableButton("Authorise", "authorise", `The debtor answers a DebiCheck mandate waiting for them (PENDING_AUTHENTICATION); this one is ${o.type} ${d.status}.`));
     }
@@ -311,6 +331,10 @@ function objectActions(kind, d) {
       parts.push(" ", h("button", { type: "button", id: "trigger-callback", onclick: () => triggerCallback(d.id) },
         "Send the EFT callback (the current status)"));
     }
+  }
+  if (actionRequests.length) {
+    parts.push(h("details", { class: "action-curl" }, h("summary", {}, "the requests, as curl"), h("pre", { id: "action-curl" })));
+    setTimeout(actionCurl);
   }
   return parts.flat(Infinity);
 }
