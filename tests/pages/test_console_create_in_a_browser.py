@@ -12,14 +12,25 @@ from typing import Any
 
 import httpx
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from emulator.testing import EmulatorServer
-from tests.pages.test_console_in_a_browser import click, find, press, text_of, until, wait_text
+from tests.pages.test_console_in_a_browser import WAIT, click, find, press, text_of
 
 PENDING_CARD = "5555555555554444"  # a payout card: pending, settles after three days
+
+
+def until(browser: WebDriver, check: Any) -> Any:
+    """Wait for ``check(browser)``, looking every 50 ms (the page answers in a few)."""
+    ignored = (StaleElementReferenceException,)
+    return WebDriverWait(browser, WAIT, 0.05, ignored_exceptions=ignored).until(check)
+
+
+def wait_text(browser: WebDriver, element_id: str, expected: str) -> None:
+    until(browser, lambda b: text_of(b, element_id) == expected)
 
 
 @pytest.fixture(scope="module")

@@ -206,7 +206,9 @@ UTC</label> <button>Advance</button></form><p id="advanced"></p></section>
 <option value="collection">collection</option><option value="payment">payment (EFT)</option>
 <option value="template">billing template</option>
 <option value="subscriber">subscriber</option></select></label>
-<div id="create-fields" class="fields"></div>
+<style>#create-fields{{display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;margin:.4rem 0}}
+#create-fields label{{white-space:nowrap}}#create-fields select{{max-width:28rem}}
+.why{{color:var(--warn)}}</style><div id="create-fields" class="fields"></div>
 <button id="create-send">Create</button></form>
 <p id="create-result" role="status" aria-live="polite"></p>
 <h4>The request it sends <button id="copy-curl" type="button">Copy as curl</button></h4>

@@ -54,7 +54,7 @@ const FORMS = {
     clientId: firstProfile(m).createdByClient, url: targetUrl(v), callbackType: v.callbackType, callbackVersion: v.callbackVersion } }) },
   mandate: { kind: "mandates", fields: [["type", "Kind", "DEBICHECK", "select", () => [["DEBICHECK", "DebiCheck (the debtor authorises)"], ["EFT", "EFT (active at once)"]]],
     ["account", "Debtor account", "110000001"], ["externalReference", "externalReference", () => freshRef("MND")],
-    ["maxAmount", "Maximum amount (DebiCheck)", "500.00"], ["contractReference", "Contract reference", "C-1"]],
+    ["maxAmount", "Maximum amount", "500.00", "text", null, "DEBICHECK"], ["contractReference", "Contract reference", "C-1"]],
   request: (v, m) => {
     const base = { debtor: testDebtor(v.account), profileCode: firstProfile(m).profileCode, externalReference: v.externalReference,
       contractReference: v.contractReference, abbreviatedName: "QA" };
@@ -63,9 +63,9 @@ const FORMS = {
       maxAmountCents: toCents(v.maxAmount), debitSequence: "RCUR", frequency: "MONTHLY" } };
   } },
   collection: { kind: "collections", fields: [["type", "Kind", "EFT", "select", () => [["EFT", "EFT (its mandate made with it)"], ["DEBICHECK", "DebiCheck, from an authorised mandate"]]],
-    ["account", "Debtor account (its outcome)", "110000001", "select", () => templateOptions("account-options")],
+    ["account", "Debtor account (its outcome)", "110000001", "select", () => templateOptions("account-options"), "EFT"],
     ["amount", "Amount (R)", "123.45"], ["externalReference", "externalReference", () => freshRef("COL")],
-    ["mandateId", "Mandate id (DebiCheck)", () => (state.detail && state.detail.kind === "mandates" ? state.detail.id : "")]],
+    ["mandateId", "Authorised mandate id", () => (state.detail && state.detail.kind === "mandates" ? state.detail.id : ""), "text", null, "DEBICHECK"]],
   request: (v, m) => {
     if (v.type === "DEBICHECK") return { api: "bank", method: "POST", path: "/v2/collection/debicheck/from_mandate",
       body: { mandateId: v.mandateId, amountCents: toCents(v.amount), externalReference: v.externalReference } };
@@ -107,9 +107,15 @@ async function loadLists() {
   }
 }
 
-function createField([name, label, value, type, choices]) {
+// A field; one with a kind shows only when the form's Kind is that one.
+function createField([name, label, value, type, choices, kind]) {
   const id = `cf-${name}`;
   const start = typeof value === "function" ? value() : value;
+  const shown = (input) => (kind ? h("span", { dataset: { when: kind } }, input) : input);
+  return shown(fieldInput(id, label, start, type, choices));
+}
+
+function fieldInput(id, label, start, type, choices) {
   if (type === "checkbox") return h("label", {}, h("input", { type: "checkbox", id, checked: start }), ` ${label}`);
   if (type === "select" || type === "multiple") {
     const box = h("select", { id, multiple: type === "multiple", size: type === "multiple" ? 4 : null },
@@ -158,6 +164,8 @@ async function sendRequest(req) {
 function chosenForm() { return FORMS[$("create-what").value]; }
 
 function showCurl() {
+  const kind = $("cf-type");
+  for (const box of $("create-fields").querySelectorAll("[data-when]")) box.hidden = !kind || box.dataset.when !== kind.value;
   const m = merchant();
   if (!m) { $("create-curl").textContent = "Choose a merchant: the request uses its credentials."; return; }
   try { $("create-curl").textContent = curlOf(chosenForm().request(formValues(chosenForm()), m), m); } catch (e) {
