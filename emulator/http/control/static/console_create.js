@@ -219,7 +219,7 @@ async function loadEndpoints(made) {
   const m = merchant();
   if (!m) { fill("create-endpoints", []); return; }
   if (made && made.callbackType) (callbacksMade[m.company_id] = callbacksMade[m.company_id] || []).push(made);
-  const hooks = await call("GET", "/api/v1/webhooks/?per_page=100", undefined, { Authorization: `Bearer ${m.api_key}` });
+  const hooks = await call("GET", "/api/v1/webhooks/?page_size=100", undefined, { Authorization: `Bearer ${m.api_key}` });
   fill("create-endpoints", [
     ...(hooks.results || []).map((w) => h("li", { dataset: { webhook: w.id } }, "webhook ", h("code", {}, w.id), ` ${w.title} → `,
       h("code", {}, w.callback), ` (${w.all_events ? "all events" : w.events.join(", ")})`)),
@@ -234,11 +234,14 @@ $("copy-curl").addEventListener("click", async () => {
   }
 });
 
-$("merchant").addEventListener("change", () => setTimeout(() => {
+// The form follows the chosen merchant, however it was chosen (the select, a link, a new one).
+let formOf = null;
+setInterval(() => {
+  if (formOf === state.merchant || (state.merchant && !merchant())) return;
+  formOf = state.merchant;
   renderForm().catch(failed);
   loadEndpoints().catch(failed);
-}));
-renderForm().catch(() => {});
+}, 250);
 
 // -- the actions an object's state allows ----------------------------------------------------
 
