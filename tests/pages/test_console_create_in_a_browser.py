@@ -192,6 +192,15 @@ def test_each_outcome_is_chosen_and_shown_and_what_is_not_allowed_is_disabled(se
     assert "this one is paid" in text_of(browser, "pay-why")
     assert purchase in text_of(browser, "detail-id")
 
+    # an outcome chosen on creation (the X-Emulator-Outcome header, shown in the curl)
+    Select(browser.find_element(By.ID, "create-what")).select_by_value("purchase")
+    Select(browser.find_element(By.ID, "cf-outcome")).select_by_value("decline:lost_card")
+    assert "X-Emulator-Outcome: decline:lost_card" in text_of(browser, "create-curl")
+    created_id(browser, "purchases", create(browser, "purchase"))
+    click(browser, "pay")  # the first card, which pays: the header declines it
+    wait_text(browser, "detail-status", "error")
+    until(browser, lambda b: "(lost_card)" in text_of(b, "detail-history"))
+
     # a collection settled UNPAID with code 18, another COMPLETED then DISPUTED with 32
     unpaid = created_id(browser, "collections", create(browser, "collection"))
     Select(browser.find_element(By.ID, "settle-status")).select_by_value("UNPAID")

@@ -13,6 +13,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from emulator import __version__
+from emulator.domain.cards import DECLINE_MESSAGES
 from emulator.domain.webhooks import EVENTS
 from emulator.http.common import runtime
 
@@ -96,14 +97,16 @@ def _options(values: dict[str, Any], key: str, label: str, value: str = "number"
 
 def _create_templates(values: dict[str, Any]) -> str:
     """What the create forms and the actions choose from: the payout cards, the bank's test
-    accounts, the schedule of unpaid codes and the webhook events."""
+    accounts, the schedule of unpaid codes, the webhook events and the decline reasons."""
     events = "".join(f'<option value="{e}">{e}</option>' for e in EVENTS)
+    declines = "".join(f'<option value="{code}">{code}</option>' for code in DECLINE_MESSAGES)
     return (
         f'<template id="payout-card-options">{_options(values, "cards", "payout")}</template>'
         f'<template id="account-options">{_options(values, "accounts", "outcome")}</template>'
         '<template id="unpaid-options">'
         f"{_options(values, 'unpaid_codes', 'text', 'code')}</template>"
         f'<template id="event-options">{events}</template>'
+        f'<template id="decline-options">{declines}</template>'
     )
 
 

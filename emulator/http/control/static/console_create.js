@@ -17,6 +17,13 @@ const TARGETS = () => [["sink:qa", `the sink qa (${sinkUrl("qa")})`],
 const testDebtor = (account, branch) => ({ accountNumber: account, branchCode: branch || "051001",
   accountType: "CURRENT", name: "J Doe" });
 const firstProfile = (m) => m.profiles[0] || {};
+// The X-Emulator-Outcome header's choices: none (as the card or account says), or an outcome.
+const outcomeField = (choices) => ["outcome", "Outcome (X-Emulator-Outcome)", "", "select",
+  () => [["", "as the card or account says"], ...choices()]];
+const declines = () => templateOptions("decline-options").map(([code]) => [`decline:${code}`, `decline: ${code}`]);
+const bankOutcomes = () => templateOptions("unpaid-options").flatMap(([code, text, consequence]) =>
+  [[`unpaid:${code}`, `UNPAID ${text}`], ...(consequence === "authority" ? [[`dispute:${code}`, `COMPLETED, then DISPUTED ${text}`]] : [])]);
+const outcome = (v) => (v.outcome ? { headers: { "X-Emulator-Outcome": v.outcome } } : {});
 const targetUrl = (v) => (v.target === "url" ? v.url : sinkUrl(v.target.slice(5)));
 
 // Each form: its fields [name, label, default, type, options] and the request its values make.
@@ -25,8 +32,9 @@ const FORMS = {
     ["product", "Product", "QA item"], ["price", "Price", "19.99"], ["quantity", "Quantity", "2", "number"],
     ["currency", "Currency", "ZAR"], ["email", "Client e-mail", "qa@example.com"],
     ["reference", "Reference", ""], ["skip_capture", "Hold, capture later (skip_capture)", false, "checkbox"],
-    ["callback", "Success callback to the sink", true, "checkbox"]],
-  request: (v, m) => ({ api: "gateway", method: "POST", path: "/api/v1/purchases/", body: {
+    ["callback", "Success callback to the sink", true, "checkbox"],
+    outcomeField(() => [...declines(), ["3ds:failed", "3-D Secure fails"]])],
+  request: (v, m) => ({ api: "gateway", method: "POST", path: "/api/v1/purchases/", ...outcome(v), body: {
     client: { email: v.email }, brand_id: m.brand_id,
     purchase: { currency: v.currency, products: [{ name: v.product, price: toCents(v.price), quantity: Number(v.quantity) }] },
     ...(v.reference ? { reference: v.reference } : {}), ...(v.skip_capture ? { skip_capture: true } : {}),
@@ -37,8 +45,8 @@ const FORMS = {
     body: { email: v.email, full_name: v.full_name, ...(v.phone ? { phone: v.phone } : {}) } }) },
   payout: { kind: "payouts", fields: [["amount", "Amount", "7.00"], ["currency", "Currency", "ZAR"],
     ["email", "Payee e-mail", "payee@example.com"], ["description", "Description", "QA payout"],
-    ["reference", "Reference", ""]],
-  request: (v, m) => ({ api: "gateway", method: "POST", path: "/api/v1/payouts/", body: {
+    ["reference", "Reference", ""], outcomeField(() => [["payout:failed", "pending, then failed 3 days later"]])],
+  request: (v, m) => ({ api: "gateway", method: "POST", path: "/api/v1/payouts/", ...outcome(v), body: {
     client: { email: v.email }, payment: { amount: toCents(v.amount), currency: v.currency, description: v.description },
     brand_id: m.brand_id, ...(v.reference ? { reference: v.reference } : {}) } }) },
   webhook: { fields: [["title", "Title", "QA webhook"], ["target", "Send to", "sink:webhooks", "select", TARGETS],
@@ -65,11 +73,12 @@ const FORMS = {
   collection: { kind: "collections", fields: [["type", "Kind", "EFT", "select", () => [["EFT", "EFT (its mandate made with it)"], ["DEBICHECK", "DebiCheck, from an authorised mandate"]]],
     ["account", "Debtor account (its outcome)", "110000001", "select", () => templateOptions("account-options"), "EFT"],
     ["amount", "Amount (R)", "123.45"], ["externalReference", "externalReference", () => freshRef("COL")],
-    ["mandateId", "Authorised mandate id", () => (state.detail && state.detail.kind === "mandates" ? state.detail.id : ""), "text", null, "DEBICHECK"]],
+    ["mandateId", "Authorised mandate id", () => (state.detail && state.detail.kind === "mandates" ? state.detail.id : ""), "text", null, "DEBICHECK"],
+    outcomeField(bankOutcomes)],
   request: (v, m) => {
-    if (v.type === "DEBICHECK") return { api: "bank", method: "POST", path: "/v2/collection/debicheck/from_mandate",
+    if (v.type === "DEBICHECK") return { api: "bank", method: "POST", path: "/v2/collection/debicheck/from_mandate", ...outcome(v),
       body: { mandateId: v.mandateId, amountCents: toCents(v.amount), externalReference: v.externalReference } };
-    return { api: "bank", method: "POST", path: "/v2/collection/eft", body: { debtor: testDebtor(v.account), amountCents: toCents(v.amount),
+    return { api: "bank", method: "POST", path: "/v2/collection/eft", ...outcome(v), body: { debtor: testDebtor(v.account), amountCents: toCents(v.amount),
       currency: "ZAR", serviceType: "ONEDAY", profileCode: firstProfile(m).profileCode, externalReference: v.externalReference,
       abbreviatedName: "QA", contractReference: "C-1", frequency: "MONTHLY", entryClass: "35" } };
   } },
@@ -150,12 +159,13 @@ function curlOf(req, m) {
     lines.push(`TOKEN=$(curl -s -u ${quoted(`${m.client_id}:${m.client_secret}`)} -d grant_type=client_credentials \\\n  ${location.origin}/oauth2/token | jq -r .access_token)`);
     auth = ' \\\n  -H "Authorization: Bearer $TOKEN"';
   }
+  for (const [name, value] of Object.entries(req.headers || {})) auth += ` \\\n  -H ${quoted(`${name}: ${value}`)}`;
   lines.push(`curl -X ${req.method} ${quoted(url)}${auth} \\\n  -H 'Content-Type: application/json' \\\n  -d ${quoted(JSON.stringify(req.body))}`);
   return lines.join("\n");
 }
 
 async function sendRequest(req) {
-  const headers = {};
+  const headers = { ...(req.headers || {}) };
   if (req.api === "gateway") headers.Authorization = `Bearer ${merchant().api_key}`;
   if (req.api === "bank") headers.Authorization = `Bearer ${await bankToken()}`;
   return call(req.method, req.url || req.path, req.body, headers);
