@@ -83,7 +83,7 @@ const FORMS = {
       abbreviatedName: "QA", contractReference: "C-1", frequency: "MONTHLY", entryClass: "35" } };
   } },
   payment: { kind: "payments", fields: [["creditor", "Creditor account", "62000000002"], ["amount", "Amount (R)", "10.00"],
-    ["paymentDate", "Payment date", () => clockNow().toISOString().slice(0, 10), "date"],
+    ["paymentDate", "Payment date", () => new Date(clockNow().getTime() + 86400000).toISOString().slice(0, 10), "date"],
     ["externalReference", "externalReference", () => freshRef("PAY")]],
   request: (v, m) => ({ api: "bank", method: "POST", path: "/v2/payment/eft", body: {
     debtor: testDebtor("62000000001", "250655"), creditor: { ...testDebtor(v.creditor, "250655"), name: "Supplier" },
@@ -101,8 +101,11 @@ const FORMS = {
   subscriber: { kind: "billing_subscribers", idOf: (made) => made.billing_template_client.id, fields: [
     ["template", "Billing template", "", "select", () => latestOf("billing_templates")],
     ["client", "Client", "", "select", () => latestOf("clients")]],
-  request: (v) => ({ api: "gateway", method: "POST", path: `/api/v1/billing_templates/${encodeURIComponent(v.template)}/add_subscriber/`,
-    body: { client_id: v.client } }) },
+  request: (v) => {
+    if (!v.template || !v.client) throw new Error("create a billing template and a client first");
+    return { api: "gateway", method: "POST", path: `/api/v1/billing_templates/${encodeURIComponent(v.template)}/add_subscriber/`,
+      body: { client_id: v.client } };
+  } },
 };
 
 const createLists = {};  // the chosen merchant's templates and clients, for the subscriber's selects
