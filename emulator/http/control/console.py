@@ -216,7 +216,7 @@ UTC</label> <button>Advance</button></form><p id="advanced"></p></section>
 <p id="create-result" role="status" aria-live="polite"></p>
 <h4>The request it sends <button id="copy-curl" type="button">Copy as curl</button></h4>
 <pre id="create-curl"></pre>
-<h4>Webhooks and callback URLs registered</h4><ul id="create-endpoints"></ul>
+<h4>Webhooks and callback URLs registered here</h4><ul id="create-endpoints"></ul>
 {create_templates}</section>
 
 <section id="objects"><h2>Objects</h2>

@@ -226,18 +226,19 @@ $("create-form").addEventListener("submit", async (event) => {
 });
 
 const KIND_REF = Object.fromEntries(Object.entries(KIND_OF).map(([type, kind]) => [kind, type]));
-const callbacksMade = {};  // v2 callback registrations made here, per merchant (the API lists none)
+// The webhooks and callback URLs registered from this page, per merchant: listing them through
+// the API would be a request of the merchant's own, in its journal and its recorded flows.
+const endpointsMade = {};
 
 async function loadEndpoints(made) {
   const m = merchant();
   if (!m) { fill("create-endpoints", []); return; }
-  if (made && made.callbackType) (callbacksMade[m.company_id] = callbacksMade[m.company_id] || []).push(made);
-  const hooks = await call("GET", "/api/v1/webhooks/?page_size=100", undefined, { Authorization: `Bearer ${m.api_key}` });
-  fill("create-endpoints", [
-    ...(hooks.results || []).map((w) => h("li", { dataset: { webhook: w.id } }, "webhook ", h("code", {}, w.id), ` ${w.title} → `,
-      h("code", {}, w.callback), ` (${w.all_events ? "all events" : w.events.join(", ")})`)),
-    ...(callbacksMade[m.company_id] || []).map((c) => h("li", { dataset: { callback: c.id } }, "callback ", h("code", {}, c.id),
-      ` ${c.callbackType} ${c.callbackVersion} → `, h("code", {}, c.url)))]);
+  const mine = endpointsMade[m.company_id] = endpointsMade[m.company_id] || [];
+  if (made) mine.push(made);
+  fill("create-endpoints", mine.map((e) => (e.callbackType
+    ? h("li", { dataset: { callback: e.id } }, "callback ", h("code", {}, e.id), ` ${e.callbackType} ${e.callbackVersion} → `, h("code", {}, e.url))
+    : h("li", { dataset: { webhook: e.id } }, "webhook ", h("code", {}, e.id), ` ${e.title} → `, h("code", {}, e.callback),
+      ` (${e.all_events ? "all events" : e.events.join(", ")})`))));
 }
 
 $("copy-curl").addEventListener("click", async () => {
