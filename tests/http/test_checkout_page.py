@@ -37,6 +37,11 @@ async def test_a_failed_payment_says_why_and_links_back(http, merchant, gw):
     page = (await http.get(paid.headers["location"])).text
     assert 'data-status="error"' in page
     assert 'id="reason"' in page and "insufficient_funds" in page
+    # one decline text: the reason said once, not in the message, its tail and a code
+    reason = page.split('id="reason">')[1].split("</p>")[0]
+    assert reason == "Card declined: insufficient funds. (insufficient_funds)"
+    retry = (await http.get(f"/p/{p['id']}/")).text  # the form again, with the last decline
+    assert retry.split('id="error">')[1].split("</p>")[0] == reason
     assert f'<a id="retry" href="/p/{p["id"]}/">' in page
     again = await http.post(f"/p/{p['id']}/", data=form())
     done = (await http.get(again.headers["location"])).text

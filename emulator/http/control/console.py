@@ -13,6 +13,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from emulator import __version__
+from emulator.domain.cards import DECLINE_MESSAGES
+from emulator.domain.webhooks import EVENTS
 from emulator.http.common import runtime
 
 KINDS = (
@@ -30,6 +32,7 @@ SECTIONS = (
     ("merchants", "Merchants"),
     ("clock", "Clock"),
     ("schedule", "Next"),
+    ("create", "Create"),
     ("objects", "Objects"),
     ("deliveries", "Deliveries"),
     ("journal", "Journal"),
@@ -76,6 +79,37 @@ def _card_options(values: dict[str, Any]) -> str:
     return "".join(options)
 
 
+def _options(values: dict[str, Any], key: str, label: str, value: str = "number") -> str:
+    """Options of a select from a list of the test values: each entry's ``value`` and, in
+    its text, its ``label`` (the card's outcome for a payout, a code's text...)."""
+    entries = values.get(key)
+    options = []
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and entry.get(label) and str(entry.get(value, "")).isdigit():
+            said = escape(str(entry[value]), quote=True)
+            extra = escape(str(entry.get("consequence", "")), quote=True)
+            options.append(
+                f'<option value="{said}" data-consequence="{extra}">'
+                f"{said}: {escape(str(entry[label]))}</option>"
+            )
+    return "".join(options)
+
+
+def _create_templates(values: dict[str, Any]) -> str:
+    """What the create forms and the actions choose from: the payout cards, the bank's test
+    accounts, the schedule of unpaid codes, the webhook events and the decline reasons."""
+    events = "".join(f'<option value="{e}">{e}</option>' for e in EVENTS)
+    declines = "".join(f'<option value="{code}">{code}</option>' for code in DECLINE_MESSAGES)
+    return (
+        f'<template id="payout-card-options">{_options(values, "cards", "payout")}</template>'
+        f'<template id="account-options">{_options(values, "accounts", "outcome")}</template>'
+        '<template id="unpaid-options">'
+        f"{_options(values, 'unpaid_codes', 'text', 'code')}</template>"
+        f'<template id="event-options">{events}</template>'
+        f'<template id="decline-options">{declines}</template>'
+    )
+
+
 def page(values: dict[str, Any]) -> str:
     nav = "".join(f'<a href="#{key}">{escape(title)}</a>' for key, title in SECTIONS)
     kinds = "".join(f'<option value="{key}">{escape(title)}</option>' for key, title in KINDS)
@@ -85,6 +119,7 @@ def page(values: dict[str, Any]) -> str:
         kinds=kinds,
         cards=_cards(values),
         card_options=_card_options(values),
+        create_templates=_create_templates(values),
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -96,7 +131,8 @@ def page(values: dict[str, Any]) -> str:
         f"<script>{asset('console_receiver.js')}</script>"
         f"<script>{asset('console_deliveries.js')}</script>"
         f"<script>{asset('console_holds.js')}</script>"
-        f"<script>{asset('console_flows.js')}</script></body></html>\n"
+        f"<script>{asset('console_flows.js')}</script>"
+        f"<script>{asset('console_create.js')}</script></body></html>\n"
     )
 
 
@@ -163,6 +199,25 @@ UTC</label> <button>Advance</button></form><p id="advanced"></p></section>
 <section id="schedule"><h2>What happens next</h2>
 <table><thead><tr><th>Due</th><th>Kind</th><th>Object</th><th>Description</th></tr></thead>
 <tbody id="schedule-list"></tbody></table></section>
+
+<section id="create"><h2>Create <small id="create-of"></small></h2>
+<form id="create-form"><label>Create a <select id="create-what">
+<option value="purchase">purchase</option><option value="client">client</option>
+<option value="payout">payout</option><option value="webhook">webhook</option>
+<option value="callback">v2 callback registration</option>
+<option value="mandate">mandate (EFT or DebiCheck)</option>
+<option value="collection">collection</option><option value="payment">payment (EFT)</option>
+<option value="template">billing template</option>
+<option value="subscriber">subscriber</option></select></label>
+<style>#create-fields{{display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;margin:.4rem 0}}
+#create-fields label{{white-space:nowrap}}#create-fields select{{max-width:28rem}}
+.why{{color:var(--warn)}}</style><div id="create-fields" class="fields"></div>
+<button id="create-send">Create</button></form>
+<p id="create-result" role="status" aria-live="polite"></p>
+<h4>The request it sends <button id="copy-curl" type="button">Copy as curl</button></h4>
+<pre id="create-curl"></pre>
+<h4>Webhooks and callback URLs registered here</h4><ul id="create-endpoints"></ul>
+{create_templates}</section>
 
 <section id="objects"><h2>Objects</h2>
 <form id="object-filter"><select id="kind" aria-label="Kind">{kinds}</select>

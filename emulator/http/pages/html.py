@@ -76,6 +76,13 @@ def sandbox_banner(cards: Cards) -> str:
     )
 
 
+def decline_text(code: str, message: str) -> str:
+    """A failed attempt said once: its message, without the API's ``(reason: CODE)`` tail,
+    and its code (escaped HTML)."""
+    said = message.removesuffix(f" (reason: {code})")
+    return f"{escape(said)} ({escape(code)})" if code and code not in said else escape(said)
+
+
 def checkout(
     p: Purchase, error: str = "", values: dict[str, str] | None = None, cards: Cards = ()
 ) -> str:
@@ -87,7 +94,7 @@ def checkout(
     problem = f'<p class="error" id="error">{escape(error)}</p>' if error else ""
     last = p.transaction_data.attempts[0].error if p.transaction_data.attempts else None
     if not error and p.status == "error" and last is not None:
-        problem = f'<p class="error" id="error">{escape(last.message)}</p>'
+        problem = f'<p class="error" id="error">{decline_text(last.code, last.message)}</p>'
     remember = (
         ""
         if p.force_recurring
@@ -127,7 +134,7 @@ def result(p: Purchase, cards: Cards = ()) -> str:
     why = ""
     last = p.transaction_data.attempts[0].error if p.transaction_data.attempts else None
     if p.status == "error" and last is not None:
-        why = f'<p class="error" id="reason">{escape(last.message)} ({escape(last.code)})</p>'
+        why = f'<p class="error" id="reason">{decline_text(last.code, last.message)}</p>'
     again = ""
     if p.status in PAYABLE:
         again = f'<p><a id="retry" href="/p/{escape(p.id)}/">Try again with another card</a></p>'

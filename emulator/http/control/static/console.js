@@ -275,6 +275,19 @@ function summary(o) {
   return o.email || o.title || o.externalReference || o.reference || "";
 }
 
+// Why an object is in its status, said once: a bank code and its text, a mandate's reason, a
+// card's decline (its message without the "(reason: X)" tail, and its code).
+function reasonOf(o) {
+  if (!o || typeof o !== "object") return "";
+  if (o.reasonCode) return `${o.reasonCode} ${o.reason || ""}`.trim();
+  if (o.reason) return o.reason;
+  const last = ((o.transaction_data && o.transaction_data.attempts) || [])[0];
+  if (!last || last.successful || !last.error) return "";
+  const message = (last.error.message || "").replace(` (reason: ${last.error.code})`, "");
+  return message.includes(last.error.code) ? message : `${message} (${last.error.code})`;
+}
+function reasonTag(o) { const why = reasonOf(o); return why ? h("span", { class: "reason error" }, ` ${why}`) : null; }
+
 async function loadObjects() {
   if (!state.merchant) { fill("object-list", [h("tr", {}, h("td", { colspan: 3 }, "Choose a merchant."))]); return; }
   const kind = $("kind").value;
@@ -284,7 +297,7 @@ async function loadObjects() {
   const data = await call("GET", `/_emulator/merchants/${state.merchant}/objects/${kind}?${query}`);
   fill("object-list", data.objects.map((o) => h("tr", { dataset: { id: o.id } },
     h("td", {}, h("a", { href: "#detail", class: "open", onclick: () => openDetail(kind, o.id) }, h("code", {}, o.id))),
-    h("td", { class: "status" }, o.status || ""), h("td", {}, summary(o)))));
+    h("td", { class: "status" }, o.status || ""), h("td", {}, summary(o), reasonTag(o)))));
   if (!data.objects.length) fill("object-list", [h("tr", {}, h("td", { colspan: 3 }, "None."))]);
 }
 
@@ -321,58 +334,19 @@ async function loadDetail(fresh) {
   $("detail-status").dataset.status = d.status || "";
   const json = pretty(d.object);
   if ($("detail-json").textContent !== json) $("detail-json").textContent = json;
-  fill("detail-history", d.history.map((c) => h("li", {}, h("code", {}, c.at), " ", h("strong", {}, c.status), ` (${c.event})`)));
+  const payloadOf = (c) => (d.events.find((e) => e.at === c.at && e.event_type === c.event) || {}).payload;
+  fill("detail-history", d.history.map((c) => h("li", {}, h("code", {}, c.at), " ", h("strong", {}, c.status), ` (${c.event})`,
+    reasonTag(payloadOf(c)))));
   fill("detail-events", d.events.map((e) => h("li", {}, h("code", {}, e.at), ` ${e.event_type}`)));
   fill("detail-jobs", d.jobs.length ? d.jobs.map((j) => h("li", {}, h("code", {}, j.due), ` ${j.kind}: ${j.description}`)) : [h("li", {}, "None pending.")]);
   fill("detail-deliveries", d.deliveries.map((a) => h("tr", {}, h("td", {}, a.id), h("td", {}, h("code", {}, a.at)),
     h("td", {}, a.event_type), h("td", {}, a.url), h("td", {}, result(a)), h("td", { class: "ms" }, took(a)))));
-  if (fresh) actions(kind, d);
+  if (fresh || state.detail.shown !== d.status) actions(kind, d);  // what its state allows
+  state.detail.shown = d.status;
 }
 
-function actionButton(label, method, path, body, id) {
-  return h("button", { type: "button", id, onclick: async () => {
-    $("action-result").textContent = "";
-    try {
-      const done = await call(method, path, typeof body === "function" ? body() : body);
-      const attempts = (done.transaction_data && done.transaction_data.attempts) || [];
-      const why = done.status === "error" && attempts[0] && attempts[0].error;
-      $("action-result").textContent = `${label}: now ${done.status}.${why ? ` ${why.message} (${why.code})` : ""}`;
-    } catch (error) {
-      $("action-result").textContent = `${label}: ${error.message}`;
-    }
-    await loadDetail(false).catch(failed);
-  } }, label);
-}
-
-function statusSelect(id, values) {
-  return h("select", { id, "aria-label": "Status" }, values.map((v) => h("option", { value: v }, v)));
-}
-
-function actions(kind, d) {
-  const id = encodeURIComponent(d.id);
-  const parts = [];
-  if (kind === "purchases") {
-    const select = h("select", { id: "card", "aria-label": "Test card" });
-    select.innerHTML = $("card-options").innerHTML;
-    parts.push(h("label", {}, "Pay as the payer with ", select), " ",
-      actionButton("Pay", "POST", `/_emulator/purchases/${id}/pay`, () => ({ card_number: $("card").value }), "pay"));
-    if (d.object.checkout_url) parts.push(" ", h("a", { href: d.object.checkout_url, target: "_blank" }, "checkout page"));
-  } else if (kind === "payouts") {
-    parts.push(statusSelect("settle-status", ["success", "failed"]), " ",
-      actionButton("Settle", "POST", `/_emulator/payouts/${id}/settle`, () => ({ status: $("settle-status").value }), "settle"));
-  } else if (kind === "mandates") {
-    parts.push(actionButton("Authorise", "POST", `/_emulator/mandates/${id}/authorise`, {}, "authorise"), " ",
-      actionButton("Reject", "POST", `/_emulator/mandates/${id}/reject`, {}, "reject"));
-  } else if (kind === "collections" || kind === "payments") {
-    parts.push(statusSelect("settle-status", ["COMPLETED", "UNPAID", "REJECTED", "DISPUTED"]), " ",
-      actionButton("Settle", "POST", `/_emulator/${kind}/${id}/settle`, () => ({ status: $("settle-status").value }), "settle"));
-    if (kind === "collections" && d.object.type === "EFT") {
-      parts.push(" ", h("button", { type: "button", id: "trigger-callback", onclick: () => triggerCallback(d.id) },
-        "Send the EFT callback (the current status)"));
-    }
-  }
-  fill("actions", parts);
-}
+// The actions its state allows, the others disabled with the reason (console_create.js).
+function actions(kind, d) { fill("actions", objectActions(kind, d)); }
 
 // The bank interface's own trigger, with a token of the merchant's OAuth client.
 async function bankToken() {
