@@ -36,6 +36,7 @@ from bench import (
     figures,
     large,
     memory,
+    pertest,
     purchases,
     results,
     tails,
@@ -155,6 +156,12 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.timings.append(expectations.wake_latency(plan, expecting))
     report.timings.append(expectations.verify_over_history(plan, expecting))
     report.timings.append(expectations.wait_with_advance(plan, expecting))
+    tests = start("emulator-tests", "bench.serve_emulator", "/_emulator/health")
+    report.timings += pertest.in_process(plan)
+    report.timings += pertest.served(plan, tests)
+    if plan.user_file:
+        report.timings.append(pertest.user_file(tests))
+    tests.stop()
     in_memory, ratio = memory.memory_vs_file(plan, workdir, servers)
     report.loads += in_memory
     report.ratios.append(ratio)

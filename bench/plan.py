@@ -31,6 +31,8 @@ class Plan:
     wait_merchants: int = 50  # the merchants those waits are spread over
     history: int = 10_000  # journal entries and deliveries of the merchant a verify reads
     verify_runs: int = 20  # verifies timed over that history (the median is the figure)
+    typical_tests: int = 200  # typical tests timed, in process and against a served emulator
+    user_file: bool = True  # run the 12-test user file under pytest -n 2 (seconds: not --quick)
 
     @property
     def ratio_concurrency(self) -> int:
@@ -60,4 +62,6 @@ QUICK = Plan(
     wait_merchants=5,
     history=100,
     verify_runs=3,
+    typical_tests=10,
+    user_file=False,
 )

@@ -47,6 +47,10 @@ FIGURES = (
     "fact to a wait's answer, 20 waits over 5 merchants",
     "verify of 10 expectations (100 journal entries + 100 deliveries)",
     "wait with advance, a year of monthly billing",
+    "typical test, in process",
+    "typical test, in process, p99",
+    "typical test, served",
+    "typical test, served, p99",
 )
 
 
@@ -77,7 +81,7 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     } | {("emulator create-purchase, file", 64), ("emulator create-purchase, in memory", 64)}
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 23
+    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 27
     timings = {x["name"]: x for x in figures["timings"]}
     pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
     assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)
@@ -112,6 +116,11 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
     assert verified["errors"] == 0 and verified["runs"] == 3
     stepped = timings["wait with advance, a year of monthly billing"]
     assert stepped["errors"] == 0 and stepped["extra"]["jobs_run"] >= 12
+    for where in ("in process", "served"):
+        typical = timings[f"typical test, {where}"]
+        assert typical["errors"] == 0 and typical["runs"] == 10 and typical["value_ms"] > 0
+        assert typical["verdict"] in ("PASS", "MISS")
+        assert timings[f"typical test, {where}, p99"]["value_ms"] == typical["p99_ms"]
 
 
 def test_statements_per_job_are_counted(capsys) -> None:
