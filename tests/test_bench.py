@@ -51,6 +51,8 @@ FIGURES = (
     "typical test, in process, p99",
     "typical test, served",
     "typical test, served, p99",
+    "typical test, in process, teardown",
+    "typical test, served, teardown",
 )
 
 
@@ -81,7 +83,7 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     } | {("emulator create-purchase, file", 64), ("emulator create-purchase, in memory", 64)}
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 27
+    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 29
     timings = {x["name"]: x for x in figures["timings"]}
     pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
     assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)
@@ -121,6 +123,8 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         assert typical["errors"] == 0 and typical["runs"] == 10 and typical["value_ms"] > 0
         assert typical["verdict"] in ("PASS", "MISS")
         assert timings[f"typical test, {where}, p99"]["value_ms"] == typical["p99_ms"]
+        teardown = timings[f"typical test, {where}, teardown"]
+        assert 0 < teardown["value_ms"] < typical["value_ms"] and teardown["verdict"]
 
 
 def test_statements_per_job_are_counted(capsys) -> None:
