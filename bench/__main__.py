@@ -37,6 +37,7 @@ from bench import (
     flows,
     large,
     memory,
+    pertest,
     purchases,
     results,
     tails,
@@ -160,6 +161,12 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.timings.append(flows.library(plan, flowing))
     report.timings.append(flows.short_flow(plan, flowing))
     report.timings.append(flows.recorded_export(plan, flowing))
+    tests = start("emulator-tests", "bench.serve_emulator", "/_emulator/health")
+    report.timings += pertest.in_process(plan)
+    report.timings += pertest.served(plan, tests)
+    if plan.user_file:
+        report.timings.append(pertest.user_file(tests))
+    tests.stop()
     in_memory, ratio = memory.memory_vs_file(plan, workdir, servers)
     report.loads += in_memory
     report.ratios.append(ratio)

@@ -33,6 +33,8 @@ class Plan:
     verify_runs: int = 20  # verifies timed over that history (the median is the figure)
     flow_library: bool = True  # the whole flows/ library through the CLI (else one flow)
     flow_runs: int = 20  # runs of the short flow (the median is the figure)
+    typical_tests: int = 200  # typical tests timed, in process and against a served emulator
+    user_file: bool = True  # run the 12-test user file under pytest -n 2 (seconds: not --quick)
 
     @property
     def ratio_concurrency(self) -> int:
@@ -64,4 +66,6 @@ QUICK = Plan(
     verify_runs=3,
     flow_library=False,
     flow_runs=3,
+    typical_tests=10,
+    user_file=False,
 )

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from bench import bank_pages, large
+from bench import bank_pages, large, pertest
 from bench.plan import Plan
 from bench.report import Load, Ratio, Report, Target, Timing
 
@@ -59,9 +59,10 @@ def _python() -> str:
 
 def skipped(plan: Plan) -> list[tuple[str, Target | None]]:
     """(figure, target) of the figures this plan does not run: without ``--state``, the
-    large-state ones."""
+    large-state ones; with ``--quick``, the user file's run under pytest."""
+    user_file = [] if plan.user_file else [(pertest.USER_FILE, None)]
     if plan.state:
-        return []
+        return user_file
     pages = [
         (f"{bank_pages.PAGES}, {plan.page_objects:,} stored: {name}", bank_pages.PAGE_TARGET)
         for name in bank_pages.QUERIES
@@ -72,6 +73,7 @@ def skipped(plan: Plan) -> list[tuple[str, Target | None]]:
         (f"{bank_pages.PAGES}, {plan.page_objects:,} stored: unindexed filter", None),
         (f"create-client, {large.growth_label(plan)}", large.GROWTH_TARGET),
         (f"get-client, {large.growth_label(plan)}", large.GROWTH_TARGET),
+        *user_file,
     ]
 
 

@@ -50,6 +50,12 @@ FIGURES = (
     "the flow library, flow run --parallel 4",
     "a short flow (5 steps), fresh merchant each",
     "a recorded 50-step session exported as a flow",
+    "typical test, in process",
+    "typical test, in process, p99",
+    "typical test, served",
+    "typical test, served, p99",
+    "typical test, in process, teardown",
+    "typical test, served, teardown",
 )
 
 
@@ -80,7 +86,7 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     } | {("emulator create-purchase, file", 64), ("emulator create-purchase, in memory", 64)}
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 26
+    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 32
     timings = {x["name"]: x for x in figures["timings"]}
     pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
     assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)
@@ -119,6 +125,13 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
     assert flowed["errors"] == 0 and flowed["extra"]["flows"] == 1
     assert timings["a short flow (5 steps), fresh merchant each"]["runs"] == 3
     assert timings["a recorded 50-step session exported as a flow"]["verdict"] in ("PASS", "MISS")
+    for where in ("in process", "served"):
+        typical = timings[f"typical test, {where}"]
+        assert typical["errors"] == 0 and typical["runs"] == 10 and typical["value_ms"] > 0
+        assert typical["verdict"] in ("PASS", "MISS")
+        assert timings[f"typical test, {where}, p99"]["value_ms"] == typical["p99_ms"]
+        teardown = timings[f"typical test, {where}, teardown"]
+        assert 0 < teardown["value_ms"] < typical["value_ms"] and teardown["verdict"]
 
 
 def test_statements_per_job_are_counted(capsys) -> None:

@@ -9,7 +9,9 @@ import pty
 import select
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -262,6 +264,13 @@ def test_trigger_advances_a_merchant_clock_only_as_far_as_the_event(server, cont
     assert control.clock().now.isoformat() == "2026-01-05T09:00:00+00:00"
 
 
+def _ticks(count: int, seconds: float) -> Iterator[None]:
+    """``count`` ticks ``seconds`` apart: a bounded wait on a condition."""
+    for _ in range(count):
+        yield
+        threading.Event().wait(seconds)
+
+
 def test_listen_prints_and_forwards_each_delivery(server, control) -> None:
     merchant = own_merchant(control)
     hooks, forwarded = control.sink(prefix="hooks"), control.sink(prefix="forwarded")
@@ -278,6 +287,8 @@ def test_listen_prints_and_forwards_each_delivery(server, control) -> None:
     try:
         assert listener.stdout is not None
         assert listener.stdout.readline().startswith("listening to deliveries of merchant")
+        # it listens with the delivery log's wait, held open on the server (a poll is not)
+        assert any(control.call("GET", "waits")["open"] for _ in _ticks(1000, 0.01))
         made = as_json(
             cli(server.url, "trigger", "purchase.paid", "--merchant", merchant.company_id, "--json")
         )

@@ -459,6 +459,8 @@ def test_the_scenario_marker_needs_the_tests_merchant(pytester: pytest.Pytester)
 SESSION_MERCHANTS = """
 from pathlib import Path
 
+import httpx
+
 def _note(merchant):
     with Path("made.txt").open("a") as out:
         out.write(merchant.company_id + "\\n")
@@ -474,6 +476,11 @@ def test_two(emulator_merchant, bank):
 def test_deletes_its_own(emulator_client, emulator_merchant):
     _note(emulator_merchant)
     emulator_client.delete_merchant(emulator_merchant)  # the session's end skips it
+
+def test_sink(emulator_sink):
+    httpx.post(emulator_sink.url, json={"n": 1})
+    emulator_sink.wait_for(1)
+    Path("sink.txt").write_text(emulator_sink.name)
 """
 
 
@@ -488,14 +495,17 @@ def test_deletes_its_own(emulator_client, emulator_merchant):
 def test_merchants_made_on_a_shared_emulator_are_deleted_at_the_end(
     pytester: pytest.Pytester, outside: EmulatorServer, options: tuple[str, ...], kept: bool
 ):
-    """Against an external emulator the fixtures' merchants go when the session ends (one a
-    test deleted itself is skipped), unless the run keeps them; an in-process emulator is
-    thrown away whole anyway."""
+    """Against an external emulator the fixtures' merchants and sinks go when the session
+    ends (one a test deleted itself is skipped), unless the run keeps them; an in-process
+    emulator is thrown away whole anyway."""
     pytester.makepyfile(test_made=SESSION_MERCHANTS)
-    run(pytester, "--emulator-url", outside.url, *options).assert_outcomes(passed=3)
+    run(pytester, "--emulator-url", outside.url, *options).assert_outcomes(passed=4)
     made = (pytester.path / "made.txt").read_text().split()
     assert len(made) == 3
     with outside.client() as control:
         listed = {m["company_id"] for m in control.call("GET", "merchants")["merchants"]}
     assert {m for m in made[:2] if m in listed} == (set(made[:2]) if kept else set())
     assert made[2] not in listed
+    with outside.client() as control:
+        left = control.sink((pytester.path / "sink.txt").read_text()).messages()
+    assert len(left) == (1 if kept else 0)

@@ -373,9 +373,15 @@ def test_sink_round_trip(control: EmulatorClient):
     assert sink.messages() == []
 
 
-def test_sink_wait_for_is_answered_when_the_message_arrives(control: EmulatorClient):
-    """wait_for is the emulator's wait: open while nothing arrived, answered by the POST."""
-    sink = control.sink(prefix="later")
+def test_sink_wait_for_is_answered_when_the_message_arrives(
+    server: EmulatorServer, control: EmulatorClient
+):
+    """wait_for is the emulator's wait: open while nothing arrived, answered by the POST, in
+    the one request it made (a wait that polled would have made more, and none open)."""
+    sent: list[str] = []
+    waiter = server.client()
+    waiter.http.event_hooks["request"].append(lambda request: sent.append(request.url.path))
+    sink = waiter.sink(prefix="later")
 
     def post_once_waiting() -> None:
         for _ in range(1000):
@@ -390,7 +396,9 @@ def test_sink_wait_for_is_answered_when_the_message_arrives(control: EmulatorCli
         [message] = sink.wait_for(1, timeout=30)
     finally:
         poster.join()
+        waiter.close()
     assert message.json == {"n": 1}
+    assert sent == [f"/_emulator/sink/{sink.name}/wait"]
 
 
 def test_sink_wait_for_times_out(control: EmulatorClient):

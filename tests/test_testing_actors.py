@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import httpx
 import pytest
 
 from emulator.testing import (
@@ -83,8 +84,13 @@ def test_deliveries_are_typed_records_and_can_be_waited_for(control, merchant) -
 
 def test_waiting_for_a_delivery_of_any_merchant(control, merchant) -> None:
     """Without a merchant, wait_for_delivery is the delivery log's wait: open while nothing
-    came, answered by the attempt recorded meanwhile."""
+    came, answered by the attempt recorded meanwhile, in one request of the wait (after one
+    read of the log): a wait that polled would have made more."""
     made = purchase(control, merchant)
+    sent: list[str] = []
+
+    def count(request: httpx.Request) -> None:
+        sent.append(request.url.path)
 
     def pay_once_waiting() -> None:
         for _ in range(1000):
@@ -94,12 +100,15 @@ def test_waiting_for_a_delivery_of_any_merchant(control, merchant) -> None:
             threading.Event().wait(0.005)
 
     payer = threading.Thread(target=pay_once_waiting)
-    payer.start()
-    try:
-        delivery = control.wait_for_delivery("purchase.paid", object_id=made["id"], timeout=30)
-    finally:
-        payer.join()
+    with EmulatorClient(control.url) as waiter:
+        waiter.http.event_hooks["request"].append(count)
+        payer.start()
+        try:
+            delivery = waiter.wait_for_delivery("purchase.paid", object_id=made["id"], timeout=30)
+        finally:
+            payer.join()
     assert (delivery.event_type, delivery.object_id) == ("purchase.paid", made["id"])
+    assert sent == ["/_emulator/deliveries", "/_emulator/deliveries/wait"]
     with pytest.raises(TimeoutError, match=r"no purchase.refunded delivery in 0.1s"):
         control.wait_for_delivery("purchase.refunded", object_id=made["id"], timeout=0.1)
 

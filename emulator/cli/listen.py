@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any
 
 import httpx
+import msgspec
 
 from emulator.cli.client import Context, UsageError, client_parent, merchant_option, printable
 from emulator.testing import Delivery
 from emulator.testing.records import has_control
 
-POLL = 0.25  # seconds between reads of the delivery log
+WAIT_SLICE = 5.0  # seconds of one wait of the delivery log (under the answer's timeout)
 # hop-by-hop headers, and those the forwarding client sets itself; every other one is forwarded
 DROP = {
     "host",
@@ -78,17 +78,29 @@ def listen_command(context: Context, args: argparse.Namespace) -> int:
     seen = 0
     with httpx.Client(timeout=10.0) as receiver:
         while args.count is None or seen < args.count:
-            batch = context.client.deliveries(context.merchant, after=after, limit=100)
-            for delivery in batch:
+            for delivery in _next_batch(context, after):
                 after = delivery.id
                 forwarded = _forward(receiver, forward, delivery) if forward else None
                 _show(context, delivery, forwarded)
                 seen += 1
                 if args.count is not None and seen >= args.count:
                     break
-            if not batch:
-                time.sleep(POLL)
     return 0
+
+
+def _next_batch(context: Context, after: int) -> list[Delivery]:
+    """The attempts after ``after``, oldest first: the delivery log's wait answers as soon as
+    one is recorded (nothing polls), or empty after a slice shorter than an answer's timeout."""
+    answer_seconds = context.timeout.read or WAIT_SLICE * 2
+    params: dict[str, Any] = {
+        "after": after,
+        "limit": 100,
+        "timeout_seconds": min(WAIT_SLICE, answer_seconds / 2),
+    }
+    if context.merchant is not None:
+        params["merchant"] = context.merchant
+    answer = context.client.call("GET", "deliveries/wait", params=params)
+    return msgspec.convert(answer["deliveries"], list[Delivery])
 
 
 def _forward(receiver: httpx.Client, url: str, delivery: Delivery) -> dict[str, Any]:

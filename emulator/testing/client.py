@@ -23,6 +23,7 @@ from emulator.testing.records import (
     json_object,
     merchant_path,
     path_segment,
+    with_tls_context,
 )
 from emulator.testing.state import StateMixin
 
@@ -119,7 +120,10 @@ class EmulatorClient(Actors, ExpectationsMixin, StateMixin):
         headers = {"Authorization": f"Bearer {admin_token}"} if admin_token else {}
         base_url = f"{self.url}/_emulator/"
         self.http = httpx.Client(
-            base_url=base_url, headers=headers, timeout=timeout, transport=transport
+            base_url=base_url,
+            headers=headers,
+            timeout=timeout,
+            **with_tls_context({} if transport is None else {"transport": transport}),
         )
         self.changed_clock = False
 

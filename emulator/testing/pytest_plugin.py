@@ -6,9 +6,10 @@ clients of that merchant), ``emulator_clock``, ``emulator_sink`` and ``emulator_
 (activate a scenario for the test's merchant). The ``emulator_scenario`` marker does the same
 from a decorator; both deactivate after the test. ``--emulator-url`` (or the ``emulator_url``
 ini option) uses an emulator that is already running instead of starting one in-process;
-the merchants the fixtures made there are deleted when the session ends, so a shared server
-does not fill up (``--emulator-keep-merchants``, or the ``emulator_keep_merchants`` ini
-option, keeps them to look at after the run).
+the merchants and sinks the fixtures made there are deleted when the session ends, so a
+shared server does not fill up (``--emulator-keep-merchants``, or the
+``emulator_keep_merchants`` ini option, keeps them to look at after the run). A test's
+teardown sends nothing that waits: closing its clients is all it costs.
 
 Time: the test's merchant owns a clock of its own, frozen at the test's start (the server
 clock's instant), so tests that move time never move each other's, even in parallel against
@@ -135,6 +136,8 @@ def _option(config: pytest.Config, name: str) -> str | None:
 
 # company_ids of the merchants the fixtures made in this session, in order
 _MADE = pytest.StashKey[list[str]]()
+# names of the sinks the fixtures made in this session, in order
+_SINKS = pytest.StashKey[list[str]]()
 
 
 @pytest.fixture(scope="session", name="emulator")
@@ -145,7 +148,9 @@ def _emulator(pytestconfig: pytest.Config) -> Iterator[Emulator]:
 
     url = _option(pytestconfig, "emulator_url")
     made: list[str] = []
+    sinks: list[str] = []
     pytestconfig.stash[_MADE] = made
+    pytestconfig.stash[_SINKS] = sinks
     server: Emulator
     if url is not None:
         server = ExternalEmulator(url, admin_token=_option(pytestconfig, "emulator_admin_token"))
@@ -159,12 +164,13 @@ def _emulator(pytestconfig: pytest.Config) -> Iterator[Emulator]:
                 "emulator_keep_merchants"
             )
             if url is not None and not keep:
-                _delete_merchants(server, made)
+                _delete_made(server, made, sinks)
 
 
-def _delete_merchants(server: Emulator, made: list[str]) -> None:
-    """Delete what the session made on a shared emulator; one already gone (a test reset or
-    restored the state) is skipped."""
+def _delete_made(server: Emulator, made: list[str], sinks: list[str]) -> None:
+    """Delete what the session made on a shared emulator, all at once at its end (a test's
+    teardown waits for none of it); a merchant already gone (a test reset or restored the
+    state) is skipped."""
     from emulator.testing import EmulatorError
 
     with server.client() as client:
@@ -174,6 +180,8 @@ def _delete_merchants(server: Emulator, made: list[str]) -> None:
             except EmulatorError as exc:
                 if exc.status != 404:
                     raise
+        for name in sinks:
+            client.sink(name).clear()
 
 
 class _ClockMarker(NamedTuple):
@@ -346,10 +354,10 @@ def _emulator_clock(
 
 
 @pytest.fixture(name="emulator_sink")
-def _emulator_sink(
-    request: pytest.FixtureRequest, emulator_client: EmulatorClient
-) -> Iterator[Sink]:
-    """A receiver with a name unique to this test; register ``emulator_sink.url``."""
+def _emulator_sink(request: pytest.FixtureRequest, emulator_client: EmulatorClient) -> Sink:
+    """A receiver with a name unique to this test; register ``emulator_sink.url``. Nothing
+    else reads it, so the test's teardown leaves it be: an in-process emulator is thrown away
+    whole, and on a shared one the session's end clears it with the merchants."""
     sink = emulator_client.sink(prefix=request.node.name)
-    yield sink
-    sink.clear()
+    request.config.stash.setdefault(_SINKS, []).append(sink.name)
+    return sink
