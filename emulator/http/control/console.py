@@ -90,13 +90,15 @@ def page(values: dict[str, Any]) -> str:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<title>QA console: payments emulator (sandbox)</title>"
+        f'<link rel="icon" href="{FAVICON}">'
         f"<style>{asset('console.css')}</style></head><body>{body}"
         f"<script>{asset('console.js')}</script>"
         f"<script>{asset('console_expect.js')}</script>"
         f"<script>{asset('console_receiver.js')}</script>"
         f"<script>{asset('console_deliveries.js')}</script>"
         f"<script>{asset('console_holds.js')}</script>"
-        f"<script>{asset('console_flows.js')}</script></body></html>\n"
+        f"<script>{asset('console_flows.js')}</script>"
+        f"<script>{asset('console_nav.js')}</script></body></html>\n"
     )
 
 
@@ -109,6 +111,12 @@ async def to_console(request: Request) -> Response:
 
 
 ROUTES = [Route("/", console, methods=["GET"])]
+# the page's icon, inline: no request for /favicon.ico
+FAVICON = (
+    "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E"
+    "%3Crect width='16' height='16' rx='3' fill='%232450b8'/%3E%3Cpath d='M3 6h10v2H3zm0 3h6v2H3z'"
+    " fill='%23fff'/%3E%3C/svg%3E"
+)
 ROOT = [Route("/", to_console, methods=["GET"])]
 
 TEMPLATE = """
@@ -122,9 +130,15 @@ no merchant)</option></select></label>
 <span class="buttons" aria-label="Advance the clock"><button data-advance="hours:1">+1 hour</button>
 <button data-advance="days:1">+1 day</button><button data-advance="days:3">+3 days</button>
 <button data-advance="month">+1 month</button>
-<button data-advance="next" id="advance-next">Next job</button></span>
+<button data-advance="next" id="advance-next">Next job</button>
+<span id="advance-result" role="status" aria-live="polite"></span></span>
 <form id="find-form" class="find"><label>Find by id <input id="find" size="38"
-placeholder="purchase, payout, mandate... id"></label> <button>Open</button></form></div>
+placeholder="purchase, payout, mandate... id"></label> <button>Open</button>
+<span id="find-result" role="status" aria-live="polite"></span></form></div>
+<div class="bar"><span id="active-scenarios-label" class="hidden">Active scenarios
+<span id="active-scenarios"></span></span>
+<button id="copy-link" type="button" title="a link to this view">Copy a link to this view</button>
+<span id="link-result" role="status"></span></div>
 <nav>{nav}</nav></header>
 <div id="token-box" class="hidden" role="dialog" aria-labelledby="token-title">
 <form id="token-form"><h2 id="token-title">Admin token</h2>
@@ -168,8 +182,14 @@ UTC</label> <button>Advance</button></form><p id="advanced"></p></section>
 <form id="object-filter"><select id="kind" aria-label="Kind">{kinds}</select>
 <input id="status-filter" placeholder="status" size="14" aria-label="Status">
 <input id="id-filter" placeholder="id contains" size="30" aria-label="Id contains">
+<input id="object-search" placeholder="e-mail, reference, amount" size="26" aria-label="Search">
+<select id="object-sort" aria-label="Sort"><option value="newest">newest first</option>
+<option value="oldest">oldest first</option><option value="status">by status</option>
+<option value="id">by id</option></select>
 <button>Filter</button></form>
-<table><thead><tr><th>Id</th><th>Status</th><th>Summary</th></tr></thead>
+<p class="pager"><span id="object-count"></span> <button id="page-prev" type="button">Previous
+</button> <button id="page-next" type="button">Next</button></p>
+<table class="objects"><thead><tr><th>Id</th><th>Status</th><th>Summary</th></tr></thead>
 <tbody id="object-list"></tbody></table>
 <article id="detail" class="hidden"><h3 id="detail-title" tabindex="-1">
 <span id="detail-kind"></span>

@@ -1,0 +1,196 @@
+// The console's links, lists at scale, finding and confirmations (after console.js, whose
+// helpers it uses). The view is in the URL: ?merchant=&kind=&status=&id=&q=&sort=&offset=
+// &object= and the section (or #delivery-N, #request-N, #run=ID) in the hash; reloading or
+// pasting it reopens the same view. Object lists are counted, paged and sorted by the server
+// (GET /_emulator/merchants/{id}/objects/{kind}?count...); "Find by id" asks once
+// (GET /_emulator/objects/{id}) and answers beside the box. Moves of the server clock and
+// restoring a snapshot ask first, saying what they affect.
+"use strict";
+
+const PAGE = 50;
+const nav = { offset: 0, count: 0, shown: 0, rendered: 0 };
+const VIEW_KEYS = ["merchant", "kind", "status", "id", "q", "sort", "offset", "object"];
+
+function viewParams(extra) {
+  const fields = { merchant: state.merchant, kind: $("kind").value, status: $("status-filter").value,
+    id: $("id-filter").value.trim(), q: $("object-search").value.trim(), sort: $("object-sort").value,
+    offset: nav.offset ? String(nav.offset) : "", object: state.detail ? state.detail.id : "", ...(extra || {}) };
+  if (fields.kind === "purchases") fields.kind = "";
+  if (fields.sort === "newest") fields.sort = "";
+  const query = new URLSearchParams();
+  for (const key of VIEW_KEYS) if (fields[key]) query.set(key, fields[key]);
+  return query;
+}
+
+function viewUrl(extra, hash) {
+  const query = viewParams(extra).toString();
+  return `${location.pathname}${query ? "?" + query : ""}${hash === undefined ? location.hash : hash}`;
+}
+
+function saveView() { history.replaceState(null, "", viewUrl()); }
+
+// A link to open in a new tab or paste; a plain click stays on the page and does `open`.
+function viewLink(extra, hash, open, ...children) {
+  return h("a", { href: viewUrl(extra, hash), onclick: (event) => {
+    if (event.ctrlKey || event.metaKey || event.shiftKey || event.button) return;
+    event.preventDefault();
+    open();
+  } }, ...children);
+}
+
+// Before the first load: the merchant and the filters the URL names.
+function restoreView() {
+  const query = new URLSearchParams(location.search);
+  state.merchant = query.get("merchant") || "";
+  if (query.get("kind") && [...$("kind").options].some((o) => o.value === query.get("kind"))) $("kind").value = query.get("kind");
+  $("status-filter").value = query.get("status") || "";
+  $("id-filter").value = query.get("id") || "";
+  $("object-search").value = query.get("q") || "";
+  if (query.get("sort")) $("object-sort").value = query.get("sort");
+  nav.offset = Math.max(0, Number(query.get("offset")) || 0);
+  return query.get("object");
+}
+
+// After the first load: the object the URL names, and the row its hash names.
+async function reopenView(objectId) {
+  if (objectId) {
+    try {
+      const d = await call("GET", `/_emulator/objects/${encodeURIComponent(objectId)}`);
+      await openDetail(d.kind, d.id);
+    } catch (error) { findMiss(objectId, error); }
+  }
+  showTarget();
+}
+
+function showTarget() {
+  const target = /^#((?:delivery|request)-\d+)$/.exec(location.hash);
+  if (!target) return;
+  const wait = (tries) => {
+    const row = $(target[1]);
+    if (row) { row.classList.add("target"); row.scrollIntoView(); } else if (tries) setTimeout(() => wait(tries - 1), 200);
+  };
+  wait(25);
+}
+
+// -- lists at scale ------------------------------------------------------------------------
+
+function objectRow(kind, o) {
+  return h("tr", { dataset: { id: o.id } },
+    h("td", {}, viewLink({ object: o.id }, "#detail", () => openDetail(kind, o.id), h("code", { class: "open" }, o.id))),
+    h("td", { class: "status" }, o.status || ""), h("td", {}, summary(o)));
+}
+
+async function loadObjectPage() {
+  if (!state.merchant) {
+    fill("object-list", [h("tr", {}, h("td", { colspan: 3 }, "Choose a merchant."))]);
+    $("object-count").textContent = "";
+    return;
+  }
+  const started = performance.now();
+  const kind = $("kind").value;
+  const query = new URLSearchParams({ limit: String(PAGE), offset: String(nav.offset) });
+  for (const [name, id] of [["status", "status-filter"], ["id", "id-filter"], ["q", "object-search"], ["sort", "object-sort"]]) {
+    if ($(id).value.trim()) query.set(name, $(id).value.trim());
+  }
+  const data = await call("GET", `/_emulator/merchants/${encodeURIComponent(state.merchant)}/objects/${kind}?${query}`);
+  nav.count = data.count;
+  nav.shown = data.objects.length;
+  if (data.objects.length) fill("object-list", data.objects.map((o) => objectRow(kind, o)));
+  else fill("object-list", [h("tr", {}, h("td", { colspan: 3 }, nav.offset ? "No more." : "None."))]);
+  const first = data.objects.length ? nav.offset + 1 : 0;
+  $("object-count").textContent = `${first}–${nav.offset + data.objects.length} of ${data.count}`;
+  $("page-prev").disabled = nav.offset === 0;
+  $("page-next").disabled = nav.offset + data.objects.length >= data.count;
+  nav.rendered = performance.now() - started;
+  $("object-list").dataset.ms = nav.rendered.toFixed(1);
+}
+
+function goTo(offset) {
+  nav.offset = Math.max(0, offset);
+  saveView();
+  loadObjectPage().catch(failed);
+}
+
+$("page-prev").addEventListener("click", () => goTo(nav.offset - PAGE));
+$("page-next").addEventListener("click", () => goTo(nav.offset + PAGE));
+$("object-sort").addEventListener("change", () => goTo(0));
+
+// -- find by id: one request, the answer beside the box ------------------------------------
+
+function findMiss(id, error) {
+  const box = $("find-result");
+  box.className = "error";
+  box.textContent = error && error.status !== 404 ? error.message : `Nothing has the id ${id}.`;
+}
+
+async function findById(id) {
+  $("find-result").textContent = "";
+  $("find-result").className = "";
+  try {
+    const d = await call("GET", `/_emulator/objects/${encodeURIComponent(id)}`);
+    await openDetail(d.kind, d.id);
+  } catch (error) { findMiss(id, error); }
+}
+
+// -- confirmations -------------------------------------------------------------------------
+
+// Ask beside the control that asked: "Yes" runs `then`; "Cancel" or Escape forgets it.
+function confirmFirst(control, text, yes, then) {
+  document.querySelectorAll(".confirm").forEach((box) => box.remove());
+  const box = h("span", { class: "confirm", role: "alertdialog", "aria-label": text },
+    h("span", { class: "confirm-text" }, text), " ",
+    h("button", { type: "button", class: "confirm-yes", onclick: () => { box.remove(); then(); } }, yes), " ",
+    h("button", { type: "button", class: "confirm-no", onclick: () => { box.remove(); control.focus(); } }, "Cancel"));
+  box.addEventListener("keydown", (event) => { if (event.key === "Escape") { box.remove(); control.focus(); } });
+  control.after(box);
+  box.querySelector(".confirm-yes").focus();
+}
+
+// The server clock moves every merchant without a clock of its own: say how many.
+function clockMoveWarning() {
+  if (state.merchant && state.own) return "";
+  const following = state.merchants.filter((m) => !m.clock.own).length;
+  return `This moves the server clock: ${following} of ${state.merchants.length} merchant(s) follow it and their jobs run.`;
+}
+
+function askRestore(control, name, then) {
+  confirmFirst(control, `Restoring ${name} replaces the state of every merchant (${state.merchants.length} now), objects, deliveries and clock included.`,
+    `Yes, restore ${name}`, then);
+}
+
+// -- why: the merchant's active scenarios, by name, in the header ---------------------------
+
+function showActiveScenarios(scenarios) {
+  const active = scenarios.filter((s) => s.active.some((a) => !a.merchant || a.merchant === state.merchant));
+  fill("active-scenarios", active.map((s) => h("a", { href: "#scenarios", class: "chip", dataset: { scenario: s.name } },
+    h("code", {}, s.name), s.active.some((a) => !a.merchant) ? " (everyone)" : "")));
+  $("active-scenarios-label").classList.toggle("hidden", !active.length);
+}
+
+// -- links of deliveries and journal entries -----------------------------------------------
+
+function entryLink(prefix, id) {
+  return h("a", { href: viewUrl({ object: "" }, `#${prefix}-${id}`), class: "entry-link", title: "a link to this entry" }, String(id));
+}
+
+function copyLink() {
+  const url = location.href;
+  $("link-result").textContent = "";
+  navigator.clipboard.writeText(url).then(() => { $("link-result").textContent = "Link copied."; },
+    () => { $("link-result").textContent = url; });
+}
+$("copy-link").addEventListener("click", copyLink);
+
+for (const id of ["status-filter", "id-filter", "object-search"]) $(id).addEventListener("change", () => { nav.offset = 0; saveView(); });
+$("kind").addEventListener("change", () => { nav.offset = 0; saveView(); });
+document.addEventListener("click", (event) => {
+  const link = event.target.closest && event.target.closest("nav a");
+  if (link) setTimeout(saveView);
+});
+
+// Anchors clear the sticky header, however tall it wraps.
+function fitHeader() {
+  document.documentElement.style.setProperty("--header", `${document.querySelector("header").offsetHeight}px`);
+}
+fitHeader();
+window.addEventListener("resize", fitHeader);
