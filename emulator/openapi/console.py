@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
-from emulator.openapi.console_shapes import ObjectDetail, ObjectList, Resent
+from emulator.openapi.console_shapes import Found, ObjectDetail, ObjectList, Resent
 from emulator.openapi.control import LIMIT, op
 from emulator.openapi.model import Operation, Param
 
@@ -36,6 +36,11 @@ OPERATIONS: list[Operation] = [
     op("objects_find", "GET", "/objects/{id}",
        "One object of whatever kind has this id (Find by id: one request)", "Console",
        ObjectDetail, errors={404: "Nothing has this id (`not_found`)."}),
+    op("objects_find_search", "GET", "/find",
+       "Find by id as a search: the object of whatever kind has this id, or null", "Console",
+       Found, description="What the console's Find by id asks: a miss answers 200 with"
+       " `object` null, so a page that searches logs no error.",
+       query=(Param("id", FILTER, "The id (any case)", required=True),)),
     op("objects_read", "GET", "/objects/{kind}/{id}",
        "One object with its status history, events, deliveries and jobs", "Console",
        ObjectDetail, errors={404: "No such kind or object (`not_found`)."}),

@@ -51,6 +51,13 @@ class ObjectDetail(msgspec.Struct):
     jobs: list[ScheduledJob]
 
 
+class Found(msgspec.Struct):
+    """The id asked for, and the object that has it (null when nothing has it)."""
+
+    id: str
+    object: ObjectDetail | None
+
+
 class Resent(msgspec.Struct):
     """The new message, and its attempts so far (the first, unless it is still under way)."""
 

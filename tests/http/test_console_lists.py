@@ -71,3 +71,14 @@ async def test_bad_list_parameters_answer_400(http, merchant, params, says):
     assert answer.status_code == 400
     assert answer.json()["error"]["code"] == "invalid"
     assert says in answer.json()["error"]["message"]
+
+
+async def test_find_as_a_search_answers_a_miss_without_an_error(http, gw, merchant):
+    made = await purchases.create(http, gw, merchant)
+    hit = await http.get("/_emulator/find", params={"id": made["id"]})
+    assert hit.status_code == 200
+    assert hit.json()["object"]["kind"] == "purchases"
+    assert hit.json()["object"]["status"] == "created"
+    miss = await http.get("/_emulator/find", params={"id": "no-such-object"})
+    assert miss.status_code == 200
+    assert miss.json() == {"id": "no-such-object", "object": None}

@@ -50,6 +50,18 @@ async def any_kind(request: Request) -> Response:
     return JSON(await objects.found(runtime(request), request.path_params["id"]))
 
 
+async def find(request: Request) -> Response:
+    """Find by id as a search: a miss is an answer (``object`` null), not an error."""
+    object_id = request.query_params.get("id", "")
+    try:
+        found = await objects.found(runtime(request), object_id)
+    except ControlError as error:
+        if error.status != 404:
+            raise
+        return JSON({"id": object_id, "object": None})
+    return JSON({"id": object_id, "object": found})
+
+
 async def detail(request: Request) -> Response:
     object_id = request.path_params["id"]
     if not 0 < len(object_id) <= MAX_FILTER:
@@ -67,6 +79,7 @@ async def resend(request: Request) -> Response:
 ROUTES = [
     Route("/merchants/{company_id}/objects/{kind}", listed, methods=["GET"]),
     Route("/objects/{id}", any_kind, methods=["GET"]),
+    Route("/find", find, methods=["GET"]),
     Route("/objects/{kind}/{id}", detail, methods=["GET"]),
     Route("/deliveries/{id}/resend", resend, methods=["POST"]),
 ]

@@ -1,10 +1,11 @@
 // The console's links, lists at scale, finding and confirmations (after console.js, whose
 // helpers it uses). The view is in the URL: ?merchant=&kind=&status=&id=&q=&sort=&offset=
 // &object= and the section (or #delivery-N, #request-N, #run=ID) in the hash; reloading or
-// pasting it reopens the same view. Object lists are counted, paged and sorted by the server
-// (GET /_emulator/merchants/{id}/objects/{kind}?count...); "Find by id" asks once
-// (GET /_emulator/objects/{id}) and answers beside the box. Moves of the server clock and
-// restoring a snapshot ask first, saying what they affect.
+// pasting it reopens the same view. Object lists are counted, paged, sorted and searched by
+// the server (GET /_emulator/merchants/{id}/objects/{kind}?offset=&sort=&q=); "Find by id"
+// asks once (GET /_emulator/find?id=: a miss is an answer, not a 404 in the browser's log)
+// and answers beside the box. Moves of the server clock and restoring a snapshot ask first,
+// beside the button, saying what they affect.
 "use strict";
 
 const PAGE = 50;
@@ -54,10 +55,7 @@ function restoreView() {
 // After the first load: the object the URL names, and the row its hash names.
 async function reopenView(objectId) {
   if (objectId) {
-    try {
-      const d = await call("GET", `/_emulator/objects/${encodeURIComponent(objectId)}`);
-      await openDetail(d.kind, d.id);
-    } catch (error) { findMiss(objectId, error); }
+    await findById(objectId);
   }
   showTarget();
 }
@@ -127,8 +125,9 @@ async function findById(id) {
   $("find-result").textContent = "";
   $("find-result").className = "";
   try {
-    const d = await call("GET", `/_emulator/objects/${encodeURIComponent(id)}`);
-    await openDetail(d.kind, d.id);
+    const found = await call("GET", `/_emulator/find?id=${encodeURIComponent(id)}`);
+    if (found.object) await openDetail(found.object.kind, found.object.id);
+    else findMiss(id);
   } catch (error) { findMiss(id, error); }
 }
 
