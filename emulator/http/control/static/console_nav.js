@@ -96,7 +96,7 @@ async function loadObjectPage() {
   if (data.objects.length) fill("object-list", data.objects.map((o) => objectRow(kind, o)));
   else fill("object-list", [h("tr", {}, h("td", { colspan: 3 }, nav.offset ? "No more." : "None."))]);
   const first = data.objects.length ? nav.offset + 1 : 0;
-  $("object-count").textContent = `${first}–${nav.offset + data.objects.length} of ${data.count}`;
+  $("object-count").textContent = `${first}-${nav.offset + data.objects.length} of ${data.count}`;
   $("page-prev").disabled = nav.offset === 0;
   $("page-next").disabled = nav.offset + data.objects.length >= data.count;
   nav.rendered = performance.now() - started;
@@ -192,4 +192,4 @@ function fitHeader() {
   document.documentElement.style.setProperty("--header", `${document.querySelector("header").offsetHeight}px`);
 }
 fitHeader();
-window.addEventListener("resize", fitHeader);
+new ResizeObserver(fitHeader).observe(document.querySelector("header"));  // it wraps as it fills
