@@ -66,12 +66,15 @@ def crowded(server: EmulatorServer) -> dict[str, Any]:
 
 def show(browser: WebDriver, what: str) -> float:
     """The view's render (its request and rows, as the page measures it with
-    performance.now), three times over: the median, printed. Live polls and other work on a
-    shared machine make a single measure noisy."""
+    performance.now), three times over with the page's own live polls paused: the median,
+    printed. Other work on a shared machine still makes a single measure noisy."""
     took = browser.execute_async_script(
-        "const done = arguments[arguments.length - 1]; (async () => { const ms = [];"
-        " for (let i = 0; i < 3; i++) { await loadObjectPage(); ms.push(nav.rendered); }"
-        " return ms; })().then(done, (e) => done([String(e)]));"
+        "const done = arguments[arguments.length - 1];"
+        " const idle = () => new Promise((ok) => { const wait = () => state.busy ?"
+        " setTimeout(wait, 20) : ok(); wait(); });"
+        " (async () => { await idle(); state.busy = true; const ms = [];"
+        " try { for (let i = 0; i < 3; i++) { await loadObjectPage(); ms.push(nav.rendered); } }"
+        " finally { state.busy = false; } return ms; })().then(done, (e) => done([String(e)]));"
     )
     median = sorted(float(ms) for ms in took)[1]
     print(f"render of {what}: {median:.1f} ms (of {', '.join(f'{ms:.1f}' for ms in took)})")
