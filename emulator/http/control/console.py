@@ -134,11 +134,11 @@ no merchant)</option></select></label>
 <span id="advance-result" role="status" aria-live="polite"></span></span>
 <form id="find-form" class="find"><label>Find by id <input id="find" size="38"
 placeholder="purchase, payout, mandate... id"></label> <button>Open</button>
-<span id="find-result" role="status" aria-live="polite"></span></form></div>
-<div class="bar"><span id="active-scenarios-label" class="hidden">Active scenarios
-<span id="active-scenarios"></span></span>
-<button id="copy-link" type="button" title="a link to this view">Copy a link to this view</button>
-<span id="link-result" role="status"></span></div>
+<span id="find-result" role="status" aria-live="polite"></span></form>
+<span><button id="copy-link" type="button" title="a link to this view">Copy a link to this view
+</button> <span id="link-result" role="status"></span></span>
+<span id="active-scenarios-label" class="hidden">Active scenarios
+<span id="active-scenarios"></span></span></div>
 <nav>{nav}</nav></header>
 <div id="token-box" class="hidden" role="dialog" aria-labelledby="token-title">
 <form id="token-form"><h2 id="token-title">Admin token</h2>

@@ -61,6 +61,7 @@ async function reopenView(objectId) {
 }
 
 function showTarget() {
+  document.querySelectorAll("tr.target").forEach((row) => row.classList.remove("target"));
   const target = /^#((?:delivery|request)-\d+)$/.exec(location.hash);
   if (!target) return;
   const wait = (tries) => {
@@ -169,7 +170,8 @@ function showActiveScenarios(scenarios) {
 // -- links of deliveries and journal entries -----------------------------------------------
 
 function entryLink(prefix, id) {
-  return h("a", { href: viewUrl({ object: "" }, `#${prefix}-${id}`), class: "entry-link", title: "a link to this entry" }, String(id));
+  // relative: it keeps the view of the moment it is followed or copied
+  return h("a", { href: `#${prefix}-${id}`, class: "entry-link", title: "a link to this entry" }, String(id));
 }
 
 function copyLink() {
@@ -179,6 +181,7 @@ function copyLink() {
     () => { $("link-result").textContent = url; });
 }
 $("copy-link").addEventListener("click", copyLink);
+window.addEventListener("hashchange", showTarget);
 
 for (const id of ["status-filter", "id-filter", "object-search"]) $(id).addEventListener("change", () => { nav.offset = 0; saveView(); });
 $("kind").addEventListener("change", () => { nav.offset = 0; saveView(); });
