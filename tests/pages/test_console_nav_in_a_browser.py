@@ -211,3 +211,34 @@ def test_restoring_and_moving_the_server_clock_ask_first(server, browser):
     confirm(browser, "Restoring before replaces the state of every merchant")
     until(browser, lambda b: text_of(b, "notice") == "Restored before.")
     wait_text(browser, "clock-now", "2026-03-02T08:00:00Z")
+
+
+def test_an_object_says_why_and_the_header_names_active_scenarios(server, browser):
+    made = httpx.post(f"{server.url}/_emulator/merchants", json={"name": "Why"}).json()
+    library = httpx.get(f"{server.url}/_emulator/scenarios").json()["scenarios"]
+    name = next(s["name"] for s in library if not s.get("error") and s["origin"] == "library")
+    activated = httpx.post(
+        f"{server.url}/_emulator/scenarios/{name}/activate",
+        json={"merchant": made["company_id"]},
+    )
+    assert activated.status_code < 300, activated.text
+    purchase = httpx.post(
+        f"{server.url}/api/v1/purchases/",
+        json={
+            "client": {"email": "why@shop.test"},
+            "brand_id": made["brand_id"],
+            "purchase": {"currency": "ZAR", "products": [{"name": "W", "price": 500}]},
+        },
+        headers={
+            "Authorization": f"Bearer {made['api_key']}",
+            "X-Emulator-Outcome": "decline:insufficient_funds",
+        },
+    ).json()
+    browser.get(f"{server.url}/_emulator/?merchant={made['company_id']}&object={purchase['id']}")
+    wait_text(browser, "detail-id", purchase["id"])
+    outcome = until(browser, lambda b: b.find_element(By.CSS_SELECTOR, "#detail-why .why-outcome"))
+    assert "X-Emulator-Outcome" in outcome.text and f"outcome.{purchase['id']}" in outcome.text
+    assert name in text_of(browser, "detail-why")
+    chips = browser.find_elements(By.CSS_SELECTOR, "#active-scenarios a")
+    assert [c.get_attribute("data-scenario") for c in chips] == [name]
+    assert chips[0].get_attribute("href").endswith("#scenarios")

@@ -194,6 +194,7 @@ UTC</label> <button>Advance</button></form><p id="advanced"></p></section>
 <article id="detail" class="hidden"><h3 id="detail-title" tabindex="-1">
 <span id="detail-kind"></span>
 <code id="detail-id"></code> <span id="detail-status" class="status"></span></h3>
+<ul id="detail-why" class="why hidden" aria-label="why"></ul>
 <div id="actions"></div><p id="action-result" role="status"></p>
 <div class="cols"><div><h4>Status history</h4><ol id="detail-history" class="timeline"></ol>
 <h4>Scheduled jobs</h4><ul id="detail-jobs"></ul>

@@ -328,6 +328,7 @@ async function loadDetail(fresh) {
   if ($("detail-json").textContent !== json) $("detail-json").textContent = json;
   fill("detail-history", d.history.map((c) => h("li", {}, h("code", {}, c.at), " ", h("strong", {}, c.status), ` (${c.event})`)));
   fill("detail-events", d.events.map((e) => h("li", {}, h("code", {}, e.at), ` ${e.event_type}`)));
+  explain(d);  // console_nav.js: what made it so (an outcome header, active scenarios)
   fill("detail-jobs", d.jobs.length ? d.jobs.map((j) => h("li", {}, h("code", {}, j.due), ` ${j.kind}: ${j.description}`)) : [h("li", {}, "None pending.")]);
   fill("detail-deliveries", d.deliveries.map((a) => h("tr", {}, h("td", {}, a.id), h("td", {}, h("code", {}, a.at)),
     h("td", {}, a.event_type), h("td", {}, a.url), h("td", {}, result(a)), h("td", { class: "ms" }, took(a)))));
@@ -477,6 +478,7 @@ function showJournal() {
   fill("journal-list", state.requests.filter(requestShown).map((r) => h("tr", { id: `request-${r.id}`, dataset: { request: r.id } },
     h("td", {}, entryLink("request", r.id)), h("td", {}, h("code", {}, r.time)),
     h("td", {}, `${r.method} ${r.path}${r.query ? "?" + r.query : ""}`,
+      r.note ? h("p", { class: "note" }, r.note) : null,
       (r.warnings || []).length ? h("ul", { class: "warnings", "aria-label": "keys the platform ignores" },
         r.warnings.map((w) => h("li", {}, w))) : null,
       h("details", {}, h("summary", {}, "bodies"), h("pre", {}, prettyBody(r.request_body)), h("pre", {}, prettyBody(r.response_body)))),

@@ -161,10 +161,39 @@ function askRestore(control, name, then) {
 // -- why: the merchant's active scenarios, by name, in the header ---------------------------
 
 function showActiveScenarios(scenarios) {
-  const active = scenarios.filter((s) => s.active.some((a) => !a.merchant || a.merchant === state.merchant));
+  nav.scenarios = scenarios;
+  const active = scenarios.filter((s) => !s.name.startsWith("outcome.")
+    && s.active.some((a) => !a.merchant || a.merchant === state.merchant));
   fill("active-scenarios", active.map((s) => h("a", { href: "#scenarios", class: "chip", dataset: { scenario: s.name } },
     h("code", {}, s.name), s.active.some((a) => !a.merchant) ? " (everyone)" : "")));
   $("active-scenarios-label").classList.toggle("hidden", !active.length);
+  if (state.detail && nav.detail) explain(nav.detail);
+}
+
+// Why an object is as it is: an outcome header made for it, or the scenarios active for its
+// merchant (they decide outcomes and deliveries), each a link to the Scenarios section.
+function explain(d) {
+  nav.detail = d;
+  if (nav.explained !== d.id) {  // a newly opened object: its outcome activation may be new
+    nav.explained = d.id;
+    loadScenarios().catch(() => {});
+  }
+  const scenarios = nav.scenarios || [];
+  const own = scenarios.find((s) => s.name === `outcome.${d.id}` && s.active.length);
+  const active = scenarios.filter((s) => !s.name.startsWith("outcome.")
+    && s.active.some((a) => !a.merchant || a.merchant === d.merchant));
+  const parts = [];
+  if (own) {
+    parts.push(h("li", { class: "why-outcome" }, "Its outcome was chosen by the ",
+      h("code", {}, "X-Emulator-Outcome"), " header of the request that created it (scenario ",
+      h("a", { href: "#scenarios" }, h("code", {}, own.name)), "), not by a test card or the clock."));
+  }
+  if (active.length) {
+    parts.push(h("li", { class: "why-scenarios" }, "Scenarios active for its merchant, which decide outcomes and deliveries: ",
+      active.map((s, i) => [i ? ", " : "", h("a", { href: "#scenarios" }, h("code", {}, s.name))]), "."));
+  }
+  fill("detail-why", parts);
+  $("detail-why").classList.toggle("hidden", !parts.length);
 }
 
 // -- links of deliveries and journal entries -----------------------------------------------
