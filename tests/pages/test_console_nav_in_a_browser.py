@@ -242,3 +242,23 @@ def test_an_object_says_why_and_the_header_names_active_scenarios(server, browse
     chips = browser.find_elements(By.CSS_SELECTOR, "#active-scenarios a")
     assert [c.get_attribute("data-scenario") for c in chips] == [name]
     assert chips[0].get_attribute("href").endswith("#scenarios")
+
+
+def test_the_journal_shows_older_entries_on_request(server, browser):
+    made = httpx.post(f"{server.url}/_emulator/merchants", json={"name": "Busy"}).json()
+    with httpx.Client(base_url=server.url) as http:
+        for _ in range(105):
+            answer = http.get(
+                "/api/v1/clients/", headers={"Authorization": f"Bearer {made['api_key']}"}
+            )
+            assert answer.status_code == 200
+    browser.get(f"{server.url}/_emulator/?merchant={made['company_id']}#journal")
+    rows = "#journal-list tr"
+    until(browser, lambda b: len(b.find_elements(By.CSS_SELECTOR, rows)) == 100)  # the newest
+    press(browser, browser.find_element(By.ID, "requests-older"))
+    wait_text(browser, "requests-older-said", "105 shown, newest first.")
+    assert len(browser.find_elements(By.CSS_SELECTOR, rows)) == 105
+    first = browser.find_element(By.CSS_SELECTOR, f"{rows} a.entry-link")
+    assert first.get_attribute("href").endswith(f"#request-{first.text}")
+    press(browser, browser.find_element(By.ID, "requests-older"))
+    wait_text(browser, "requests-older-said", "No older ones: 105 in all.")

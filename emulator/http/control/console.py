@@ -216,6 +216,8 @@ aria-label="Object id"> <input id="dfilter-event" placeholder="event" aria-label
 <table><thead><tr><th>#</th><th>At</th><th>Event</th><th>Object</th><th>URL</th>
 <th>Result</th><th title="response time">ms</th><th></th></tr></thead>
 <tbody id="delivery-list"></tbody></table>
+<p class="pager"><button id="deliveries-older" type="button">Older</button>
+<span id="deliveries-older-said" role="status"></span></p>
 <div id="delivery-ops"><h3>Recover and switch off</h3>
 <form id="recover-form"><label>Send again what failed since
 <input id="recover-since" type="datetime-local" step="1"> UTC</label>
@@ -232,7 +234,9 @@ size="4"> days of only failures</label> <button id="auto-save" type="button">Sav
 aria-label="Path"> <input id="jfilter-status" placeholder="status" size="6"
 aria-label="Status"></form>
 <table><thead><tr><th>#</th><th>Time</th><th>Request</th><th>Status</th><th>ms</th>
-</tr></thead><tbody id="journal-list"></tbody></table></section>
+</tr></thead><tbody id="journal-list"></tbody></table>
+<p class="pager"><button id="requests-older" type="button">Older</button>
+<span id="requests-older-said" role="status"></span></p></section>
 
 <section id="sink"><h2>Sink</h2><form id="sink-form"><label>Receiver
 <input id="sink-name" value="qa" size="20"></label> <button>Show</button>

@@ -175,7 +175,7 @@ async function newPurchase() {
 }
 
 async function choose(companyId) {
-  if (companyId !== state.merchant) nav.offset = 0;
+  if (companyId !== state.merchant) { nav.offset = 0; nav.keep = { deliveries: 300, requests: 300 }; }
   state.merchant = companyId;
   $("merchant").value = companyId;
   state.lastDelivery = 0; state.lastRequest = 0; state.deliveries = []; state.requests = [];
@@ -452,7 +452,7 @@ async function pollDeliveries() {
   const known = new Set(state.deliveries.map((d) => d.id));
   const found = (state.lastDelivery ? data.deliveries.reverse() : data.deliveries).filter((d) => !known.has(d.id));
   if (!found.length && state.lastDelivery) return;
-  state.deliveries = [...found, ...state.deliveries].slice(0, 300);
+  state.deliveries = [...found, ...state.deliveries].slice(0, nav.keep.deliveries);  // console_nav.js: Older
   if (state.deliveries.length) state.lastDelivery = Math.max(state.lastDelivery, state.deliveries[0].id);
   showDeliveries();
 }
@@ -493,7 +493,7 @@ async function pollJournal() {
   const known = new Set(state.requests.map((r) => r.id));  // overlapping polls: each entry once
   const found = (state.lastRequest ? data.requests.reverse() : data.requests).filter((r) => !known.has(r.id));
   if (!found.length && state.lastRequest) return;
-  state.requests = [...found, ...state.requests].slice(0, 300);
+  state.requests = [...found, ...state.requests].slice(0, nav.keep.requests);  // console_nav.js: Older
   if (state.requests.length) state.lastRequest = Math.max(state.lastRequest, state.requests[0].id);
   showJournal();
 }

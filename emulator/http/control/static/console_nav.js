@@ -9,7 +9,7 @@
 "use strict";
 
 const PAGE = 50;
-const nav = { offset: 0, count: 0, shown: 0, rendered: 0 };
+const nav = { offset: 0, count: 0, shown: 0, rendered: 0, keep: { deliveries: 300, requests: 300 } };
 const VIEW_KEYS = ["merchant", "kind", "status", "id", "q", "sort", "offset", "object"];
 
 function viewParams(extra) {
@@ -114,6 +114,28 @@ $("page-prev").addEventListener("click", () => goTo(nav.offset - PAGE));
 $("page-next").addEventListener("click", () => goTo(nav.offset + PAGE));
 $("object-sort").addEventListener("change", () => goTo(0));
 
+// The live feeds (deliveries, journal) show the newest; "Older" adds the 100 before them.
+async function older(feed) {
+  const list = state[feed];
+  const said = $(`${feed}-older-said`);
+  if (!list.length) { said.textContent = "None."; return; }
+  const oldest = Math.min(...list.map((e) => e.id));
+  const path = feed === "deliveries" ? "/_emulator/deliveries" : "/_emulator/requests";
+  const data = await call("GET", `${path}?${merchantQuery()}before=${oldest}&limit=100`);
+  const known = new Set(list.map((e) => e.id));
+  const more = data[feed].filter((e) => !known.has(e.id));
+  nav.keep[feed] = Math.max(nav.keep[feed], list.length + more.length);
+  list.push(...more);
+  if (feed === "deliveries") showDeliveries(); else showJournal();
+  said.textContent = more.length ? `${list.length} shown, newest first.` : `No older ones: ${list.length} in all.`;
+}
+for (const feed of ["deliveries", "requests"]) {
+  $(`${feed}-older`).addEventListener("click", () => older(feed).catch((error) => {
+    $(`${feed}-older-said`).className = "error";
+    $(`${feed}-older-said`).textContent = error.message;
+  }));
+}
+
 // -- find by id: one request, the answer beside the box ------------------------------------
 
 function findMiss(id, error) {
@@ -174,6 +196,7 @@ function showActiveScenarios(scenarios) {
 // merchant (they decide outcomes and deliveries), each a link to the Scenarios section.
 function explain(d) {
   nav.detail = d;
+  if (state.detail) saveView();  // the object may have switched the merchant
   if (nav.explained !== d.id) {  // a newly opened object: its outcome activation may be new
     nav.explained = d.id;
     loadScenarios().catch(() => {});
@@ -213,7 +236,6 @@ $("copy-link").addEventListener("click", copyLink);
 window.addEventListener("hashchange", showTarget);
 
 for (const id of ["status-filter", "id-filter", "object-search"]) $(id).addEventListener("change", () => { nav.offset = 0; saveView(); });
-$("kind").addEventListener("change", () => { nav.offset = 0; saveView(); });
 document.addEventListener("click", (event) => {
   const link = event.target.closest && event.target.closest("nav a");
   if (link) setTimeout(saveView);
