@@ -7,6 +7,7 @@ from __future__ import annotations
 from html import escape
 from importlib.resources import files
 from typing import Any
+from urllib.parse import unquote
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -111,13 +112,24 @@ async def to_console(request: Request) -> Response:
 
 
 ROUTES = [Route("/", console, methods=["GET"])]
-# the page's icon, inline: no request for /favicon.ico
+# the page's icon, inline (no request for /favicon.ico; the payer's pages ask for it)
 FAVICON = (
     "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E"
     "%3Crect width='16' height='16' rx='3' fill='%232450b8'/%3E%3Cpath d='M3 6h10v2H3zm0 3h6v2H3z'"
     " fill='%23fff'/%3E%3C/svg%3E"
 )
-ROOT = [Route("/", to_console, methods=["GET"])]
+
+
+async def favicon(request: Request) -> Response:
+    """What a browser asks for on a page without an icon link (the payer's pages)."""
+    return Response(unquote(FAVICON.split(",", 1)[1]), media_type="image/svg+xml")
+
+
+ROOT = [
+    Route("/", to_console, methods=["GET"]),
+    Route("/favicon.ico", favicon, methods=["GET"]),
+]
+
 
 TEMPLATE = """
 <header><div class="brand"><strong>Payments emulator</strong> QA console
