@@ -297,13 +297,13 @@ $("kind").addEventListener("change", () => { nav.offset = 0; saveView(); loadObj
 
 function closeDetail() { state.detail = null; $("detail").classList.add("hidden"); saveView(); }
 
-async function openDetail(kind, id) {
+async function openDetail(kind, id, read) {  // read: the detail, when already read
   state.detail = { kind, id };
   $("detail").classList.remove("hidden");
   $("action-result").textContent = "";
   $("kind").value = kind;
   saveView();
-  await loadDetail(true);
+  await loadDetail(true, read);
   $("detail").scrollIntoView();
   $("detail-title").focus({ preventScroll: true });  // Tab goes on to its actions
 }
@@ -315,9 +315,9 @@ function result(d) {
   return d.status ? `${d.status} failed` : `no answer: ${d.error}`;
 }
 
-async function loadDetail(fresh) {
+async function loadDetail(fresh, read) {
   const { kind, id } = state.detail;
-  const d = await call("GET", `/_emulator/objects/${kind}/${encodeURIComponent(id)}`);
+  const d = read || await call("GET", `/_emulator/objects/${kind}/${encodeURIComponent(id)}`);
   if (!state.detail || state.detail.id !== id) return;
   if (d.merchant !== state.merchant) { state.merchant = d.merchant; $("merchant").value = d.merchant; loadMerchants().catch(failed); loadClock().catch(failed); }
   $("detail-kind").textContent = kind.replace(/s$/, "").replace("_", " ");

@@ -149,7 +149,7 @@ async function findById(id) {
   $("find-result").className = "";
   try {
     const found = await call("GET", `/_emulator/find?id=${encodeURIComponent(id)}`);
-    if (found.object) await openDetail(found.object.kind, found.object.id);
+    if (found.object) await openDetail(found.object.kind, found.object.id, found.object);  // no second read
     else findMiss(id);
   } catch (error) { findMiss(id, error); }
 }
