@@ -75,7 +75,8 @@ function showTarget() {
 
 function objectRow(kind, o) {
   return h("tr", { dataset: { id: o.id } },
-    h("td", {}, viewLink({ object: o.id }, "#detail", () => openDetail(kind, o.id), h("code", { class: "open" }, o.id))),
+    h("td", {}, Object.assign(viewLink({ object: o.id }, "#detail", () => openDetail(kind, o.id), h("code", {}, o.id)),
+      { className: "open" })),
     h("td", { class: "status" }, o.status || ""), h("td", {}, summary(o)));
 }
 
