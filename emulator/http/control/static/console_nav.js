@@ -77,7 +77,8 @@ function objectRow(kind, o) {
   return h("tr", { dataset: { id: o.id } },
     h("td", {}, Object.assign(viewLink({ object: o.id }, "#detail", () => openDetail(kind, o.id), h("code", {}, o.id)),
       { className: "open" })),
-    h("td", { class: "status" }, o.status || ""), h("td", {}, summary(o)));
+    h("td", { class: "status" }, o.status || ""),
+    h("td", {}, summary(o), typeof reasonTag === "function" ? reasonTag(o) : null));  // console.js on main
 }
 
 async function loadObjectPage() {
