@@ -11,9 +11,12 @@ from emulator.openapi.control_shapes import DeliveryAttempt, Instant, ScheduledJ
 
 
 class ObjectList(msgspec.Struct):
-    """The merchant's objects of the kind, newest first, as stored (the API's JSON)."""
+    """A page of the merchant's objects of the kind that match (newest first unless
+    sorted), as stored (the API's JSON); ``count``: how many match in all."""
 
     kind: str
+    count: int
+    offset: int
     objects: list[dict[str, Any]]
 
 
@@ -46,6 +49,13 @@ class ObjectDetail(msgspec.Struct):
     events: list[ObjectEvent]
     deliveries: list[DeliveryAttempt]
     jobs: list[ScheduledJob]
+
+
+class Found(msgspec.Struct):
+    """The id asked for, and the object that has it (null when nothing has it)."""
+
+    id: str
+    object: ObjectDetail | None
 
 
 class Resent(msgspec.Struct):

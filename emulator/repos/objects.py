@@ -25,25 +25,95 @@ KINDS: dict[str, tuple[str, bool]] = {
 _decode = msgspec.json.Decoder()
 
 
+# where a search looks, besides the id: e-mails, references, titles; then amounts (cents)
+TEXT_FIELDS = ("$.email", "$.client.email", "$.reference", "$.externalReference",
+               "$.payment.reference", "$.title")  # fmt: skip
+AMOUNT_FIELDS = ("$.purchase.total", "$.payment.amount", "$.amount", "$.amountCents")
+# the fields' values in one parse of the object: ",v1,v2,...," (a JSON array's insides)
+_PATHS = ", ".join(f"'{path}'" for path in (*TEXT_FIELDS, *AMOUNT_FIELDS))
+_VALUES = f"(',' || substr(json_extract(CAST(data AS TEXT), {_PATHS}), 2, 1e9))"
+SORTS = {
+    "newest": "seq DESC",
+    "oldest": "seq ASC",
+    "status": "json_extract(CAST(data AS TEXT), '$.status') ASC, seq DESC",
+    "id": "id ASC",
+}
+
+
+def _search(text: str) -> tuple[str, list[Any]]:
+    """``text`` anywhere in the id, an e-mail, a reference or a title (any case), or an
+    amount (``19.99`` or ``1999``, in cents as stored) equal to it. The object's JSON is
+    parsed once per row for the text, once more for an amount."""
+    lowered = text.lower()
+    parts = ["instr(lower(id), ?) > 0", f"instr(lower({_VALUES}), ?) > 0"]
+    params: list[Any] = [lowered, lowered]
+    for cents in _cents(text):
+        parts.append(f"instr(replace({_VALUES}, ']', ','), ?) > 0")
+        params.append(f",{cents},")
+    return f"({' OR '.join(parts)})", params
+
+
+def _cents(text: str) -> list[int]:
+    """The amounts ``text`` may mean: ``19.99`` is 1999 cents; ``1999`` is 1999 cents or
+    199,900 (R 1,999.00)."""
+    whole, dot, fraction = text.strip().partition(".")
+    if not whole.isdigit() or len(whole) > 15:
+        return []
+    if dot and not (fraction.isdigit() and len(fraction) <= 2):
+        return []
+    if dot:
+        return [int(whole) * 100 + int(fraction.ljust(2, "0"))]
+    return [int(whole), int(whole) * 100]
+
+
 def listed(
-    tx: Tx, merchant_id: str, kind: str, status: str | None, id_part: str | None, limit: int
-) -> list[dict[str, Any]]:
-    """Newest first; ``status`` exact, ``id_part`` anywhere in the id (case-insensitive)."""
+    tx: Tx,
+    merchant_id: str,
+    kind: str,
+    status: str | None,
+    id_part: str | None,
+    limit: int,
+    offset: int = 0,
+    sort: str = "newest",
+    search: str | None = None,
+) -> tuple[int, list[dict[str, Any]]]:
+    """How many match, and a page of them (``sort``: newest first by default); ``status``
+    exact, ``id_part`` anywhere in the id (case-insensitive), ``search`` as `_search`."""
     table, has_status = KINDS[kind]
     where, params = ["merchant_id = ?"], [merchant_id]
     if status is not None:
         if not has_status:
-            return []
+            return 0, []
         where.append("json_extract(CAST(data AS TEXT), '$.status') = ?")
         params.append(status)
     if id_part is not None:
         where.append("instr(lower(id), ?) > 0")
         params.append(id_part.lower())
-    rows = tx.all(
-        f'SELECT data FROM "{table}" WHERE {" AND ".join(where)} ORDER BY seq DESC LIMIT ?',
-        (*params, limit),
+    if search is not None:
+        clause, more = _search(search)
+        where.append(clause)
+        params.extend(more)
+    # the matching rows' numbers, in order, in one pass (no object read unless a filter or
+    # the sort needs it); then the page's objects by number
+    order = tx.all(
+        f'SELECT seq FROM "{table}" WHERE {" AND ".join(where)} ORDER BY {SORTS[sort]}',
+        tuple(params),
     )
-    return [_decode.decode(row[0]) for row in rows]
+    page = [row[0] for row in order[offset : offset + limit]]
+    if not page:
+        return len(order), []
+    marks = ", ".join("?" * len(page))
+    rows = tx.all(f'SELECT seq, data FROM "{table}" WHERE seq IN ({marks})', tuple(page))
+    found = {row[0]: row[1] for row in rows}
+    return len(order), [_decode.decode(found[seq]) for seq in page]
+
+
+def kind_of(tx: Tx, object_id: str) -> str | None:
+    """The kind of the object with this id (any kind), None when there is none."""
+    for kind, (table, _) in KINDS.items():
+        if tx.one(f'SELECT 1 FROM "{table}" WHERE id = ?', (object_id,)) is not None:
+            return kind
+    return None
 
 
 def one(tx: Tx, kind: str, object_id: str) -> tuple[str, dict[str, Any]] | None:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from emulator.kernel.context import Context
 
 KINDS = tuple(repo.KINDS)
+SORTS = tuple(repo.SORTS)
 EVENTS = 500  # events of one object, at most
 
 
@@ -30,7 +31,37 @@ async def listed(
     _kind(kind)
     await control.merchant_clock(rt, company_id)  # 404 for an unknown merchant
     await rt.enter(company_id)  # what is due has happened
-    return await rt.db.read(lambda tx: repo.listed(tx, company_id, kind, status, id_part, limit))
+    found = await rt.db.read(lambda tx: repo.listed(tx, company_id, kind, status, id_part, limit))
+    return found[1]
+
+
+async def paged(
+    rt: Context, company_id: str, kind: str, query: dict[str, Any]
+) -> tuple[int, list[dict[str, Any]]]:
+    """How many of the kind match ``query`` (``status``, ``id``, ``q``), and the page of
+    them it asks for (``limit``, ``offset``, ``sort``)."""
+    _kind(kind)
+    await control.merchant_clock(rt, company_id)  # 404 for an unknown merchant
+    await rt.enter(company_id)
+    return await rt.db.read(
+        lambda tx: repo.listed(
+            tx, company_id, kind, query["status"], query["id"], query["limit"],
+            query["offset"], query["sort"], query["q"],
+        )
+    )  # fmt: skip
+
+
+async def found(rt: Context, object_id: str) -> dict[str, Any]:
+    """One object of whatever kind has this id (any case), as `detail` reads it."""
+    if not 0 < len(object_id) <= 128:
+        raise ControlError(404, "not_found", "nothing has this id")
+    kind = await rt.db.read(lambda tx: repo.kind_of(tx, object_id))
+    if kind is None and object_id != object_id.lower():
+        object_id = object_id.lower()
+        kind = await rt.db.read(lambda tx: repo.kind_of(tx, object_id))
+    if kind is None:
+        raise ControlError(404, "not_found", "nothing has this id")
+    return await detail(rt, kind, object_id)
 
 
 async def detail(rt: Context, kind: str, object_id: str) -> dict[str, Any]:

@@ -128,6 +128,9 @@ async def test_the_console_page_and_the_root_redirect(http):
     text = page.text
     assert "SANDBOX" in text and "4000000000000002" in text
     assert "<script>" in text and "http://" not in text.split("<script>")[1]  # no CDN
+    icon = await http.get("/favicon.ico")  # not a 404 in every page's log
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+    assert icon.text.startswith("<svg ")
 
 
 async def test_the_admin_token_works_from_the_consoles_cookie(tmp_path: Path):

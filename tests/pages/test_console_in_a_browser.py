@@ -67,6 +67,13 @@ def find(browser: WebDriver, object_id: str) -> None:
     wait_text(browser, "detail-id", object_id)
 
 
+def confirm(browser: WebDriver, says: str) -> None:
+    """The question asked beside the control just pressed: it says ``says``; answer yes."""
+    box = until(browser, lambda b: b.find_element(By.CSS_SELECTOR, ".confirm"))
+    assert says in box.text, box.text
+    press(browser, box.find_element(By.CSS_SELECTOR, ".confirm-yes"))
+
+
 def pay(browser: WebDriver, card: str) -> None:
     Select(browser.find_element(By.ID, "card")).select_by_value(card)
     press(browser, browser.find_element(By.ID, "pay"))
@@ -134,12 +141,15 @@ def test_a_tester_drives_the_emulator_from_the_console(server, browser, tmp_path
     assert text_of(browser, "detail-status") == "pending"
     assert "payout.settlement" in text_of(browser, "detail-jobs")
     press(browser, browser.find_element(By.CSS_SELECTOR, "button[data-advance='days:3']"))
+    confirm(browser, "This moves the server clock: 2 of 2 merchant(s) follow it")
     wait_text(browser, "detail-status", "success")
     wait_text(browser, "clock-now", "2026-03-05T08:00:00Z")
     press(browser, browser.find_element(By.CSS_SELECTOR, "button[data-advance='month']"))
+    confirm(browser, "moves the server clock")
     wait_text(browser, "clock-now", "2026-04-05T08:00:00Z")
     browser.execute_script("document.getElementById('advance-date').value = '2026-04-06T09:30'")
     press(browser, browser.find_element(By.CSS_SELECTOR, "#advance-to button"))
+    confirm(browser, "moves the server clock")
     wait_text(browser, "clock-now", "2026-04-06T09:30:00Z")
 
 
@@ -291,4 +301,5 @@ def test_the_bank_side_the_feeds_and_snapshots_from_the_console(server, browser)
     item = "#snapshot-list li[data-snapshot='qa-bank'] button"
     until(browser, lambda b: b.find_elements(By.CSS_SELECTOR, item))
     press(browser, browser.find_element(By.CSS_SELECTOR, item))
+    confirm(browser, "Restoring qa-bank replaces the state of every merchant")
     until(browser, lambda b: text_of(b, "notice") == "Restored qa-bank.")

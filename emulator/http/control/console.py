@@ -7,6 +7,7 @@ from __future__ import annotations
 from html import escape
 from importlib.resources import files
 from typing import Any
+from urllib.parse import unquote
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -125,6 +126,7 @@ def page(values: dict[str, Any]) -> str:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<title>QA console: payments emulator (sandbox)</title>"
+        f'<link rel="icon" href="{FAVICON}">'
         f"<style>{asset('console.css')}</style></head><body>{body}"
         f"<script>{asset('console.js')}</script>"
         f"<script>{asset('console_expect.js')}</script>"
@@ -132,7 +134,8 @@ def page(values: dict[str, Any]) -> str:
         f"<script>{asset('console_deliveries.js')}</script>"
         f"<script>{asset('console_holds.js')}</script>"
         f"<script>{asset('console_flows.js')}</script>"
-        f"<script>{asset('console_create.js')}</script></body></html>\n"
+        f"<script>{asset('console_create.js')}</script>"
+        f"<script>{asset('console_nav.js')}</script></body></html>\n"
     )
 
 
@@ -145,7 +148,24 @@ async def to_console(request: Request) -> Response:
 
 
 ROUTES = [Route("/", console, methods=["GET"])]
-ROOT = [Route("/", to_console, methods=["GET"])]
+# the page's icon, inline (no request for /favicon.ico; the payer's pages ask for it)
+FAVICON = (
+    "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E"
+    "%3Crect width='16' height='16' rx='3' fill='%232450b8'/%3E%3Cpath d='M3 6h10v2H3zm0 3h6v2H3z'"
+    " fill='%23fff'/%3E%3C/svg%3E"
+)
+
+
+async def favicon(request: Request) -> Response:
+    """What a browser asks for on a page without an icon link (the payer's pages)."""
+    return Response(unquote(FAVICON.split(",", 1)[1]), media_type="image/svg+xml")
+
+
+ROOT = [
+    Route("/", to_console, methods=["GET"]),
+    Route("/favicon.ico", favicon, methods=["GET"]),
+]
+
 
 TEMPLATE = """
 <header><div class="brand"><strong>Payments emulator</strong> QA console
@@ -158,9 +178,15 @@ no merchant)</option></select></label>
 <span class="buttons" aria-label="Advance the clock"><button data-advance="hours:1">+1 hour</button>
 <button data-advance="days:1">+1 day</button><button data-advance="days:3">+3 days</button>
 <button data-advance="month">+1 month</button>
-<button data-advance="next" id="advance-next">Next job</button></span>
+<button data-advance="next" id="advance-next">Next job</button>
+<span id="advance-result" role="status" aria-live="polite"></span></span>
 <form id="find-form" class="find"><label>Find by id <input id="find" size="38"
-placeholder="purchase, payout, mandate... id"></label> <button>Open</button></form></div>
+placeholder="purchase, payout, mandate... id"></label> <button>Open</button>
+<span id="find-result" role="status" aria-live="polite"></span></form>
+<span><button id="copy-link" type="button" title="a link to this view">Copy a link to this view
+</button> <span id="link-result" role="status"></span></span>
+<span id="active-scenarios-label" class="hidden">Active scenarios
+<span id="active-scenarios"></span></span></div>
 <nav>{nav}</nav></header>
 <div id="token-box" class="hidden" role="dialog" aria-labelledby="token-title">
 <form id="token-form"><h2 id="token-title">Admin token</h2>
@@ -223,12 +249,19 @@ UTC</label> <button>Advance</button></form><p id="advanced"></p></section>
 <form id="object-filter"><select id="kind" aria-label="Kind">{kinds}</select>
 <input id="status-filter" placeholder="status" size="14" aria-label="Status">
 <input id="id-filter" placeholder="id contains" size="30" aria-label="Id contains">
+<input id="object-search" placeholder="e-mail, reference, amount" size="26" aria-label="Search">
+<select id="object-sort" aria-label="Sort"><option value="newest">newest first</option>
+<option value="oldest">oldest first</option><option value="status">by status</option>
+<option value="id">by id</option></select>
 <button>Filter</button></form>
-<table><thead><tr><th>Id</th><th>Status</th><th>Summary</th></tr></thead>
+<p class="pager"><span id="object-count"></span> <button id="page-prev" type="button">Previous
+</button> <button id="page-next" type="button">Next</button></p>
+<table class="objects"><thead><tr><th>Id</th><th>Status</th><th>Summary</th></tr></thead>
 <tbody id="object-list"></tbody></table>
 <article id="detail" class="hidden"><h3 id="detail-title" tabindex="-1">
 <span id="detail-kind"></span>
 <code id="detail-id"></code> <span id="detail-status" class="status"></span></h3>
+<ul id="detail-why" class="why hidden" aria-label="why"></ul>
 <div id="actions"></div><p id="action-result" role="status"></p>
 <div class="cols"><div><h4>Status history</h4><ol id="detail-history" class="timeline"></ol>
 <h4>Scheduled jobs</h4><ul id="detail-jobs"></ul>
@@ -250,6 +283,8 @@ aria-label="Object id"> <input id="dfilter-event" placeholder="event" aria-label
 <table><thead><tr><th>#</th><th>At</th><th>Event</th><th>Object</th><th>URL</th>
 <th>Result</th><th title="response time">ms</th><th></th></tr></thead>
 <tbody id="delivery-list"></tbody></table>
+<p class="pager"><button id="deliveries-older" type="button">Older</button>
+<span id="deliveries-older-said" role="status"></span></p>
 <div id="delivery-ops"><h3>Recover and switch off</h3>
 <form id="recover-form"><label>Send again what failed since
 <input id="recover-since" type="datetime-local" step="1"> UTC</label>
@@ -266,7 +301,9 @@ size="4"> days of only failures</label> <button id="auto-save" type="button">Sav
 aria-label="Path"> <input id="jfilter-status" placeholder="status" size="6"
 aria-label="Status"></form>
 <table><thead><tr><th>#</th><th>Time</th><th>Request</th><th>Status</th><th>ms</th>
-</tr></thead><tbody id="journal-list"></tbody></table></section>
+</tr></thead><tbody id="journal-list"></tbody></table>
+<p class="pager"><button id="requests-older" type="button">Older</button>
+<span id="requests-older-said" role="status"></span></p></section>
 
 <section id="sink"><h2>Sink</h2><form id="sink-form"><label>Receiver
 <input id="sink-name" value="qa" size="20"></label> <button>Show</button>

@@ -1,5 +1,6 @@
 """A merchant's objects as the QA console reads them: a kind's list (filter by status and
-id), one object with its status history, events, deliveries and jobs; re-send a delivery."""
+id, search, sort, counted and paged), one object with its status history, events, deliveries
+and jobs (by kind and id, or by id alone: Find by id); re-send a delivery."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from emulator.domain.errors import ControlError
 from emulator.http.common import JSON, parse_int, runtime
 from emulator.services import objects
 
-MAX_FILTER = 128  # characters of a status or id filter
+MAX_FILTER = 128  # characters of a status, id or search filter
+MAX_OFFSET = 10**9
 
 
 def _filter(request: Request, name: str) -> str | None:
@@ -24,19 +26,40 @@ def _filter(request: Request, name: str) -> str | None:
 
 
 async def listed(request: Request) -> Response:
-    limit = parse_int(request.query_params.get("limit", "100"))
+    query = request.query_params
+    limit = parse_int(query.get("limit", "100"))
     if limit is None or not 1 <= limit <= 1000:
         raise ControlError(400, "invalid", "'limit' must be an integer from 1 to 1000")
+    offset = parse_int(query.get("offset", "0"))
+    if offset is None or not 0 <= offset <= MAX_OFFSET:
+        raise ControlError(400, "invalid", f"'offset' must be an integer from 0 to {MAX_OFFSET}")
+    sort = query.get("sort", "newest")
+    if sort not in objects.SORTS:
+        raise ControlError(400, "invalid", f"'sort' must be one of {', '.join(objects.SORTS)}")
     kind = request.path_params["kind"]
-    found = await objects.listed(
-        runtime(request),
-        request.path_params["company_id"],
-        kind,
-        _filter(request, "status"),
-        _filter(request, "id"),
-        limit,
+    asked = {"status": _filter(request, "status"), "id": _filter(request, "id"),
+             "q": _filter(request, "q"), "limit": limit, "offset": offset,
+             "sort": sort}  # fmt: skip
+    count, found = await objects.paged(
+        runtime(request), request.path_params["company_id"], kind, asked
     )
-    return JSON({"kind": kind, "objects": found})
+    return JSON({"kind": kind, "count": count, "offset": offset, "objects": found})
+
+
+async def any_kind(request: Request) -> Response:
+    return JSON(await objects.found(runtime(request), request.path_params["id"]))
+
+
+async def find(request: Request) -> Response:
+    """Find by id as a search: a miss is an answer (``object`` null), not an error."""
+    object_id = request.query_params.get("id", "")
+    try:
+        found = await objects.found(runtime(request), object_id)
+    except ControlError as error:
+        if error.status != 404:
+            raise
+        return JSON({"id": object_id, "object": None})
+    return JSON({"id": object_id, "object": found})
 
 
 async def detail(request: Request) -> Response:
@@ -55,6 +78,8 @@ async def resend(request: Request) -> Response:
 
 ROUTES = [
     Route("/merchants/{company_id}/objects/{kind}", listed, methods=["GET"]),
+    Route("/objects/{id}", any_kind, methods=["GET"]),
+    Route("/find", find, methods=["GET"]),
     Route("/objects/{kind}/{id}", detail, methods=["GET"]),
     Route("/deliveries/{id}/resend", resend, methods=["POST"]),
 ]

@@ -175,10 +175,12 @@ async function newPurchase() {
 }
 
 async function choose(companyId) {
+  if (companyId !== state.merchant) { nav.offset = 0; nav.keep = { deliveries: 300, requests: 300 }; }
   state.merchant = companyId;
   $("merchant").value = companyId;
   state.lastDelivery = 0; state.lastRequest = 0; state.deliveries = []; state.requests = [];
   closeDetail();
+  saveView();
   await Promise.all([loadMerchants(), loadClock(), loadSchedule(), loadObjects(),
     pollDeliveries(), pollJournal(), loadScenarios()]).catch(failed);
 }
@@ -215,31 +217,44 @@ async function loadClock() {
   $("clock-of").textContent = state.merchant && state.own ? "of this merchant" : "of the server";
 }
 
-async function advance(body) {
+// A move of the server clock moves every merchant that follows it: it asks first.
+function advance(body, control) {
+  const warning = clockMoveWarning();
+  if (warning && control) return confirmFirst(control, warning, "Yes, move it", () => moveClock(body));
+  return moveClock(body);
+}
+
+async function moveClock(body) {
+  $("advance-result").className = "";
   try {
     const done = await call("POST", `${clockBase()}/advance`, body);
-    $("advanced").textContent = `Now ${done.now}; ${done.jobs_run} job(s) ran.`;
+    const said = `Now ${done.now}; ${done.jobs_run} job(s) ran.`;
+    $("advanced").textContent = said;
+    $("advance-result").textContent = said;
     await refresh();
-  } catch (error) { failed(error); }
+  } catch (error) {
+    $("advance-result").className = "error";
+    $("advance-result").textContent = error.message;
+  }
 }
 
 for (const button of document.querySelectorAll("[data-advance]")) {
   button.addEventListener("click", () => {
     const how = button.dataset.advance;
-    if (how === "next") return advance({ to: "next" });
+    if (how === "next") return advance({ to: "next" }, button);
     if (how === "month") {
       const to = new Date(state.clock.now);
       to.setUTCMonth(to.getUTCMonth() + 1);
-      return advance({ to: to.toISOString() });
+      return advance({ to: to.toISOString() }, button);
     }
     const [unit, n] = how.split(":");
-    return advance({ [unit]: Number(n) });
+    return advance({ [unit]: Number(n) }, button);
   });
 }
 $("advance-to").addEventListener("submit", (event) => {
   event.preventDefault();
   const value = $("advance-date").value;
-  if (value) advance({ to: `${value.length === 16 ? value + ":00" : value}Z` });
+  if (value) advance({ to: `${value.length === 16 ? value + ":00" : value}Z` }, $("advance-to").querySelector("button"));
 });
 for (const action of ["freeze", "resume"]) {
   $(action).addEventListener("click", async () => {
@@ -251,7 +266,7 @@ function objectLink(type, id) {
   const kind = KIND_OF[type];
   if (!id) return "";
   if (!kind) return h("code", {}, id);
-  return h("a", { href: "#objects", onclick: () => openDetail(kind, id) }, h("code", {}, id));
+  return viewLink({ object: id }, "#detail", () => openDetail(kind, id), h("code", {}, id));
 }
 
 function jobRows(jobs) {
@@ -288,30 +303,20 @@ function reasonOf(o) {
 }
 function reasonTag(o) { const why = reasonOf(o); return why ? h("span", { class: "reason error" }, ` ${why}`) : null; }
 
-async function loadObjects() {
-  if (!state.merchant) { fill("object-list", [h("tr", {}, h("td", { colspan: 3 }, "Choose a merchant."))]); return; }
-  const kind = $("kind").value;
-  const query = new URLSearchParams({ limit: "100" });
-  if ($("status-filter").value) query.set("status", $("status-filter").value);
-  if ($("id-filter").value) query.set("id", $("id-filter").value.trim());
-  const data = await call("GET", `/_emulator/merchants/${state.merchant}/objects/${kind}?${query}`);
-  fill("object-list", data.objects.map((o) => h("tr", { dataset: { id: o.id } },
-    h("td", {}, h("a", { href: "#detail", class: "open", onclick: () => openDetail(kind, o.id) }, h("code", {}, o.id))),
-    h("td", { class: "status" }, o.status || ""), h("td", {}, summary(o), reasonTag(o)))));
-  if (!data.objects.length) fill("object-list", [h("tr", {}, h("td", { colspan: 3 }, "None."))]);
-}
+async function loadObjects() { await loadObjectPage(); }  // console_nav.js: paged, counted
 
-$("object-filter").addEventListener("submit", (e) => { e.preventDefault(); loadObjects().catch(failed); });
-$("kind").addEventListener("change", () => loadObjects().catch(failed));
+$("object-filter").addEventListener("submit", (e) => { e.preventDefault(); nav.offset = 0; saveView(); loadObjects().catch(failed); });
+$("kind").addEventListener("change", () => { nav.offset = 0; saveView(); loadObjects().catch(failed); });
 
-function closeDetail() { state.detail = null; $("detail").classList.add("hidden"); }
+function closeDetail() { state.detail = null; $("detail").classList.add("hidden"); saveView(); }
 
-async function openDetail(kind, id) {
+async function openDetail(kind, id, read) {  // read: the detail, when already read
   state.detail = { kind, id };
   $("detail").classList.remove("hidden");
   $("action-result").textContent = "";
   $("kind").value = kind;
-  await loadDetail(true);
+  saveView();
+  await loadDetail(true, read);
   $("detail").scrollIntoView();
   $("detail-title").focus({ preventScroll: true });  // Tab goes on to its actions
 }
@@ -323,9 +328,9 @@ function result(d) {
   return d.status ? `${d.status} failed` : `no answer: ${d.error}`;
 }
 
-async function loadDetail(fresh) {
+async function loadDetail(fresh, read) {
   const { kind, id } = state.detail;
-  const d = await call("GET", `/_emulator/objects/${kind}/${encodeURIComponent(id)}`);
+  const d = read || await call("GET", `/_emulator/objects/${kind}/${encodeURIComponent(id)}`);
   if (!state.detail || state.detail.id !== id) return;
   if (d.merchant !== state.merchant) { state.merchant = d.merchant; $("merchant").value = d.merchant; loadMerchants().catch(failed); loadClock().catch(failed); }
   $("detail-kind").textContent = kind.replace(/s$/, "").replace("_", " ");
@@ -338,6 +343,7 @@ async function loadDetail(fresh) {
   fill("detail-history", d.history.map((c) => h("li", {}, h("code", {}, c.at), " ", h("strong", {}, c.status), ` (${c.event})`,
     reasonTag(payloadOf(c)))));
   fill("detail-events", d.events.map((e) => h("li", {}, h("code", {}, e.at), ` ${e.event_type}`)));
+  explain(d);  // console_nav.js: what made it so (an outcome header, active scenarios)
   fill("detail-jobs", d.jobs.length ? d.jobs.map((j) => h("li", {}, h("code", {}, j.due), ` ${j.kind}: ${j.description}`)) : [h("li", {}, "None pending.")]);
   fill("detail-deliveries", d.deliveries.map((a) => h("tr", {}, h("td", {}, a.id), h("td", {}, h("code", {}, a.at)),
     h("td", {}, a.event_type), h("td", {}, a.url), h("td", {}, result(a)), h("td", { class: "ms" }, took(a)))));
@@ -380,18 +386,10 @@ $("copy-json").addEventListener("click", async () => {
   }
 });
 
-$("find-form").addEventListener("submit", async (event) => {
+$("find-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const id = $("find").value.trim();
-  if (!id) return;
-  for (const kind of ["purchases", "payouts", "clients", "mandates", "collections", "payments",
-    "billing_templates", "billing_subscribers"]) {
-    try {
-      await call("GET", `/_emulator/objects/${kind}/${encodeURIComponent(id)}`);
-      return openDetail(kind, id);
-    } catch (error) { if (error.status !== 404) return failed(error); }
-  }
-  notice(`Nothing has the id ${id}.`, true);
+  if (id) findById(id);  // console_nav.js: one request, the answer beside the box
 });
 
 // -- deliveries and journal (live) ---------------------------------------------------------
@@ -406,8 +404,8 @@ function deliveryShown(d) {
 function deliveryRow(d) {
   const more = h("details", {}, h("summary", {}, "headers and body"),
     h("pre", {}, pretty(d.headers)), h("pre", {}, prettyBody(d.body)));
-  return h("tr", { dataset: { delivery: d.id, outcome: d.success ? "ok" : "failed" } },
-    h("td", {}, d.id), h("td", {}, h("code", {}, d.at)), h("td", {}, d.event_type),
+  return h("tr", { id: `delivery-${d.id}`, dataset: { delivery: d.id, outcome: d.success ? "ok" : "failed" } },
+    h("td", {}, entryLink("delivery", d.id)), h("td", {}, h("code", {}, d.at)), h("td", {}, d.event_type),
     h("td", {}, objectLink(d.object_type, d.object_id)), h("td", {}, d.url, more),
     h("td", { class: d.success ? "ok" : "error" }, result(d)), h("td", { class: "ms" }, took(d)),
     h("td", {}, h("button", { type: "button", class: "resend", onclick: () => resend(d.id) }, "Re-send")));
@@ -426,7 +424,7 @@ async function pollDeliveries() {
   const known = new Set(state.deliveries.map((d) => d.id));
   const found = (state.lastDelivery ? data.deliveries.reverse() : data.deliveries).filter((d) => !known.has(d.id));
   if (!found.length && state.lastDelivery) return;
-  state.deliveries = [...found, ...state.deliveries].slice(0, 300);
+  state.deliveries = [...found, ...state.deliveries].slice(0, nav.keep.deliveries);  // console_nav.js: Older
   if (state.deliveries.length) state.lastDelivery = Math.max(state.lastDelivery, state.deliveries[0].id);
   showDeliveries();
 }
@@ -449,9 +447,10 @@ function requestShown(r) {
 }
 
 function showJournal() {
-  fill("journal-list", state.requests.filter(requestShown).map((r) => h("tr", { dataset: { request: r.id } },
-    h("td", {}, r.id), h("td", {}, h("code", {}, r.time)),
+  fill("journal-list", state.requests.filter(requestShown).map((r) => h("tr", { id: `request-${r.id}`, dataset: { request: r.id } },
+    h("td", {}, entryLink("request", r.id)), h("td", {}, h("code", {}, r.time)),
     h("td", {}, `${r.method} ${r.path}${r.query ? "?" + r.query : ""}`,
+      r.note ? h("p", { class: "note" }, r.note) : null,
       (r.warnings || []).length ? h("ul", { class: "warnings", "aria-label": "keys the platform ignores" },
         r.warnings.map((w) => h("li", {}, w))) : null,
       h("details", {}, h("summary", {}, "bodies"), h("pre", {}, prettyBody(r.request_body)), h("pre", {}, prettyBody(r.response_body)))),
@@ -466,7 +465,7 @@ async function pollJournal() {
   const known = new Set(state.requests.map((r) => r.id));  // overlapping polls: each entry once
   const found = (state.lastRequest ? data.requests.reverse() : data.requests).filter((r) => !known.has(r.id));
   if (!found.length && state.lastRequest) return;
-  state.requests = [...found, ...state.requests].slice(0, 300);
+  state.requests = [...found, ...state.requests].slice(0, nav.keep.requests);  // console_nav.js: Older
   if (state.requests.length) state.lastRequest = Math.max(state.lastRequest, state.requests[0].id);
   showJournal();
 }
@@ -493,6 +492,7 @@ $("sink-form").addEventListener("submit", (e) => { e.preventDefault(); loadSink(
 
 async function loadScenarios() {
   const data = await call("GET", "/_emulator/scenarios");
+  showActiveScenarios(data.scenarios);
   fill("scenario-list", data.scenarios.map((s) => {
     const chips = s.active.map((a) => h("span", { class: "chip" }, a.merchant ? `merchant ${a.merchant}` : "everyone", " ",
       h("button", { type: "button", class: "deactivate", title: "Deactivate",
@@ -575,9 +575,9 @@ $("scenario-form").addEventListener("submit", async (event) => {
 async function loadSnapshots() {
   const data = await call("GET", "/_emulator/snapshots");
   fill("snapshot-list", data.snapshots.map((name) => h("li", { dataset: { snapshot: name } }, h("code", {}, name), " ",
-    h("button", { type: "button", onclick: async () => {
+    h("button", { type: "button", class: "restore", onclick: (event) => askRestore(event.currentTarget, name, async () => {
       try { await call("POST", `/_emulator/snapshots/${encodeURIComponent(name)}/restore`, {}); notice(`Restored ${name}.`); await choose(state.merchant); } catch (e) { failed(e); }
-    } }, "Restore"))));
+    }) }, "Restore"))));
 }
 $("snapshot-form").addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -603,12 +603,15 @@ async function tick() {
 }
 
 async function start() {
+  const objectId = restoreView();  // console_nav.js: the view the URL names
   try {
     await loadMerchants();
     await Promise.all([loadClock(), loadSchedule(), loadObjects(), pollDeliveries(), pollJournal(),
       loadScenarios(), loadSnapshots(), loadSink()]);
     notice("");
+    await reopenView(objectId);
   } catch (error) { if (error.status !== 401) failed(error); }
 }
 
-start().then(() => setTimeout(tick, POLL_MS));
+// once every script is in (console_nav.js reads the view from the URL)
+document.addEventListener("DOMContentLoaded", () => start().then(() => setTimeout(tick, POLL_MS)));
