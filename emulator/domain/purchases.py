@@ -21,6 +21,7 @@ from emulator.domain.purchase_model import (
     Purchase,
     SavedCard,
     StatusChange,
+    TokenView,
 )
 
 # Statuses (OpenAPI PurchaseStatus), those the emulator reaches:
@@ -224,8 +225,7 @@ def failed(
 
 def send(p: Purchase, now: int) -> Purchase:
     """The invoice was sent to the client (no event: the provider has none for it)."""
-    p, _ = move(p, "send", now)
-    return p
+    return move(p, "send", now)[0]
 
 
 def approved(
@@ -304,7 +304,7 @@ def capture_done(
 
 
 def check_token(
-    token: Purchase | None, client_id: str | None, now: int, card: SavedCard | None
+    token: TokenView | None, client_id: str | None, now: int, card: SavedCard | None
 ) -> SavedCard:
     """The card of a usable recurring token for this client, or the spec's error."""
     if token is None or not token.is_recurring_token or card is None:

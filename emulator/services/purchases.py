@@ -247,7 +247,7 @@ def charge_with_token(
     ``purchase.charge`` scenario point or the token's test card. The last item is the decline's
     message (None when it went through). Raises the spec's error for an unusable token."""
     domain.check_payable(p, now)
-    found = repo.get(tx, merchant_id, token)
+    found = repo.get_token(tx, merchant_id, token)
     token_p, token_i = found if found is not None else (None, None)
     card = domain.check_token(token_p, p.client_id, now, token_i.card if token_i else None)
     if not allowed(card.brand, p.payment_method_whitelist):
