@@ -213,6 +213,14 @@ class Internal(msgspec.Struct, kw_only=True):
     capturing: int | None = None  # the amount of a capture under way (pending_capture)
 
 
+class TokenView(msgspec.Struct):
+    """What a charge reads of the purchase it uses as a recurring token, decoded alone from
+    the stored purchase (the rest of its JSON is skipped, not built)."""
+
+    client_id: str | None = None
+    is_recurring_token: bool = False
+
+
 class PaymentTransactionData(msgspec.Struct, kw_only=True):
     flow: str = "payform"
     payment_method: str = ""

@@ -21,6 +21,7 @@ from emulator.domain.purchase_model import (
     Purchase,
     SavedCard,
     StatusChange,
+    TokenView,
 )
 
 # Statuses (OpenAPI PurchaseStatus), those the emulator reaches:
@@ -100,13 +101,13 @@ def _copy(p: Purchase) -> Purchase:
 
 
 def event(p: Purchase, kind: str) -> Event:
-    return Event(kind, "purchase", p.id, msgspec.to_builtins(p), client_id=p.client_id)
+    return Event.encoded(kind, "purchase", p.id, p, client_id=p.client_id)
 
 
 def move(
     p: Purchase, trigger: str, now: int, related: dict[str, str] | None = None
-) -> tuple[Purchase, Event]:
-    """Apply ``trigger`` by the table: the new purchase (status, history) and its event."""
+) -> tuple[Purchase, str]:
+    """Apply ``trigger`` by the table: the new purchase (status, history), its event's type."""
     row = TRANSITIONS.get((p.status, trigger))
     if row is None:
         raise conflict(p.status, trigger)
@@ -116,7 +117,7 @@ def move(
     p.updated_on = now
     p.status_history.append(StatusChange(status=status, timestamp=now, related_object=related))
     _refundable(p)
-    return p, event(p, kind)
+    return p, kind
 
 
 def _refundable(p: Purchase) -> None:
@@ -183,10 +184,10 @@ def view(p: Purchase, now: int) -> tuple[Purchase, list[Event]]:
     """The payer opened the checkout page: the first view moves created (or sent) to viewed."""
     if p.status not in ("created", "sent"):
         return p, []
-    p, ev = move(p, "view", now)
+    p, kind = move(p, "view", now)
     p.viewed_on = now
     p.updated_on = now
-    return p, [event(p, ev.type)]
+    return p, [event(p, kind)]
 
 
 def declined(
@@ -216,16 +217,15 @@ def failed(
 ) -> tuple[Purchase, Internal, list[Event]]:
     """A payment attempt that failed with ``code``: status error, the attempt recorded."""
     kind = "recurring_execute" if flow == "api" else "execute"
-    p, ev = move(p, "fail", now)
+    p, kind = move(p, "fail", now)
     _record(p, _attempt(kind, now, flow, card, AttemptError(code, message)), card)
     internal = msgspec.structs.replace(internal, challenge=None)
-    return p, internal, [event(p, ev.type)]
+    return p, internal, [event(p, kind)]
 
 
 def send(p: Purchase, now: int) -> Purchase:
     """The invoice was sent to the client (no event: the provider has none for it)."""
-    p, _ = move(p, "send", now)
-    return p
+    return move(p, "send", now)[0]
 
 
 def approved(
@@ -234,28 +234,28 @@ def approved(
     """A card payment that went through: paid, or hold / preauthorized with skip_capture."""
     if p.skip_capture:
         trigger = "preauthorize" if p.purchase.total == 0 else "authorize"
-        p, ev = move(p, trigger, now)
+        p, kind = move(p, trigger, now)
         _record(p, _attempt("authorize", now, flow, card), card)
     else:
-        p, ev = move(p, "pay", now)
+        p, kind = move(p, "pay", now)
         _record(p, _attempt("execute", now, flow, card), card)
         p.payment = _payment(p, p.purchase.total, now)
         _refundable(p)
     if remember or p.force_recurring or p.status == "preauthorized":
         p.is_recurring_token = True
     internal = msgspec.structs.replace(internal, card=card, challenge=None)
-    return p, internal, [event(p, ev.type)]
+    return p, internal, [event(p, kind)]
 
 
 def cancel(p: Purchase, now: int) -> tuple[Purchase, list[Event]]:
-    p, ev = move(p, "cancel", now)
-    return p, [ev]
+    p, kind = move(p, "cancel", now)
+    return p, [event(p, kind)]
 
 
 def release(p: Purchase, card: SavedCard | None, now: int) -> tuple[Purchase, list[Event]]:
-    p, ev = move(p, "release", now)
+    p, kind = move(p, "release", now)
     _record(p, _attempt("release", now, p.transaction_data.flow, card), card)
-    return p, [event(p, ev.type)]
+    return p, [event(p, kind)]
 
 
 def capture_amount(p: Purchase, amount: int | None) -> int:
@@ -276,12 +276,12 @@ def capture(
     """Capture ``amount`` of a hold (the rest is released): paid, or pending_capture, which
     shows no payment yet (the provider's pending_capture event has ``payment: null``): the
     caller keeps the amount (``Internal.capturing``) for ``capture_done``."""
-    p, ev = move(p, "capture_slow" if slow else "capture", now)
+    p, kind = move(p, "capture_slow" if slow else "capture", now)
     if not slow:
         p.payment = _payment(p, amount, now)
         _record(p, _attempt("capture", now, p.transaction_data.flow, card), card)
     _refundable(p)
-    return p, [event(p, ev.type)]
+    return p, [event(p, kind)]
 
 
 def capture_failed(p: Purchase, message: str, card: SavedCard | None, now: int) -> Purchase:
@@ -296,15 +296,15 @@ def capture_failed(p: Purchase, message: str, card: SavedCard | None, now: int) 
 def capture_done(
     p: Purchase, amount: int, card: SavedCard | None, now: int
 ) -> tuple[Purchase, list[Event]]:
-    p, ev = move(p, "capture_done", now)
+    p, kind = move(p, "capture_done", now)
     p.payment = _payment(p, amount, now)
     _record(p, _attempt("capture", now, p.transaction_data.flow, card), card)
     _refundable(p)
-    return p, [event(p, ev.type)]
+    return p, [event(p, kind)]
 
 
 def check_token(
-    token: Purchase | None, client_id: str | None, now: int, card: SavedCard | None
+    token: TokenView | None, client_id: str | None, now: int, card: SavedCard | None
 ) -> SavedCard:
     """The card of a usable recurring token for this client, or the spec's error."""
     if token is None or not token.is_recurring_token or card is None:
@@ -321,23 +321,23 @@ def charged(
     p: Purchase, internal: Internal, token_id: str, card: SavedCard, slow: bool, now: int
 ) -> tuple[Purchase, Internal, list[Event]]:
     """A recurring charge that went through: paid, or pending_charge when slow."""
-    p, ev = move(p, "charge_slow" if slow else "charge", now)
+    p, kind = move(p, "charge_slow" if slow else "charge", now)
     p.recurring_token = token_id
     p.payment = _payment(p, p.purchase.total, now, "purchase_charge")
     if not slow:
         _record(p, _attempt("recurring_execute", now, "api", card), card)
     _refundable(p)
     internal = msgspec.structs.replace(internal, card=card, tokenized=True)
-    return p, internal, [event(p, ev.type)]
+    return p, internal, [event(p, kind)]
 
 
 def charge_done(p: Purchase, card: SavedCard | None, now: int) -> tuple[Purchase, list[Event]]:
-    p, ev = move(p, "charge_done", now)
+    p, kind = move(p, "charge_done", now)
     assert p.payment is not None
     p.payment = _payment(p, p.payment.amount, now, "purchase_charge")
     _record(p, _attempt("recurring_execute", now, "api", card), card)
     _refundable(p)
-    return p, [event(p, ev.type)]
+    return p, [event(p, kind)]
 
 
 def refund_amount(p: Purchase, amount: int | None) -> int:
@@ -359,7 +359,8 @@ def refund(
 ) -> tuple[Purchase, list[Event]]:
     """paid → pending_refund → refunded (or back to paid when part remains)."""
     related = {"type": "payment", "id": payment_id}
-    p, pending = move(p, "refund", now, related)
+    p, kind = move(p, "refund", now, related)
+    pending = event(p, kind)
     p.refunded_amount += amount
     assert p.payment is not None
     full = p.refunded_amount >= p.payment.amount
@@ -384,16 +385,16 @@ def delete_token(p: Purchase, card: SavedCard | None, now: int) -> tuple[Purchas
 
 
 def mark_as_paid(p: Purchase, paid_on: int, now: int) -> tuple[Purchase, list[Event]]:
-    p, ev = move(p, "mark_as_paid", now)
+    p, kind = move(p, "mark_as_paid", now)
     p.marked_as_paid = True
     p.payment = _payment(p, p.purchase.total, paid_on)
     _refundable(p)
-    return p, [event(p, ev.type)]
+    return p, [event(p, kind)]
 
 
 def due_passed(p: Purchase, now: int) -> tuple[Purchase, list[Event]]:
     """At ``due``: an unpaid purchase expires (due_strict) or becomes overdue."""
     if p.status not in UNPAID:
         return p, []
-    p, ev = move(p, "expire" if p.purchase.due_strict else "overdue", now)
-    return p, [ev]
+    p, kind = move(p, "expire" if p.purchase.due_strict else "overdue", now)
+    return p, [event(p, kind)]

@@ -83,7 +83,7 @@ class Outbox:
                 event.object_id,
                 event.client_id,
                 created_us,
-                msgspec.json.encode(event.payload),
+                event.raw,
             ),
         )
         if self.listener is not None:

@@ -7,11 +7,12 @@ import sqlite3
 import msgspec
 
 from emulator.domain.errors import InvalidToken
-from emulator.domain.purchase_model import Internal, Purchase
+from emulator.domain.purchase_model import Internal, Purchase, TokenView
 from emulator.kernel.storage import Tx
 
 _decode = msgspec.json.Decoder(Purchase)
 _decode_internal = msgspec.json.Decoder(Internal)
+_decode_token = msgspec.json.Decoder(TokenView)
 _encode = msgspec.json.Encoder()
 
 
@@ -58,6 +59,17 @@ def get(tx: Tx, merchant_id: str, purchase_id: str) -> tuple[Purchase, Internal]
     if row is None:
         return None
     return _decode.decode(row[0]), _decode_internal.decode(row[1])
+
+
+def get_token(tx: Tx, merchant_id: str, purchase_id: str) -> tuple[TokenView, Internal] | None:
+    """What a charge needs of a purchase used as a recurring token (not the whole purchase)."""
+    row = tx.one(
+        "SELECT data, internal FROM purchases WHERE id = ? AND merchant_id = ?",
+        (purchase_id, merchant_id),
+    )
+    if row is None:
+        return None
+    return _decode_token.decode(row[0]), _decode_internal.decode(row[1])
 
 
 def get_any(tx: Tx, purchase_id: str) -> tuple[str, Purchase, Internal] | None:

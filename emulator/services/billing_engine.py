@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -295,22 +295,35 @@ def _save(tx: Tx, merchant_id: str, s: Subscriber, plan: Schedule) -> None:
         held.s, held.plan, held.stored = s, plan, True
 
 
+class Billed(msgspec.Struct):
+    """What the hooks read of a purchase event's payload, decoded alone (the rest of the
+    purchase's JSON is skipped, not built)."""
+
+    id: str
+    product: str = ""
+    is_recurring_token: bool = False
+    recurring_token: str | None = None
+
+
+_decode_billed = msgspec.json.Decoder(Billed)
+
+
 def _billed_by(
-    tx: Tx, merchant_id: str, purchase: dict[str, Any]
+    tx: Tx, merchant_id: str, purchase: Billed
 ) -> tuple[Subscriber, Schedule, BillingTemplate | None] | None:
     """The subscriber a purchase (an event's payload) bills, if it bills one (and its
     template, when the bill job storing it already has it)."""
-    if purchase.get("product") != SUBSCRIPTIONS:
+    if purchase.product != SUBSCRIPTIONS:
         return None
     held = _billing.get()
-    if held is not None and held.purchase_id == purchase["id"]:
+    if held is not None and held.purchase_id == purchase.id:
         return held.s, held.plan, held.t
-    subscriber_id = repo.subscriber_of_purchase(tx, purchase["id"])
+    subscriber_id = repo.subscriber_of_purchase(tx, purchase.id)
     found = repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None
     return (*found, None) if found is not None else None
 
 
-def on_paid(rt: Context, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
+def on_paid(rt: Context, tx: Tx, merchant_id: str, purchase: Billed) -> None:
     """A purchase became paid: when it bills a subscriber, count the cycle (starting a pending
     subscriber, ending a subscription that has run all its cycles)."""
     found = _billed_by(tx, merchant_id, purchase)
@@ -320,10 +333,10 @@ def on_paid(rt: Context, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> 
     t = t or repo.get_template(tx, merchant_id, s.billing_template_id, shown=False)
     assert t is not None
     now = now_s(rt)
-    if purchase.get("is_recurring_token"):  # a card saved paying it: charged from now on
-        plan = msgspec.structs.replace(plan, token=purchase["id"])
-    elif isinstance(purchase.get("recurring_token"), str):  # charged with a token by the API
-        plan = msgspec.structs.replace(plan, token=purchase["recurring_token"])
+    if purchase.is_recurring_token:  # a card saved paying it: charged from now on
+        plan = msgspec.structs.replace(plan, token=purchase.id)
+    elif purchase.recurring_token is not None:  # charged with a token by the API
+        plan = msgspec.structs.replace(plan, token=purchase.recurring_token)
     s = msgspec.structs.replace(
         s, number_of_billing_cycles_passed=s.number_of_billing_cycles_passed + 1, updated_on=now
     )
@@ -337,7 +350,7 @@ def on_paid(rt: Context, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> 
     _save(tx, merchant_id, s, plan)
 
 
-def on_unpaid_for_good(rt: Context, tx: Tx, merchant_id: str, purchase: dict[str, Any]) -> None:
+def on_unpaid_for_good(rt: Context, tx: Tx, merchant_id: str, purchase: Billed) -> None:
     """A purchase was cancelled or expired: when it was a pending subscriber's first purchase,
     the subscription can never start, so it ends (and the client may be added again)."""
     found = _billed_by(tx, merchant_id, purchase)
@@ -348,9 +361,9 @@ def on_unpaid_for_good(rt: Context, tx: Tx, merchant_id: str, purchase: dict[str
 
 def on_purchase_event(rt: Context, tx: Tx, merchant_id: str, event: Event) -> None:
     if event.type == "purchase.paid":
-        on_paid(rt, tx, merchant_id, event.payload)
+        on_paid(rt, tx, merchant_id, _decode_billed.decode(event.raw))
     elif event.type in ("purchase.cancelled", "purchase.expired"):
-        on_unpaid_for_good(rt, tx, merchant_id, event.payload)
+        on_unpaid_for_good(rt, tx, merchant_id, _decode_billed.decode(event.raw))
 
 
 def on_client_deleted(rt: Context, tx: Tx, merchant_id: str, client_id: str) -> None:

@@ -43,14 +43,16 @@ Changed = tuple[Purchase, Internal, list[Event]]
 
 
 def client_of(tx: Tx, merchant_id: str, client_id: str) -> PurchaseClient:
-    """The stored client's details as a purchase carries them; ``client_not_found``."""
-    stored = clients_repo.get(tx, merchant_id, client_id.lower())
+    """The stored client's details as a purchase carries them; ``client_not_found``. Decoded
+    from the stored JSON straight into a purchase's client (the client's own fields, id, type
+    and dates, are skipped)."""
+    stored = clients_repo.get_raw(tx, merchant_id, client_id.lower())
     if stored is None:
         raise errors.ClientNotFound(field="client_id")
-    details = msgspec.to_builtins(stored)
-    for key in ("id", "type", "created_on", "updated_on"):
-        details.pop(key)
-    return msgspec.convert(details, PurchaseClient)
+    return _purchase_client.decode(stored)
+
+
+_purchase_client = msgspec.json.Decoder(PurchaseClient)
 
 
 def _client(
@@ -247,7 +249,7 @@ def charge_with_token(
     ``purchase.charge`` scenario point or the token's test card. The last item is the decline's
     message (None when it went through). Raises the spec's error for an unusable token."""
     domain.check_payable(p, now)
-    found = repo.get(tx, merchant_id, token)
+    found = repo.get_token(tx, merchant_id, token)
     token_p, token_i = found if found is not None else (None, None)
     card = domain.check_token(token_p, p.client_id, now, token_i.card if token_i else None)
     if not allowed(card.brand, p.payment_method_whitelist):
