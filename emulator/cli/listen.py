@@ -7,13 +7,15 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from emulator.cli.client import Context, UsageError, client_parent, merchant_option, printable
-from emulator.testing import Delivery
-from emulator.testing.records import has_control
+from emulator.testing.paths import has_control
+
+if TYPE_CHECKING:
+    import httpx
+
+    from emulator.testing import Delivery
 
 POLL = 0.25  # seconds between reads of the delivery log
 # hop-by-hop headers, and those the forwarding client sets itself; every other one is forwarded
@@ -76,6 +78,8 @@ def listen_command(context: Context, args: argparse.Namespace) -> int:
         print(printable(f"listening to deliveries{scope} on {context.url}{target} (Ctrl-C stops)"))
         sys.stdout.flush()
     seen = 0
+    import httpx
+
     with httpx.Client(timeout=10.0) as receiver:
         while args.count is None or seen < args.count:
             batch = context.client.deliveries(context.merchant, after=after, limit=100)
@@ -93,6 +97,8 @@ def listen_command(context: Context, args: argparse.Namespace) -> int:
 
 def _forward(receiver: httpx.Client, url: str, delivery: Delivery) -> dict[str, Any]:
     """Re-post the message as the emulator sent it; what the receiver answered."""
+    import httpx
+
     headers = {k: v for k, v in delivery.headers.items() if k.lower() not in DROP}
     try:
         response = receiver.post(url, content=delivery.body.encode("utf-8"), headers=headers)
