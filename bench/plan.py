@@ -31,6 +31,11 @@ class Plan:
     wait_merchants: int = 50  # the merchants those waits are spread over
     history: int = 10_000  # journal entries and deliveries of the merchant a verify reads
     verify_runs: int = 20  # verifies timed over that history (the median is the figure)
+    cli_runs: int = 7  # `payments-emulator clock` runs against a served emulator (median)
+    restart_objects: int = 100_000  # clients stored in the file the restart figure reopens
+    restarts: int = 3
+    soak_seconds: float = 120.0  # the mixed traffic of bench.soak before RSS is read
+    soak_workers: int = 6
 
     @property
     def ratio_concurrency(self) -> int:
@@ -60,4 +65,9 @@ QUICK = Plan(
     wait_merchants=5,
     history=100,
     verify_runs=3,
+    cli_runs=2,
+    restart_objects=200,
+    restarts=1,
+    soak_seconds=2.0,
+    soak_workers=2,
 )
