@@ -7,6 +7,7 @@ import dataclasses
 import gc
 import socket
 import sys
+import types
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -251,6 +252,16 @@ def tune_gc() -> None:
     sys.setswitchinterval(0.0005)
 
 
+def without_httpx_cli() -> None:
+    """httpx imports its own command line when rich, pygments and click are installed (a sixth
+    of what serve imported before its first answer); the server never runs it. An empty module
+    takes its place before httpx is first imported: httpx then falls back as it does when they
+    are not installed (its ``httpx.main`` says to install ``httpx[cli]``)."""
+    if "httpx" not in sys.modules:
+        stub = types.ModuleType("httpx._main")
+        sys.modules.setdefault("httpx._main", stub)
+
+
 SHUTDOWN_GRACE = 5  # seconds open requests get to finish once the server is told to stop
 
 
@@ -345,6 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "flow":
         return cli_flows.check_command(args)
     if args.command == "serve":
+        without_httpx_cli()
         from emulator.kernel.dbfile import DatabaseInUse
         from emulator.serving.startup import bind
 
