@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow  # one process of its own
 HEAVY = ("httpx", "httpcore", "msgspec", "yaml", "starlette", "uvicorn", "aiosqlite", "trio")
 SERVER = ("emulator.serving", "emulator.http", "emulator.services", "emulator.repos",
           "emulator.kernel.clock", "emulator.kernel.storage", "emulator.domain",
-          "emulator.testing.client")  # fmt: skip
+          "emulator.testing")  # fmt: skip
 
 PROBE = """
 import json, sys

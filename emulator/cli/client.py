@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from emulator.cli.wire import Wire
-from emulator.testing.paths import BadPathSegment, has_control, path_segment
+from emulator.kernel.segments import BadPathSegment, has_control, path_segment
 
 if TYPE_CHECKING:
     import httpx

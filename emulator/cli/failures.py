@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from emulator.cli.client import Refused, Unreachable, UsageError, dumps, fail, usage_failure
 from emulator.cli.wire import TransportFailure
-from emulator.testing.paths import BadPathSegment
+from emulator.kernel.segments import BadPathSegment
 
 if TYPE_CHECKING:
     from emulator.testing.records import EmulatorError

@@ -10,7 +10,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from emulator.cli.client import Context, UsageError, client_parent, merchant_option, printable
-from emulator.testing.paths import has_control
+from emulator.kernel.segments import has_control
 
 if TYPE_CHECKING:
     import httpx

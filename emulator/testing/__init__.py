@@ -17,69 +17,23 @@ actor's ``wait_for_delivery``): it answers as soon as what they wait for has
 happened, and they ask in slices whose lengths add up to the timeout, never against a
 deadline read from a clock that a test may have frozen. Only a starting server's health is
 polled, with ``time.sleep``.
-
-The names are imported when first used (PEP 562): a command-line verb that needs the client
-alone does not import the flows, the live server or uvicorn.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from emulator.testing.actors import BankOutcome, Delivery, DeliveryKind
-    from emulator.testing.client import EmulatorClient, EmulatorClock, Sink, unique_name
-    from emulator.testing.expectations import Expect, Expectation, ExpectationReport, expect
-    from emulator.testing.flows import load_flow, run_flow
-    from emulator.testing.live_server import EmulatorStartError
-    from emulator.testing.records import (
-        ClientCredentials,
-        ClockInfo,
-        EmulatorError,
-        Merchant,
-        Profile,
-        ScheduledJob,
-        SinkMessage,
-    )
-    from emulator.testing.servers import Emulator, EmulatorServer, ExternalEmulator
-
-_WHERE = {
-    "BankOutcome": "emulator.testing.actors",
-    "Delivery": "emulator.testing.actors",
-    "DeliveryKind": "emulator.testing.actors",
-    "EmulatorClient": "emulator.testing.client",
-    "EmulatorClock": "emulator.testing.client",
-    "Sink": "emulator.testing.client",
-    "unique_name": "emulator.testing.client",
-    "Expect": "emulator.testing.expectations",
-    "Expectation": "emulator.testing.expectations",
-    "ExpectationReport": "emulator.testing.expectations",
-    "expect": "emulator.testing.expectations",
-    "load_flow": "emulator.testing.flows",
-    "run_flow": "emulator.testing.flows",
-    "EmulatorStartError": "emulator.testing.live_server",
-    "ClientCredentials": "emulator.testing.records",
-    "ClockInfo": "emulator.testing.records",
-    "EmulatorError": "emulator.testing.records",
-    "Merchant": "emulator.testing.records",
-    "Profile": "emulator.testing.records",
-    "ScheduledJob": "emulator.testing.records",
-    "SinkMessage": "emulator.testing.records",
-    "Emulator": "emulator.testing.servers",
-    "EmulatorServer": "emulator.testing.servers",
-    "ExternalEmulator": "emulator.testing.servers",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
+from emulator.testing.actors import BankOutcome, Delivery, DeliveryKind
+from emulator.testing.client import EmulatorClient, EmulatorClock, Sink, unique_name
+from emulator.testing.expectations import Expect, Expectation, ExpectationReport, expect
+from emulator.testing.flows import load_flow, run_flow
+from emulator.testing.live_server import EmulatorStartError
+from emulator.testing.records import (
+    ClientCredentials,
+    ClockInfo,
+    EmulatorError,
+    Merchant,
+    Profile,
+    ScheduledJob,
+    SinkMessage,
+)
+from emulator.testing.servers import Emulator, EmulatorServer, ExternalEmulator
 
 __all__ = [
     "BankOutcome",

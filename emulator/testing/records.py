@@ -12,7 +12,7 @@ import httpx
 import msgspec
 
 from emulator.kernel.clock import Mode
-from emulator.testing.paths import BadPathSegment, has_control, path_segment
+from emulator.kernel.segments import BadPathSegment, has_control, path_segment
 
 __all__ = ["BadPathSegment", "has_control", "path_segment"]  # where they were first
 

@@ -1,5 +1,6 @@
-"""Names and ids as URL path segments, checked before any request: light (no httpx), for the
-command line's verbs as for the test helpers (``emulator.testing.records`` re-exports them)."""
+"""Names and ids as URL path segments, checked before any request: the standard library only,
+for the command line's verbs (which start without the test helpers) as for the test helpers
+(``emulator.testing.records`` re-exports them)."""
 
 from __future__ import annotations
 
