@@ -40,6 +40,7 @@ from bench import (
     pertest,
     purchases,
     results,
+    startup,
     tails,
 )
 from bench.client import BenchError
@@ -147,6 +148,9 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.timings.append(deliveries.deliveries(plan, state, receiver))
     report.timings.append(clocks.far_jump(plan, state))
     report.timings.append(figures.cold_start(plan, workdir))
+    report.timings.append(startup.cli_verb(plan, state))
+    report.timings.append(startup.restart_with_objects(plan, workdir))
+    report.timings.append(startup.soak_rss(plan, workdir))
     collections = start("emulator-collections", "bench.serve_emulator", "/_emulator/health")
     report.timings.append(bank.advance_with_pending(plan, collections))
     subscriptions = start("emulator-billing", "bench.serve_emulator", "/_emulator/health")

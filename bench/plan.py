@@ -35,6 +35,11 @@ class Plan:
     flow_runs: int = 20  # runs of the short flow (the median is the figure)
     typical_tests: int = 200  # typical tests timed, in process and against a served emulator
     user_file: bool = True  # run the 12-test user file under pytest -n 2 (seconds: not --quick)
+    cli_runs: int = 7  # `payments-emulator clock` runs against a served emulator (median)
+    restart_objects: int = 100_000  # clients stored in the file the restart figure reopens
+    restarts: int = 3
+    soak_seconds: float = 120.0  # the mixed traffic of bench.soak before RSS is read
+    soak_workers: int = 6
 
     @property
     def ratio_concurrency(self) -> int:
@@ -68,4 +73,9 @@ QUICK = Plan(
     flow_runs=3,
     typical_tests=10,
     user_file=False,
+    cli_runs=2,
+    restart_objects=200,
+    restarts=1,
+    soak_seconds=2.0,
+    soak_workers=2,
 )

@@ -24,6 +24,9 @@ FIGURES = (
     "snapshot restore",
     "clock advance",
     "cold start",
+    "client verb end to end",
+    "restart, 200 clients stored",
+    "RSS after a soak",
     "emulator create-eft-collection",
     "advance a day, pending collections",
     "deliveries per second to a local receiver",
@@ -86,7 +89,7 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     } | {("emulator create-purchase, file", 64), ("emulator create-purchase, in memory", 64)}
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 32
+    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 35
     timings = {x["name"]: x for x in figures["timings"]}
     pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
     assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)

@@ -3,28 +3,35 @@
 names checked as the server checks them, and the exit codes: 0 done, 1 the emulator refused
 (its message) or cannot be reached, 2 a usage error. Every failure is one line on stderr
 (server text with its control characters escaped); with ``--json`` it is also one JSON object
-on stdout: ``{"error": {"status": int or null, "code": str, "message": str}}``."""
+on stdout: ``{"error": {"status": int or null, "code": str, "message": str}}``.
+
+A verb starts at once: this module and the parser import neither httpx nor msgspec nor the
+test helpers; ``Context.call`` asks over ``emulator.cli.wire`` (the standard library), and
+``Context.client`` (an httpx ``EmulatorClient``) is made only for a verb that needs more.
+``tests/test_cli_imports.py`` checks what a verb imports."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import json as jsonlib
 import math
 import os
 import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-import httpx
-import msgspec
+from emulator.cli.wire import Wire
+from emulator.kernel.segments import BadPathSegment, has_control, path_segment
 
-from emulator.kernel.clock import CLOCK_RANGE, in_clock_range, iso, parse_iso, to_us
-from emulator.testing import EmulatorClient, EmulatorError, Merchant
-from emulator.testing.records import BadPathSegment, NotTheEmulator, has_control, path_segment
+if TYPE_CHECKING:
+    import httpx
+
+    from emulator.testing.client import EmulatorClient
+    from emulator.testing.records import Merchant
 
 DEFAULT_URL = "http://127.0.0.1:8400"
 PROG = "payments-emulator"
@@ -96,21 +103,53 @@ def checked_name(value: str, pattern: re.Pattern[str], what: str, rule: str) -> 
     return segment(value, what)
 
 
-@dataclass
 class Context:
-    """One run of a client verb."""
+    """One run of a client verb: ``call`` for a control-plane request, ``client`` (made when
+    first used) for the rest of ``EmulatorClient``."""
 
-    url: str
-    client: EmulatorClient
-    json: bool
-    merchant: str | None
-    timeout: httpx.Timeout = dataclasses.field(default_factory=lambda: timeouts(None))
+    def __init__(
+        self, url: str, token: str | None, json: bool, merchant: str | None, answer: float
+    ) -> None:
+        self.url, self.token, self.json, self.merchant = url, token, json, merchant
+        self.answer = answer
+        self._wire = (
+            Wire(url, token, min(answer, CONNECT_SECONDS), answer)
+            if url.startswith("http://")
+            else None
+        )
+        self._client: EmulatorClient | None = None
+
+    @property
+    def timeout(self) -> httpx.Timeout:
+        return timeouts(self.answer)
+
+    @property
+    def client(self) -> EmulatorClient:
+        if self._client is None:
+            from emulator.testing.client import EmulatorClient
+
+            self._client = EmulatorClient(self.url, admin_token=self.token, timeout=self.timeout)
+        return self._client
+
+    def call(
+        self, method: str, path: str, *, json: Any = None, params: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """One control-plane request (``path`` relative to ``/_emulator/``); its JSON answer."""
+        if self._wire is None:
+            return self.client.call(method, path, json=json, params=params)
+        return self._wire.call(method, path, json=json, params=params)
+
+    def close(self) -> None:
+        if self._wire is not None:
+            self._wire.close()
+        if self._client is not None:
+            self._client.close()
 
     def emit(self, data: Any, lines: list[str]) -> None:
         """``data`` as JSON with ``--json``, else the human ``lines`` (control characters in
         them, from names the server holds, escaped)."""
         if self.json:
-            print(msgspec.json.encode(data).decode())
+            print(dumps(data))
         else:
             for line in lines:
                 print(printable(line))
@@ -124,7 +163,7 @@ class Context:
         """The merchant named (``--merchant``) or the default one, with its credentials, as
         ``GET /_emulator/merchants`` lists them."""
         wanted = company_id or self.merchant
-        listed = self.client.call("GET", "merchants")["merchants"]
+        listed = self.call("GET", "merchants")["merchants"]
         if not listed:
             raise Refused("the emulator has no merchant")
         if wanted is None:
@@ -136,6 +175,10 @@ class Context:
             found = next((m for m in listed if m["company_id"] == wanted), None)
             if found is None:
                 raise Refused(f"--merchant: no merchant {wanted} on {self.url}")
+        import msgspec
+
+        from emulator.testing.records import Merchant
+
         return msgspec.convert(found, Merchant)
 
 
@@ -187,6 +230,8 @@ def seconds(text: str) -> float:
 def timeouts(answer: float | None) -> httpx.Timeout:
     """Connect within ``CONNECT_SECONDS`` (or ``answer`` if shorter), answer within ``answer``
     seconds (``ANSWER_SECONDS`` by default)."""
+    import httpx
+
     answer = ANSWER_SECONDS if answer is None else answer
     return httpx.Timeout(answer, connect=min(answer, CONNECT_SECONDS))
 
@@ -201,11 +246,14 @@ def _url(args: argparse.Namespace) -> str:
     problem = f"--url / EMULATOR_URL must be an http:// or https:// URL, not {url!r}"
     if has_control(url) or any(c.isspace() for c in url):
         raise UsageError(f"{problem} (it holds spaces or control characters)")
+    if not re.match(r"^https?://[^/\s]+", url):
+        raise UsageError(problem)
     try:
-        parsed = httpx.URL(url) if re.match(r"^https?://[^/\s]+", url) else None
-    except httpx.InvalidURL as exc:
+        parsed = urlsplit(url)
+        parsed.port  # noqa: B018  # a port out of range or not a number is refused here
+    except ValueError as exc:
         raise UsageError(f"{problem} ({exc})") from None
-    if parsed is None or not parsed.host:
+    if not parsed.hostname:
         raise UsageError(problem)
     return url
 
@@ -213,7 +261,7 @@ def _url(args: argparse.Namespace) -> str:
 def fail(json: bool, exit_code: int, line: str, error: dict[str, Any]) -> int:
     """One failure: one line on stderr; with ``--json`` its ``{"error": ...}`` on stdout."""
     if json:
-        print(msgspec.json.encode({"error": error}).decode(), flush=True)
+        print(dumps({"error": error}), flush=True)
     print(f"{PROG}: {printable(line)}", file=sys.stderr, flush=True)
     return exit_code
 
@@ -227,65 +275,36 @@ def run(handler: Handler, args: argparse.Namespace) -> int:
     ``--json``, also ``{"error": {"status", "code", "message"}}`` on stdout)."""
     json = bool(getattr(args, "json", False))
     url = "the URL"
+    answer = ANSWER_SECONDS
     try:
         url = _url(args)
         token = getattr(args, "admin_token", None) or os.environ.get("EMULATOR_ADMIN_TOKEN")
         merchant = getattr(args, "merchant", None)
         if merchant is not None:
             company_segment(merchant, "--merchant")
-        limits = timeouts(getattr(args, "timeout", None))
-        with EmulatorClient(url, admin_token=token or None, timeout=limits) as client:
-            context = Context(url, client, json, merchant, limits)
-            try:
-                return handler(context, args)
-            except httpx.TimeoutException as exc:
-                raise NoAnswer(
-                    f"no answer from the emulator at {url} within {limits.read:g} s"
-                    f" ({type(exc).__name__}); give --timeout SECONDS to wait longer"
-                ) from None
-            except httpx.TransportError as exc:
-                problem = str(exc) or "no answer"
-                raise Unreachable(
-                    f"cannot reach the emulator at {url} ({type(exc).__name__}: {problem});"
-                    " start one with `payments-emulator serve` or give --url"
-                ) from None
-    except (UsageError, BadPathSegment) as exc:
-        return usage_failure(json, str(exc))
-    except httpx.InvalidURL as exc:
-        return usage_failure(json, f"--url / EMULATOR_URL: {exc}")
-    except EmulatorError as exc:
-        return _refused(json, url, exc)
-    except Unreachable as exc:
-        error = {"status": None, "code": exc.code, "message": str(exc)}
-        return fail(json, 1, str(exc), error)
-    except Refused as exc:
-        return fail(json, 1, str(exc), {"status": None, "code": "refused", "message": str(exc)})
-    except (KeyError, TypeError, ValueError, msgspec.ValidationError) as exc:
-        # an answer of another shape than the emulator's (another service at the URL)
-        message = (
-            f"the answer from {url} is not what the emulator answers"
-            f" ({type(exc).__name__}: {exc}): is this the emulator?"
-        )
-        return fail(
-            json, 1, message, {"status": None, "code": "not_the_emulator", "message": message}
-        )
-    except BrokenPipeError:  # the reader went away (| head)
-        return 1
+        answer = getattr(args, "timeout", None) or ANSWER_SECONDS
+        context = Context(url, token or None, json, merchant, answer)
+        try:
+            return handler(context, args)
+        finally:
+            context.close()
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # each kind its line (emulator.cli.failures), the rest raised again
+        from emulator.cli.failures import failed
+
+        return failed(json, url, answer, exc)
 
 
-def _refused(json: bool, url: str, exc: EmulatorError) -> int:
-    message, code = exc.message, exc.code
-    if isinstance(exc, NotTheEmulator) or (code == "http_error" and isinstance(exc.body, str)):
-        kind = exc.content_type or "no content type"
-        message = f"{url} answered {exc.status} ({kind}), not the emulator's JSON: is it one?"
-        error = {"status": exc.status, "code": "not_the_emulator", "message": message}
-        return fail(json, 1, message, error)
-    if code == "http_error":  # the API's own dialect
-        message = msgspec.json.encode(exc.body).decode()
-    error = {"status": exc.status, "code": code, "message": message}
-    return fail(json, 1, f"refused ({exc.status} {code}): {message}", error)
+def dumps(data: Any) -> str:
+    """``data`` as one line of JSON, as msgspec writes it (compact, UTF-8 as is); msgspec
+    itself for what the standard library cannot write (records, instants)."""
+    try:
+        return jsonlib.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        import msgspec
+
+        return msgspec.json.encode(data).decode()
 
 
 DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s?)?$")
@@ -315,6 +334,8 @@ def duration_seconds(body: dict[str, float]) -> float:
 
 def parse_instant(text: str, flag: str) -> str:
     """An ISO-8601 instant (naive means UTC) in the clock's range, as the emulator writes it."""
+    from emulator.kernel.clock import CLOCK_RANGE, in_clock_range, iso, parse_iso, to_us
+
     try:
         moment = parse_iso(text)
     except ValueError:
@@ -327,6 +348,8 @@ def parse_instant(text: str, flag: str) -> str:
 
 
 def when(value: str | datetime) -> str:
+    from emulator.kernel.clock import iso
+
     return value if isinstance(value, str) else iso(value)
 
 

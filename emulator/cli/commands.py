@@ -7,10 +7,10 @@ import dataclasses
 import gc
 import socket
 import sys
+import types
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from emulator import __version__
 from emulator.cli import deliveries as cli_deliveries
@@ -24,28 +24,10 @@ from emulator.cli import verbs as cli_verbs
 from emulator.cli import verify as cli_verify
 from emulator.cli.client import client_parent, usage_failure
 from emulator.cli.client import run as run_client
-from emulator.kernel.clock import CLOCK_RANGE, MODES, in_clock_range, parse_iso, to_us
-from emulator.serving import options as serve_options
-from emulator.serving.settings import (
-    DEFAULT_DB,
-    DEFAULT_HOST,
-    DEFAULT_PORT,
-    MEMORY,
-    RateLimitSetting,
-    Settings,
-    from_env,
-)
-from emulator.serving.startup import (
-    DatabaseState,
-    bind,
-    check_admin_token,
-    check_db_path,
-    check_log_level,
-    clock_lines,
-    inspect_database,
-    parse_port,
-    start_warning,
-)
+
+if TYPE_CHECKING:  # the server's modules: imported when `serve` runs (a verb starts without)
+    from emulator.serving.settings import Settings
+    from emulator.serving.startup import DatabaseState
 
 
 class UsageProblem(Exception):
@@ -68,7 +50,9 @@ class Parser(argparse.ArgumentParser):
         raise UsageProblem(f"{message} (see {Parser.deepest or self.prog} --help)")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(serving: bool = True) -> argparse.ArgumentParser:
+    """The parser; ``serving``: with the flags of ``serve`` (their defaults come from the
+    server's settings: a client verb does not import them)."""
     parser = Parser(
         prog="payments-emulator",
         description="Sandbox emulator of a payments gateway (/api/v1) and bank collections (/v2).",
@@ -78,6 +62,31 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve both interfaces and the control plane")
+    if serving:
+        _serve_flags(serve)
+    scenario = commands.add_parser("scenario", help="check or list scenario files")
+    actions = scenario.add_subparsers(dest="action", required=True)
+    validate = actions.add_parser("validate", help="check scenario files (exit 1 if any is bad)")
+    validate.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    actions.add_parser("list", help="list the shipped scenarios")
+    cli_verbs.add_scenario_actions(actions)
+    cli_verbs.add_commands(commands)
+    cli_trigger.add_command(commands)
+    cli_listen.add_command(commands)
+    cli_deliveries.add_command(commands)
+    cli_verify.add_command(commands)
+    cli_receiver.add_command(commands)
+    cli_state.add_commands(commands)
+    cli_holds.add_command(commands)
+    cli_flows.add_command(commands)
+    return parser
+
+
+def _serve_flags(serve: argparse.ArgumentParser) -> None:
+    from emulator.kernel.clock import MODES
+    from emulator.serving import options as serve_options
+    from emulator.serving.settings import DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT
+
     serve.add_argument(
         "--host", help=f"address to bind (env EMULATOR_HOST, default {DEFAULT_HOST})"
     )
@@ -124,25 +133,21 @@ def _parser() -> argparse.ArgumentParser:
         "--log-level", help="uvicorn log level (env EMULATOR_LOG_LEVEL, default info)"
     )
     serve_options.add_flags(serve)
-    scenario = commands.add_parser("scenario", help="check or list scenario files")
-    actions = scenario.add_subparsers(dest="action", required=True)
-    validate = actions.add_parser("validate", help="check scenario files (exit 1 if any is bad)")
-    validate.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    actions.add_parser("list", help="list the shipped scenarios")
-    cli_verbs.add_scenario_actions(actions)
-    cli_verbs.add_commands(commands)
-    cli_trigger.add_command(commands)
-    cli_listen.add_command(commands)
-    cli_deliveries.add_command(commands)
-    cli_verify.add_command(commands)
-    cli_receiver.add_command(commands)
-    cli_state.add_commands(commands)
-    cli_holds.add_command(commands)
-    cli_flows.add_command(commands)
-    return parser
 
 
 def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -> Settings:
+    from datetime import datetime
+
+    from emulator.kernel.clock import CLOCK_RANGE, in_clock_range, parse_iso, to_us
+    from emulator.serving import options as serve_options
+    from emulator.serving.settings import MEMORY, RateLimitSetting, Settings, from_env
+    from emulator.serving.startup import (
+        check_admin_token,
+        check_db_path,
+        check_log_level,
+        parse_port,
+    )
+
     values = from_env(env)
     if args.log_level is not None:
         values["log_level"] = args.log_level.lower()
@@ -199,6 +204,8 @@ def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -
 
 def banner(settings: Settings, state: DatabaseState | None = None) -> str:
     from emulator.resources import default_merchant
+    from emulator.serving import options as serve_options
+    from emulator.serving.startup import clock_lines, inspect_database
 
     seed = default_merchant()
     url = settings.base_url
@@ -245,6 +252,16 @@ def tune_gc() -> None:
     sys.setswitchinterval(0.0005)
 
 
+def without_httpx_cli() -> None:
+    """httpx imports its own command line when rich, pygments and click are installed (a sixth
+    of what serve imported before its first answer); the server never runs it. An empty module
+    takes its place before httpx is first imported: httpx then falls back as it does when they
+    are not installed (its ``httpx.main`` says to install ``httpx[cli]``)."""
+    if "httpx" not in sys.modules:
+        stub = types.ModuleType("httpx._main")
+        sys.modules.setdefault("httpx._main", stub)
+
+
 SHUTDOWN_GRACE = 5  # seconds open requests get to finish once the server is told to stop
 
 
@@ -265,9 +282,11 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
     import uvicorn
 
     from emulator.http.protocol import JoinedWritesProtocol
+    from emulator.serving import options as serve_options
     from emulator.serving.app import create_app
     from emulator.serving.logs import server_options
     from emulator.serving.runtime import Runtime
+    from emulator.serving.startup import bind, inspect_database, start_warning
 
     sock = sock or bind(settings)
     settings = serve_options.make_certificate(settings)
@@ -327,7 +346,7 @@ def scenario_command(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = _parser().parse_args(words)
+        args = _parser(serving="serve" in words).parse_args(words)
     except UsageProblem as exc:
         return usage_failure("--json" in words, str(exc))
     if getattr(args, "handler", None) is not None:  # a verb for a running emulator
@@ -337,7 +356,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "flow":
         return cli_flows.check_command(args)
     if args.command == "serve":
+        without_httpx_cli()
         from emulator.kernel.dbfile import DatabaseInUse
+        from emulator.serving.startup import bind
 
         sock: socket.socket | None = None
         try:

@@ -4,10 +4,12 @@ receive it and how to register something."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from emulator.cli.client import Context
-from emulator.testing import Delivery
+
+if TYPE_CHECKING:
+    from emulator.testing import Delivery
 
 # the bank's events: the callbackType a v2 callback URL needs to receive them
 CALLBACK_TYPES = {

@@ -101,7 +101,7 @@ def deliveries_list(context: Context, args: argparse.Namespace) -> int:
     query = {**_body(context, args), "limit": args.limit}
     if args.kind is not None:
         query["kind"] = args.kind
-    found = context.client.call("GET", "deliveries", params=query)["deliveries"]
+    found = context.call("GET", "deliveries", params=query)["deliveries"]
     lines = []
     for d in found:
         answer = d["status"] if d["status"] is not None else d["error"]
@@ -127,7 +127,7 @@ def _replayed(context: Context, answer: dict[str, Any], verb: str) -> int:
 
 
 def deliveries_replay(context: Context, args: argparse.Namespace) -> int:
-    answer = context.client.call("POST", "deliveries/replay", json=_body(context, args))
+    answer = context.call("POST", "deliveries/replay", json=_body(context, args))
     return _replayed(context, answer, "replayed")
 
 
@@ -136,13 +136,13 @@ def deliveries_recover(context: Context, args: argparse.Namespace) -> int:
         raise UsageError("deliveries recover: give --since ISO")
     if context.merchant is None and args.endpoint_url is None:
         raise UsageError("deliveries recover: give --merchant or --endpoint-url")
-    answer = context.client.call("POST", "deliveries/recover", json=_body(context, args))
+    answer = context.call("POST", "deliveries/recover", json=_body(context, args))
     return _replayed(context, answer, "recovered")
 
 
 def endpoints_show(context: Context, args: argparse.Namespace) -> int:
     query = {"merchant": context.merchant} if context.merchant is not None else None
-    answer = context.client.call("GET", "endpoints", params=query)
+    answer = context.call("GET", "endpoints", params=query)
     lines = [
         f"{e['kind']} {e['id']}: {'on' if e['enabled'] else 'off'}"
         f"{' (drop)' if e['drop'] else ''}{' (auto-disabled)' if e['reason'] else ''}"
@@ -160,7 +160,7 @@ def endpoint_switch(context: Context, args: argparse.Namespace) -> int:
         raise UsageError("deliveries endpoint: --drop goes with off")
     what = "callbacks" if args.callback else "webhooks"
     body = {"enabled": args.state == "on", "drop": args.drop}
-    answer = context.client.call("PUT", f"{what}/{segment(args.id, 'ID')}/state", json=body)
+    answer = context.call("PUT", f"{what}/{segment(args.id, 'ID')}/state", json=body)
     line = f"{answer['kind']} {answer['id']} switched {args.state} at {answer['at']}"
     if args.state == "on":
         line += f": {answer['released']} held message(s) sent"
@@ -178,7 +178,7 @@ def auto_disable(context: Context, args: argparse.Namespace) -> int:
         except ValueError:
             raise UsageError(f"DAYS: {args.days!r} is not a number of days, or never") from None
     path = f"merchants/{company_segment(args.company_id, 'COMPANY_ID')}/delivery-settings"
-    answer = context.client.call("PUT", path, json={"auto_disable_after_days": days})
+    answer = context.call("PUT", path, json={"auto_disable_after_days": days})
     after = answer["auto_disable_after_days"]
     how = "never" if after is None else f"after {after} day(s) of only failures"
     context.emit(answer, [f"merchant {args.company_id}: endpoints auto-disabled {how}"])

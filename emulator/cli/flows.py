@@ -8,7 +8,6 @@ files without running them (exit 0, or 2 naming the first error)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import re
 import sys
@@ -83,7 +82,7 @@ def run_command(context: Context, args: argparse.Namespace) -> int:
     from emulator.flows.report import Report, StepResult, junit, step_line, text
 
     flows = read(args.paths)
-    context.client.call("GET", "health")  # an emulator answers there: one line if none does
+    context.call("GET", "health")  # an emulator answers there: one line if none does
     token = getattr(args, "admin_token", None) or os.environ.get("EMULATOR_ADMIN_TOKEN")
     live = args.parallel == 1 and not context.json
 
@@ -111,6 +110,8 @@ def run_command(context: Context, args: argparse.Namespace) -> int:
                 flows, http, token, parallel=args.parallel, keep=args.keep,
                 on_step=on_step, on_done=on_done,
             )  # fmt: skip
+
+    import asyncio
 
     reports = asyncio.run(main())
     if args.junit is not None:

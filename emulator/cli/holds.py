@@ -8,8 +8,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import msgspec
-
 from emulator.cli.client import (
     Context,
     UsageError,
@@ -72,6 +70,8 @@ def add_command(commands: Any) -> None:
 
 
 def _json(text: str, what: str) -> Any:
+    import msgspec
+
     try:
         return msgspec.json.decode(text.encode())
     except msgspec.DecodeError:
@@ -109,27 +109,27 @@ def holds_create(context: Context, args: argparse.Namespace) -> int:
         body["timeout_seconds"] = args.hold_timeout
     if args.on_timeout is not None:
         body["on_timeout"] = args.on_timeout
-    answer = context.client.call("POST", _path(context), json=body)
+    answer = context.call("POST", _path(context), json=body)
     context.emit(answer, _lines(answer))
     return 0
 
 
 def holds_list(context: Context, args: argparse.Namespace) -> int:
-    answer = context.client.call("GET", _path(context))
+    answer = context.call("GET", _path(context))
     lines = [line for hold in answer["holds"] for line in _lines(hold)]
     context.emit(answer, lines or ["no holds"])
     return 0
 
 
 def holds_show(context: Context, args: argparse.Namespace) -> int:
-    answer = context.client.call("GET", _path(context, segment(args.hold_id, "HOLD_ID")))
+    answer = context.call("GET", _path(context, segment(args.hold_id, "HOLD_ID")))
     context.emit(answer, _lines(answer))
     return 0
 
 
 def _act(context: Context, args: argparse.Namespace, action: str, body: dict[str, Any]) -> int:
     path = _path(context, segment(args.hold_id, "HOLD_ID"), action)
-    answer = context.client.call("POST", path, json=body)
+    answer = context.call("POST", path, json=body)
     context.emit(answer, _lines(answer))
     return 0
 

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
-
-import httpx
-import msgspec
+from typing import TYPE_CHECKING, Any
 
 from emulator.cli.client import Context, UsageError, client_parent, merchant_option, printable
-from emulator.testing import Delivery
-from emulator.testing.records import has_control
+from emulator.kernel.segments import has_control
+
+if TYPE_CHECKING:
+    import httpx
+
+    from emulator.testing import Delivery
 
 WAIT_SLICE = 5.0  # seconds of one wait of the delivery log (under the answer's timeout)
 # hop-by-hop headers, and those the forwarding client sets itself; every other one is forwarded
@@ -76,6 +77,8 @@ def listen_command(context: Context, args: argparse.Namespace) -> int:
         print(printable(f"listening to deliveries{scope} on {context.url}{target} (Ctrl-C stops)"))
         sys.stdout.flush()
     seen = 0
+    import httpx
+
     with httpx.Client(timeout=10.0) as receiver:
         while args.count is None or seen < args.count:
             for delivery in _next_batch(context, after):
@@ -91,7 +94,11 @@ def listen_command(context: Context, args: argparse.Namespace) -> int:
 def _next_batch(context: Context, after: int) -> list[Delivery]:
     """The attempts after ``after``, oldest first: the delivery log's wait answers as soon as
     one is recorded (nothing polls), or empty after a slice shorter than an answer's timeout."""
-    answer_seconds = context.timeout.read or WAIT_SLICE * 2
+    import msgspec
+
+    from emulator.testing import Delivery
+
+    answer_seconds = context.answer or WAIT_SLICE * 2
     params: dict[str, Any] = {
         "after": after,
         "limit": 100,
@@ -105,6 +112,8 @@ def _next_batch(context: Context, after: int) -> list[Delivery]:
 
 def _forward(receiver: httpx.Client, url: str, delivery: Delivery) -> dict[str, Any]:
     """Re-post the message as the emulator sent it; what the receiver answered."""
+    import httpx
+
     headers = {k: v for k, v in delivery.headers.items() if k.lower() not in DROP}
     try:
         response = receiver.post(url, content=delivery.body.encode("utf-8"), headers=headers)

@@ -38,7 +38,7 @@ def _path(company_id: str, *rest: str) -> str:
 
 
 def merchants_delete(context: Context, args: argparse.Namespace) -> int:
-    answer = context.client.call("DELETE", _path(args.company_id))
+    answer = context.call("DELETE", _path(args.company_id))
     rows = sum(int(count) for count in answer.get("removed", {}).values())
     context.emit(answer, [f"deleted merchant {args.company_id} ({rows} row(s))"])
     return 0
@@ -51,9 +51,9 @@ def merchants_clock(context: Context, args: argparse.Namespace) -> int:
         body: dict[str, Any] = {"mode": "frozen" if args.frozen else "real"}
         if args.at is not None:
             body["now"] = parse_instant(args.at, "--at")
-        answer = context.client.call("PUT", _path(args.company_id, "clock"), json=body)
+        answer = context.call("PUT", _path(args.company_id, "clock"), json=body)
     else:
-        answer = context.client.call("GET", _path(args.company_id, "clock"))
+        answer = context.call("GET", _path(args.company_id, "clock"))
     whose = "its own clock" if answer.get("own") else "following the server clock"
     line = f"{answer['now']} {answer['mode']} (merchant {args.company_id}, {whose})"
     context.emit(answer, [line])

@@ -11,7 +11,6 @@ from typing import Any
 
 from emulator.cli.client import Context, UsageError, client_parent, merchant_option
 from emulator.cli.verify import Case, write_cases
-from emulator.testing import EmulatorError
 
 MARKS = {"pass": "ok  ", "warn": "WARN", "fail": "FAIL"}
 
@@ -47,6 +46,8 @@ def check_command(context: Context, args: argparse.Namespace) -> int:
     if args.receiver_timeout is not None:
         body["timeout_seconds"] = args.receiver_timeout
     # Each message may take the receiver's timeout: the answer may take a while.
+    from emulator.testing.records import EmulatorError
+
     response = context.client.http.post("receiver-checks", json=body, timeout=120.0)
     if response.status_code == 400:
         raise UsageError(EmulatorError(response).message)

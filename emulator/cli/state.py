@@ -69,7 +69,7 @@ def import_state(context: Context, args: argparse.Namespace) -> int:
 
 def named_states(context: Context, args: argparse.Namespace) -> int:
     if args.name is None:
-        answer = context.client.call("GET", "states")
+        answer = context.call("GET", "states")
         context.emit(answer, list(answer["states"]) or ["no named states"])
         return 0
     answer = context.client.load_state(segment(args.name, "NAME"))

@@ -9,9 +9,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from emulator.cli import delivered
 from emulator.cli.client import (
@@ -22,8 +20,13 @@ from emulator.cli.client import (
     merchant_option,
     segment,
 )
-from emulator.kernel.ids import Ids
-from emulator.testing import EmulatorError, Merchant
+from emulator.cli.wire import api_answer as _answer
+from emulator.kernel.ids import Ids  # light: random and string
+
+if TYPE_CHECKING:
+    import httpx
+
+    from emulator.testing import Merchant
 
 DECLINED = "4000000000000002"  # card_declined, do_not_honour
 PENDING_PAYOUT = "5555555555554444"  # payout pending, success after 3 days
@@ -61,7 +64,7 @@ class Trigger:
         return _answer(self._bank.request(method, path, json=body))
 
     def control(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
-        return self.context.client.call(method, path, json=body)
+        return self.context.call(method, path, json=body)
 
     def keep(self, kind: str, obj: dict[str, Any]) -> dict[str, Any]:
         self.made.append((kind, obj))
@@ -90,7 +93,7 @@ class Trigger:
         job of ``kind`` acting on ``object_id``, running everything due on the way."""
         company = self.company
         query = {"object_id": str(object_id)}
-        jobs = self.context.client.call("GET", f"merchants/{company}/schedule", params=query)
+        jobs = self.context.call("GET", f"merchants/{company}/schedule", params=query)
         due = next((job["due"] for job in jobs["jobs"] if job["kind"] == kind), None)
         if due is None:
             raise NotEmitted(f"no {kind} job is scheduled for {object_id}")
@@ -108,13 +111,6 @@ class NotEmitted(Refused):
 def _seg(obj: dict[str, Any]) -> str:
     """An object's id as one path segment."""
     return segment(str(obj["id"]), "id")
-
-
-def _answer(response: httpx.Response) -> dict[str, Any]:
-    if response.is_error:
-        raise EmulatorError(response)
-    body: dict[str, Any] = response.json() if response.content else {}
-    return body
 
 
 def _purchase(run: Trigger, **fields: Any) -> dict[str, Any]:
@@ -186,6 +182,8 @@ def _payout(run: Trigger, card: str) -> dict[str, Any]:
         "expiry_month": "12",
         "expiry_year": "99",
     }
+    import httpx
+
     with httpx.Client(timeout=run.context.timeout) as plain:  # the execution URL is the capability
         _answer(plain.post(payout["execution_url"], json=card_body))
     return payout

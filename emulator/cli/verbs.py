@@ -21,7 +21,6 @@ from emulator.cli.client import (
     progress,
 )
 from emulator.cli.merchants import add_merchant_actions
-from emulator.kernel.clock import parse_iso
 
 STEPS = 20  # an advance shown with progress runs in this many steps
 STEPPED_FROM = 3600.0  # seconds: shorter advances run in one request
@@ -113,7 +112,7 @@ def _clock_line(answer: dict[str, Any], context: Context) -> str:
 
 
 def clock_show(context: Context, args: argparse.Namespace) -> int:
-    answer = context.client.call("GET", _clock_path(context))
+    answer = context.call("GET", _clock_path(context))
     context.emit(answer, [_clock_line(answer, context)])
     return 0
 
@@ -124,7 +123,7 @@ def clock_advance(context: Context, args: argparse.Namespace) -> int:
         raise UsageError("clock advance: give one of DURATION, --to ISO or --next")
     path = _clock_path(context, "advance")
     if args.next:
-        answer = context.client.call("POST", path, json={"to": "next"})
+        answer = context.call("POST", path, json={"to": "next"})
     elif args.to is not None:
         target = parse_instant(args.to, "--to")
         answer = _stepped(context, path, target=target)
@@ -150,14 +149,16 @@ def _stepped(
     the instant reached). The steps end where one request would: due jobs run in order."""
     final: dict[str, Any] = {"to": target} if target is not None else dict(span or {})
     if not on_terminal(context):
-        return context.client.call("POST", path, json=final)
+        return context.call("POST", path, json=final)
     if target is not None:
-        now = parse_iso(context.client.call("GET", _clock_path(context))["now"])
+        from emulator.kernel.clock import parse_iso
+
+        now = parse_iso(context.call("GET", _clock_path(context))["now"])
         seconds = (parse_iso(target) - now).total_seconds()
     else:
         seconds = duration_seconds(span or {})
     if seconds < STEPPED_FROM:
-        return context.client.call("POST", path, json=final)
+        return context.call("POST", path, json=final)
     jobs = 0
     step = seconds / STEPS
     with progress(True) as show:
@@ -165,7 +166,7 @@ def _stepped(
         for index in range(STEPS):
             last = index == STEPS - 1
             body = final if last and target is not None else {"seconds": step}
-            answer = context.client.call("POST", path, json=body)
+            answer = context.call("POST", path, json=body)
             jobs += int(answer["jobs_run"])
             show(f"advancing: {jobs} job(s) run, at {answer['now']} ({index + 1}/{STEPS})")
             if answer.get("stopped"):
@@ -175,7 +176,7 @@ def _stepped(
 
 def clock_freeze(context: Context, args: argparse.Namespace) -> int:
     body = {"at": parse_instant(args.at, "--at")} if args.at is not None else None
-    answer = context.client.call("POST", _clock_path(context, "freeze"), json=body)
+    answer = context.call("POST", _clock_path(context, "freeze"), json=body)
     context.emit(answer, [_clock_line(answer, context)])
     return 0
 
@@ -188,7 +189,7 @@ def clock_resume(context: Context, args: argparse.Namespace) -> int:
         body = {"at": parse_instant(args.at, "--at")}
     elif args.system:
         body = {"system": True}
-    answer = context.client.call("POST", _clock_path(context, "resume"), json=body)
+    answer = context.call("POST", _clock_path(context, "resume"), json=body)
     context.emit(answer, [_clock_line(answer, context)])
     return 0
 
@@ -209,7 +210,7 @@ def _merchant_lines(merchant: dict[str, Any]) -> list[str]:
 
 
 def merchants_list(context: Context, args: argparse.Namespace) -> int:
-    answer = context.client.call("GET", "merchants")
+    answer = context.call("GET", "merchants")
     lines = [line for m in answer["merchants"] for line in _merchant_lines(m)]
     context.emit(answer, lines)
     return 0
@@ -224,13 +225,13 @@ def merchants_create(context: Context, args: argparse.Namespace) -> int:
         if args.now is not None:
             setting["now"] = parse_instant(args.now, "--now")
         body["clock"] = setting
-    answer = context.client.call("POST", "merchants", json=body or None)
+    answer = context.call("POST", "merchants", json=body or None)
     context.emit(answer, _merchant_lines(answer))
     return 0
 
 
 def reset_all(context: Context, args: argparse.Namespace) -> int:
-    answer = context.client.call("POST", "reset")
+    answer = context.call("POST", "reset")
     context.emit(answer, [f"reset; clock {answer['now']} {answer['mode']}"])
     return 0
 
@@ -241,16 +242,16 @@ def snapshot_verb(context: Context, args: argparse.Namespace) -> int:
     rule = "snapshot names are 1-64 letters, digits, '.', '_' or '-', the first a letter or digit"
     name = checked_name(args.name, SNAPSHOT_NAME, "snapshot name", rule)
     if args.snapshot_verb == "save":
-        answer = context.client.call("POST", f"snapshots/{name}")
+        answer = context.call("POST", f"snapshots/{name}")
         context.emit(answer, [f"saved snapshot {args.name}"])
     else:
-        answer = context.client.call("POST", f"snapshots/{name}/restore")
+        answer = context.call("POST", f"snapshots/{name}/restore")
         context.emit(answer, [f"restored snapshot {args.name}; clock {answer['now']}"])
     return 0
 
 
 def snapshot_list(context: Context, args: argparse.Namespace) -> int:
-    answer = context.client.call("GET", "snapshots")
+    answer = context.call("GET", "snapshots")
     context.emit(answer, [str(name) for name in answer["snapshots"]])
     return 0
 
@@ -262,7 +263,7 @@ def scenario_switch(context: Context, args: argparse.Namespace) -> int:
 
     name = checked_name(args.name, SCENARIO_NAME, "scenario name", rule + " letter or digit")
     body = {"merchant": context.merchant} if context.merchant is not None else {}
-    answer = context.client.call("POST", f"scenarios/{name}/{verb}", json=body)
+    answer = context.call("POST", f"scenarios/{name}/{verb}", json=body)
     scope = f"merchant {context.merchant}" if context.merchant else "every merchant"
     context.emit(answer, [f"{verb}d scenario {args.name} for {scope}"])
     return 0

@@ -10,7 +10,6 @@ import argparse
 import dataclasses
 import re
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,6 @@ from emulator.cli.client import (
     merchant_option,
     parse_duration,
 )
-from emulator.testing import EmulatorError
 
 
 def add_command(commands: Any) -> None:
@@ -82,6 +80,8 @@ def verify_command(context: Context, args: argparse.Namespace) -> int:
             body["advance"] = {"up_to": up_to}
     company_id = context.merchant_record().company_id
     extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout + 30.0}
+    from emulator.testing.records import EmulatorError
+
     response = context.client.http.post(f"merchants/{company_id}/{verb}", json=body, **extra)
     if response.status_code == 400:
         raise UsageError(f"{args.file}: {EmulatorError(response).message}")
@@ -154,6 +154,8 @@ def write_cases(
     path: Path, suite_name: str, classname: str, cases: list[Case], timestamp: str, kind: str
 ) -> None:
     """A JUnit XML file of one suite (``kind``: the failures' ``type``)."""
+    import xml.etree.ElementTree as ET
+
     failures = sum(1 for c in cases if c.failure is not None)
     suites = ET.Element("testsuites", tests=str(len(cases)), failures=str(failures))
     suite = ET.SubElement(

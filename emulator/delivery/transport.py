@@ -64,7 +64,16 @@ class SelfRoutingTransport(httpx.AsyncBaseTransport):
         ``context`` made of them."""
         self._port = port
         self._app = app
-        self._network = httpx.AsyncHTTPTransport(verify=context or verifier(trust))
+        self._trust, self._context = trust, context
+        # Made by the first request over the network (importing httpcore, loading the CAs:
+        # most of what a runtime's start did before its first answer).
+        self._network: httpx.AsyncHTTPTransport | None = None
+
+    def network(self) -> httpx.AsyncHTTPTransport:
+        if self._network is None:
+            verify = self._context or ssl_context(self._trust)
+            self._network = httpx.AsyncHTTPTransport(verify=verify)
+        return self._network
 
     def _in_process(self, url: httpx.URL) -> Any | None:
         return self.in_process(url.host, url.port or 80)
@@ -80,7 +89,7 @@ class SelfRoutingTransport(httpx.AsyncBaseTransport):
             raise httpx.ConnectError("refused: the emulator's control plane", request=request)
         app = self._in_process(request.url)
         if app is None:
-            return await self._network.handle_async_request(request)
+            return await self.network().handle_async_request(request)
         # ASGITransport has no timeouts of its own; a request to the emulator's own API would
         # otherwise wait forever for the job runner that is sending it.
         seconds = request.extensions.get("timeout", {}).get("read") or TIMEOUT_SECONDS
@@ -91,7 +100,8 @@ class SelfRoutingTransport(httpx.AsyncBaseTransport):
             raise httpx.ReadTimeout("no answer in time", request=request) from None
 
     async def aclose(self) -> None:
-        await self._network.aclose()
+        if self._network is not None:
+            await self._network.aclose()
 
 
 class Sender:
@@ -104,9 +114,11 @@ class Sender:
         trust: tuple[Path, ...] = (),
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        context = ssl_context(trust)
-        self._routing = SelfRoutingTransport(port, app, context=context)
-        self._client = Client(context) if transport is None else None
+        # The TLS context (the system's CAs loaded) and the lean client are made by the first
+        # delivery, not before the server's first answer.
+        self._routing = SelfRoutingTransport(port, app, trust)
+        self._trust, self._lean = trust, transport is None
+        self._client: Client | None = None
         self._http = httpx.AsyncClient(
             transport=transport or self._routing, timeout=TIMEOUT_SECONDS
         )
@@ -115,6 +127,8 @@ class Sender:
         """The status of the answer. Raises when there was none: ``TimeoutError`` or
         ``httpx.TimeoutException`` after ``TIMEOUT_SECONDS``, else why (refused, reset...)."""
         client = self._client
+        if client is None and self._lean:
+            client = self._client = Client(ssl_context(self._trust))
         target = client.target(url) if client is not None else None
         if target is None or self._routing.in_process(target.host, target.port) is not None:
             response = await self._http.post(url, content=body, headers=headers)

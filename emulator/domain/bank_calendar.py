@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import holidays
+if TYPE_CHECKING:
+    import holidays
 
 SAST = timezone(timedelta(hours=2), "SAST")
 CUTOFF = time(14, 0)
@@ -28,6 +30,8 @@ SERVICE_DAYS = {"SAMEDAY": 0, "ONEDAY": 1, "TWODAY": 2}
 
 @lru_cache(maxsize=64)
 def _holidays(year: int) -> holidays.HolidayBase:
+    import holidays  # on the first date asked (dateutil with it): not before serve's 1st answer
+
     return holidays.country_holidays("ZA", years=year)
 
 
