@@ -19,6 +19,7 @@ class UnderWay:
     def __init__(self) -> None:
         self._tasks: dict[int, tuple[asyncio.Task[None], str, Job]] = {}  # by job id
         self._inline: set[int] = set()
+        self._sending_for: dict[str | None, int] = {}  # merchant → its advance's sends out
 
     def ids(self) -> tuple[int, ...]:
         return (*self._tasks, *self._inline)
@@ -44,12 +45,21 @@ class UnderWay:
         self._tasks.pop(job_id, None)
 
     @contextlib.contextmanager
-    def inline(self, job_id: int) -> Iterator[None]:
-        self._inline.add(job_id)
+    def inline(self, job: Job) -> Iterator[None]:
+        self._inline.add(job.id)
+        merchant = job.merchant_id
+        self._sending_for[merchant] = self._sending_for.get(merchant, 0) + 1
         try:
             yield
         finally:
-            self._inline.discard(job_id)
+            self._inline.discard(job.id)
+            if (left := self._sending_for.pop(merchant, 1) - 1) > 0:
+                self._sending_for[merchant] = left
+
+    def sending_for(self, merchant_id: str | None) -> bool:
+        """Whether an advance awaits a job of this merchant (its receiver may be calling back:
+        what it causes is that advance's work, ``kernel.foreign``)."""
+        return merchant_id is not None and merchant_id in self._sending_for
 
     def running(self, kind: str) -> list[tuple[Job, asyncio.Task[None]]]:
         """The background jobs of ``kind`` (not the caller's own task: a receiver in this

@@ -1,0 +1,192 @@
+"""Others' jobs during an advance: what an advance runs, and what it leaves to go out as it
+would without one (``Scheduler``).
+
+An advance's work is the jobs due on its way when it starts, what they cause, and what its own
+merchants' receivers cause while it sends them a delivery. Requests of other clients meanwhile
+are served at the instant the advance stands at (``Runtime.enter``), and the jobs they schedule
+on its timeline (the first attempts of the deliveries their events cause too) are *foreign*:
+kept here, left out of the advance's reads, and run in the background at the instant the
+advance stands at once they are due (``ForeignRunner``), as ``run_due`` runs due jobs when no
+advance holds the clock. An advance under load therefore ends when its own work does, not when
+the load stops (issue 32). Foreign jobs still pending when the advance ends are ordinary jobs
+again, due at the instant the clock then stands at.
+
+Whose work a unit is: the advance's task (and the units it writes, and an in-process receiver
+called by its sends) carries ``WORKING_FOR`` = its timeline's key; on a merchant's own clock, a
+job of that merchant while the advance awaits a send to it (``UnderWay.sending_for``: its
+receiver calling back) is the advance's too; so is a delivery of an event emitted by the
+advance's work (the dispatcher says which, ``own``), whichever unit dispatches it. The server
+clock is shared by every merchant that follows it: there, requests over HTTP are others'.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from emulator.kernel.clock import Clocks
+from emulator.kernel.jobs import Job, run_careful
+from emulator.kernel.storage import Database, Tx
+from emulator.kernel.underway import UnderWay
+
+if TYPE_CHECKING:
+    from emulator.kernel.timeline import Timeline
+
+# The key of the timeline whose advance the current task works for (None: no advance's).
+WORKING_FOR: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "working_for", default=None
+)
+ATOMIC_AT_ONCE = 256  # foreign atomic jobs run in one unit of work
+
+
+class Foreign:
+    """One timeline's foreign jobs (its advance leaves them out): added on the writer's
+    thread, read on both, hence the lock."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: dict[int, Job] = {}
+        self._taken: set[int] = set()  # run or started, not yet done: still left out
+
+    def __bool__(self) -> bool:
+        return bool(self._pending or self._taken)
+
+    def add(self, job: Job) -> None:
+        with self._lock:
+            self._pending[job.id] = job
+
+    def ids(self) -> tuple[int, ...]:
+        if not self._pending and not self._taken:
+            return ()
+        with self._lock:
+            return (*self._pending, *self._taken)
+
+    def any_due(self, now_us: int) -> bool:
+        with self._lock:
+            return any(job.due_us <= now_us for job in self._pending.values())
+
+    def take_due(self, now_us: int, is_atomic: Callable[[str], bool], slots: int) -> list[Job]:
+        """The jobs due by ``now_us``, soonest first: atomic ones (up to ``ATOMIC_AT_ONCE``)
+        and async ones for up to ``slots`` free background slots."""
+        with self._lock:
+            due = sorted(
+                (job for job in self._pending.values() if job.due_us <= now_us),
+                key=lambda job: (job.due_us, job.id),
+            )
+            taken: list[Job] = []
+            atomic = 0
+            for job in due:
+                if is_atomic(job.kind):
+                    if atomic >= ATOMIC_AT_ONCE:
+                        continue
+                    atomic += 1
+                elif slots <= 0:
+                    continue
+                else:
+                    slots -= 1
+                taken.append(job)
+                del self._pending[job.id]
+                self._taken.add(job.id)
+            return taken
+
+    def done(self, job_id: int) -> None:
+        with self._lock:
+            self._taken.discard(job_id)
+
+    def clear(self) -> bool:
+        """Forget them all (an advance starts or ends); whether any was still pending."""
+        with self._lock:
+            left = bool(self._pending)
+            self._pending.clear()
+            self._taken.clear()
+            return left
+
+
+def note(timeline: Timeline | None, job: Job, own: bool | None, under_way: UnderWay) -> None:
+    """On the writer, as ``job`` is scheduled on ``timeline``: keep it as foreign when the
+    timeline is advancing and the job is not that advance's work."""
+    if timeline is None or not timeline.advancing:
+        return
+    if not (own if own is not None else is_own(timeline, job.merchant_id, under_way)):
+        timeline.foreign.add(job)
+
+
+def is_own(timeline: Timeline | None, merchant_id: str | None, under_way: UnderWay) -> bool:
+    """Whether what the current unit does for ``merchant_id`` is the work of the advance of
+    its ``timeline`` (True when that timeline is not advancing: nobody's to leave out): the
+    advance's task's, or, on a merchant's own clock, its receiver's while the advance awaits
+    a send to it. The server clock is shared: there, a request over HTTP is never its work."""
+    if timeline is None or not timeline.advancing or WORKING_FOR.get() == timeline.key:
+        return True
+    return timeline.key == merchant_id and under_way.sending_for(merchant_id)
+
+
+class ForeignRunner:
+    """Runs the foreign jobs due at the instant an advance stands at, in the background."""
+
+    def __init__(
+        self,
+        db: Database,
+        clocks: Clocks,
+        atomic: dict[str, Callable[[Tx, Job], None]],
+        under_way: UnderWay,
+        start: Callable[[Job, Timeline], None],
+    ) -> None:
+        self._db, self._clocks, self._atomic = db, clocks, atomic
+        self._under_way, self._start = under_way, start
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._again: set[str] = set()
+
+    def kick(self, timeline: Timeline) -> None:
+        """Run what is due of them now (again, when a run is under way)."""
+        if not timeline.advancing or not timeline.foreign.any_due(timeline.clock.now_us()):
+            return
+        task = self._tasks.get(timeline.key)
+        if task is not None and not task.done():
+            self._again.add(timeline.key)
+            return
+        context = contextvars.copy_context()
+        context.run(WORKING_FOR.set, None)  # what they cause is foreign too
+        self._tasks[timeline.key] = asyncio.get_running_loop().create_task(
+            self._loop(timeline), name=f"foreign-{timeline.key}", context=context
+        )
+
+    async def _loop(self, timeline: Timeline) -> None:
+        while True:
+            self._again.discard(timeline.key)
+            await self.run(timeline)
+            if timeline.key not in self._again:
+                return
+
+    async def run(self, timeline: Timeline) -> int:
+        count = 0
+        while timeline.advancing:
+            jobs = timeline.foreign.take_due(
+                timeline.clock.now_us(), self._atomic.__contains__, self._under_way.free()
+            )
+            if not jobs:
+                break
+            atomic = [job for job in jobs if job.kind in self._atomic]
+            for job in jobs:
+                if job.kind not in self._atomic:
+                    self._start(job, timeline)  # done() when it ends
+            if atomic:
+                run = functools.partial(self._run, timeline=timeline, jobs=atomic)
+                try:
+                    await self._db.write(run)
+                finally:
+                    for job in atomic:
+                        timeline.foreign.done(job.id)
+            count += len(jobs)
+        return count
+
+    def _run(self, tx: Tx, timeline: Timeline, jobs: list[Job]) -> None:
+        with self._clocks.using(timeline.clock):
+            for job in jobs:
+                found = tx.one("SELECT 1 FROM jobs WHERE id = ? AND state = 'pending'", (job.id,))
+                if found is not None:  # else it ran meanwhile (its advance ended) or went
+                    run_careful(tx, job, self._atomic[job.kind])
