@@ -49,21 +49,29 @@ class Foreign:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._unready: dict[int, Job] = {}  # its unit has not committed yet: left out only
         self._pending: dict[int, Job] = {}
         self._taken: set[int] = set()  # run or started, not yet done: still left out
 
     def __bool__(self) -> bool:
-        return bool(self._pending or self._taken)
+        return bool(self._unready or self._pending or self._taken)
 
     def add(self, job: Job) -> None:
+        """Left out of the advance from now on; run once its unit has committed (``ready``)."""
         with self._lock:
-            self._pending[job.id] = job
+            self._unready[job.id] = job
+
+    def ready(self, job_id: int) -> None:
+        with self._lock:
+            job = self._unready.pop(job_id, None)
+            if job is not None:
+                self._pending[job_id] = job
 
     def ids(self) -> tuple[int, ...]:
-        if not self._pending and not self._taken:
+        if not self:
             return ()
         with self._lock:
-            return (*self._pending, *self._taken)
+            return (*self._unready, *self._pending, *self._taken)
 
     def any_due(self, now_us: int) -> bool:
         with self._lock:
@@ -101,18 +109,23 @@ class Foreign:
         """Forget them all (an advance starts or ends); whether any was still pending."""
         with self._lock:
             left = bool(self._pending)
+            self._unready.clear()
             self._pending.clear()
             self._taken.clear()
             return left
 
 
-def note(timeline: Timeline | None, job: Job, own: bool | None, under_way: UnderWay) -> None:
+def note(
+    tx: Tx, timeline: Timeline | None, job: Job, own: bool | None, under_way: UnderWay
+) -> None:
     """On the writer, as ``job`` is scheduled on ``timeline``: keep it as foreign when the
-    timeline is advancing and the job is not that advance's work."""
+    timeline is advancing and the job is not that advance's work (runnable once committed:
+    a send started before would not find its message)."""
     if timeline is None or not timeline.advancing:
         return
     if not (own if own is not None else is_own(timeline, job.merchant_id, under_way)):
         timeline.foreign.add(job)
+        tx.after_commit(functools.partial(timeline.foreign.ready, job.id))
 
 
 def is_own(timeline: Timeline | None, merchant_id: str | None, under_way: UnderWay) -> bool:

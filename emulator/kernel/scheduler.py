@@ -104,12 +104,12 @@ class Scheduler:
             " ((SELECT MAX(COALESCE(MAX(id), 0), ?) + 1 FROM jobs), ?, ?, ?, ?, ?)",
             (self.under_way.top(), merchant_id, kind, due_us, msgspec.json.encode(payload), key),
         )
+        assert cursor.lastrowid is not None
+        job = Job(cursor.lastrowid, kind, due_us, merchant_id, payload)
+        foreign.note(tx, self.timelines.get(key), job, own, self.under_way)  # before _note_due
         tx.after_commit(lambda: self._note_due(key, due_us))
         low = self._inserted_low  # a run's jobs read ahead are still first unless earlier
         self._inserted_low = due_us if low is None else min(low, due_us)
-        assert cursor.lastrowid is not None
-        job = Job(cursor.lastrowid, kind, due_us, merchant_id, payload)
-        foreign.note(self.timelines.get(key), job, own, self.under_way)  # others' wait for none
         return cursor.lastrowid
 
     def _note_due(self, key: str, due_us: int) -> None:
