@@ -47,6 +47,8 @@ FIGURES = (
     "fact to a wait's answer, 20 waits over 5 merchants",
     "verify of 10 expectations (100 journal entries + 100 deliveries)",
     "wait with advance, a year of monthly billing",
+    "60 s server-clock advance under load",
+    "others' create-purchase c4 during an advance",
 )
 
 
@@ -77,7 +79,7 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     } | {("emulator create-purchase, file", 64), ("emulator create-purchase, in memory", 64)}
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 23
+    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 25
     timings = {x["name"]: x for x in figures["timings"]}
     pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
     assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)

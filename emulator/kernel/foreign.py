@@ -4,12 +4,13 @@ would without one (``Scheduler``).
 An advance's work is the jobs due on its way when it starts, what they cause, and what its own
 merchants' receivers cause while it sends them a delivery. Requests of other clients meanwhile
 are served at the instant the advance stands at (``Runtime.enter``), and the jobs they schedule
-on its timeline (the first attempts of the deliveries their events cause too) are *foreign*:
-kept here, left out of the advance's reads, and run in the background at the instant the
-advance stands at once they are due (``ForeignRunner``), as ``run_due`` runs due jobs when no
-advance holds the clock. An advance under load therefore ends when its own work does, not when
-the load stops (issue 32). Foreign jobs still pending when the advance ends are ordinary jobs
-again, due at the instant the clock then stands at.
+on its timeline at that instant (the first attempts of the deliveries their events cause
+above all) are *foreign*: kept here, left out of the advance's reads, and run in the background
+at once (``ForeignRunner``), as ``run_due`` runs due jobs when no advance holds the clock. An
+advance under load therefore ends when its own work does, not when the load stops (issue 32).
+A job scheduled for later than that instant is met on the advance's way and run there in
+order, like any job of its timeline. Foreign jobs still pending when the advance ends are
+ordinary jobs again.
 
 Whose work a unit is: the advance's task (and the units it writes, and an in-process receiver
 called by its sends) carries ``WORKING_FOR`` = its timeline's key; on a merchant's own clock, a
@@ -52,6 +53,7 @@ class Foreign:
         self._unready: dict[int, Job] = {}  # its unit has not committed yet: left out only
         self._pending: dict[int, Job] = {}
         self._taken: set[int] = set()  # run or started, not yet done: still left out
+        self.added = 0  # how many were added (a run of the advance notices new ones)
 
     def __bool__(self) -> bool:
         return bool(self._unready or self._pending or self._taken)
@@ -60,6 +62,7 @@ class Foreign:
         """Left out of the advance from now on; run once its unit has committed (``ready``)."""
         with self._lock:
             self._unready[job.id] = job
+            self.added += 1
 
     def ready(self, job_id: int) -> None:
         with self._lock:
@@ -101,6 +104,10 @@ class Foreign:
                 self._taken.add(job.id)
             return taken
 
+    def taken(self) -> set[int]:
+        with self._lock:
+            return set(self._taken)
+
     def done(self, job_id: int) -> None:
         with self._lock:
             self._taken.discard(job_id)
@@ -119,9 +126,10 @@ def note(
     tx: Tx, timeline: Timeline | None, job: Job, own: bool | None, under_way: UnderWay
 ) -> None:
     """On the writer, as ``job`` is scheduled on ``timeline``: keep it as foreign when the
-    timeline is advancing and the job is not that advance's work (runnable once committed:
-    a send started before would not find its message)."""
-    if timeline is None or not timeline.advancing:
+    timeline is advancing, the job is due at the instant it stands at (a job for later is met
+    on the advance's way, and run in order there) and is not that advance's work (runnable
+    once committed: a send started before would not find its message)."""
+    if timeline is None or not timeline.advancing or job.due_us > timeline.clock.now_us():
         return
     if not (own if own is not None else is_own(timeline, job.merchant_id, under_way)):
         timeline.foreign.add(job)
@@ -175,7 +183,20 @@ class ForeignRunner:
             if timeline.key not in self._again:
                 return
 
-    async def run(self, timeline: Timeline) -> int:
+    async def settle(self, timeline: Timeline) -> None:
+        """Before the advance moves its clock on: others' jobs due at this instant run, and
+        their sends end, first (their receivers see the instant of their events). Only those
+        there now: the advance never waits for more."""
+        if not timeline.foreign:
+            return
+        token = WORKING_FOR.set(None)  # what they cause is others' too
+        try:
+            await self.run(timeline, once=True)
+        finally:
+            WORKING_FOR.reset(token)
+        await self._under_way.wait_for(timeline.foreign.taken())
+
+    async def run(self, timeline: Timeline, *, once: bool = False) -> int:
         count = 0
         while timeline.advancing:
             jobs = timeline.foreign.take_due(
@@ -195,6 +216,8 @@ class ForeignRunner:
                     for job in atomic:
                         timeline.foreign.done(job.id)
             count += len(jobs)
+            if once:
+                break
         return count
 
     def _run(self, tx: Tx, timeline: Timeline, jobs: list[Job]) -> None:

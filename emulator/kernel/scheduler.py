@@ -280,6 +280,8 @@ class Scheduler:
     ) -> int:  # skip: kinds an advance runs last
         count, careful = 0, False
         while True:
+            if move_clock:  # others' jobs of this instant first (kernel.foreign)
+                await self.foreign.settle(timeline)
             before_us = timeline.clock.now_us()
             # all background slots taken: async jobs wait for one (an advance runs its own)
             full = not move_clock and self.under_way.full()
@@ -304,7 +306,6 @@ class Scheduler:
                 continue
             careful = False
             count += batch.ran
-            self.foreign.kick(timeline)  # the clock moved: others' jobs may be due
             for started in batch.to_start:
                 self._start(started, timeline)
             count += len(batch.to_start)
@@ -313,7 +314,6 @@ class Scheduler:
                 if move_clock:
                     if job.due_us > timeline.clock.now_us():
                         timeline.clock.set_us(job.due_us)
-                    self.foreign.kick(timeline)
                     with self.under_way.inline(job):
                         await self._run_async(job, timeline)
                 else:

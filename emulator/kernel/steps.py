@@ -125,7 +125,11 @@ class Steps:
                 job = ahead.next((*exclude, *foreign) if foreign else exclude)
                 # before time moves on, what this instant emitted gets its deliveries, due now
                 moves = job is None or job.due_us > clock.now_us()
+                added = timeline.foreign.added
                 if moves and self.before_step is not None and self.before_step(tx):
+                    if move_clock and timeline.foreign.added != added:
+                        batch.more = True  # others' deliveries of this instant go out first
+                        break
                     ahead.drop()
                     foreign = timeline.foreign.ids() if move_clock else ()
                     job = ahead.next((*exclude, *foreign) if foreign else exclude)

@@ -61,6 +61,13 @@ class UnderWay:
         what it causes is that advance's work, ``kernel.foreign``)."""
         return merchant_id is not None and merchant_id in self._sending_for
 
+    async def wait_for(self, job_ids: set[int]) -> None:
+        """Wait for the background jobs among ``job_ids`` (never the caller's own task)."""
+        me = asyncio.current_task()
+        tasks = [task for job_id, (task, _, _) in self._tasks.items() if job_id in job_ids]
+        if tasks := [task for task in tasks if task is not me]:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
     def running(self, kind: str) -> list[tuple[Job, asyncio.Task[None]]]:
         """The background jobs of ``kind`` (not the caller's own task: a receiver in this
         process is called by its send, in the send's task)."""
