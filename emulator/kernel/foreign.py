@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from emulator.kernel.clock import Clocks
-from emulator.kernel.jobs import Job, run_careful
+from emulator.kernel.jobs import Job, pending_due, run_careful
 from emulator.kernel.storage import Database, Tx
 from emulator.kernel.underway import UnderWay
 
@@ -54,6 +54,7 @@ class Foreign:
         self._pending: dict[int, Job] = {}
         self._taken: set[int] = set()  # run or started, not yet done: still left out
         self.added = 0  # how many were added (a run of the advance notices new ones)
+        self.waited_at: int | None = None  # the instant the advance last stopped for them
 
     def __bool__(self) -> bool:
         return bool(self._unready or self._pending or self._taken)
@@ -146,6 +147,12 @@ def is_own(timeline: Timeline | None, merchant_id: str | None, under_way: UnderW
     return timeline.key == merchant_id and under_way.sending_for(merchant_id)
 
 
+def overdue(
+    tx: Tx, key: str, now_us: int, kinds: tuple[str, ...], exclude: tuple[int, ...]
+) -> list[Job]:
+    return [job for job in pending_due(tx, key, now_us, exclude) if job.kind in kinds]
+
+
 class ForeignRunner:
     """Runs the foreign jobs due at the instant an advance stands at, in the background."""
 
@@ -182,6 +189,18 @@ class ForeignRunner:
             await self.run(timeline)
             if timeline.key not in self._again:
                 return
+
+    async def adopt_overdue(self, timeline: Timeline, kinds: tuple[str, ...]) -> None:
+        """As an advance starts: its timeline's async jobs (sends) already due are not on its
+        way; they go out in the background as without it (a backlog of them under load would
+        otherwise be sent one by one by the advance)."""
+        find = functools.partial(
+            overdue, key=timeline.key, now_us=timeline.clock.now_us(), kinds=kinds,
+            exclude=self._under_way.ids(),
+        )  # fmt: skip
+        for job in await self._db.read(find):
+            timeline.foreign.add(job)
+            timeline.foreign.ready(job.id)
 
     async def settle(self, timeline: Timeline) -> None:
         """Before the advance moves its clock on: others' jobs due at this instant run, and

@@ -143,3 +143,9 @@ def pending_of(tx: Tx, merchant_id: str, limit: int) -> list[Job]:
         (merchant_id, limit),
     )
     return [_row_to_job(row) for row in rows]
+
+
+def pending_due(tx: Tx, key: str, now_us: int, exclude: tuple[int, ...]) -> list[Job]:
+    """Every pending job of a timeline due by ``now_us``, but those under way (``exclude``)."""
+    sql, params = _pending(key, exclude, (), now_us)
+    return [_row_to_job(row) for row in tx.all(sql, [*params, -1])]

@@ -219,6 +219,7 @@ class Scheduler:
                 await self.settle(timeline)  # background work finishes at its own time first
                 timeline.foreign.clear()
                 timeline.advancing = True  # others' jobs from now on are left out
+                await self.foreign.adopt_overdue(timeline, tuple(self._async))  # not on its way
                 count, wait = 0, self.housekeeping  # housekeeping waits for the end
                 for _ in range(100):  # again: what requests scheduled during the last re-read
                     ran = await self._run_until(timeline, target_us, move_clock=True, skip=wait)

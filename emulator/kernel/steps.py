@@ -127,7 +127,9 @@ class Steps:
                 moves = job is None or job.due_us > clock.now_us()
                 added = timeline.foreign.added
                 if moves and self.before_step is not None and self.before_step(tx):
-                    if move_clock and timeline.foreign.added != added:
+                    others, now_us = timeline.foreign, clock.now_us()
+                    if move_clock and others.added != added and others.waited_at != now_us:
+                        others.waited_at = now_us  # once an instant: never a chase
                         batch.more = True  # others' deliveries of this instant go out first
                         break
                     ahead.drop()
