@@ -9,7 +9,10 @@ above all) are *foreign*: kept here, left out of the advance's reads, and run in
 at once (``ForeignRunner``), as ``run_due`` runs due jobs when no advance holds the clock. An
 advance under load therefore ends when its own work does, not when the load stops (issue 32).
 A job scheduled for later than that instant is met on the advance's way and run there in
-order, like any job of its timeline. Foreign jobs still pending when the advance ends are
+order, like any job of its timeline. Sends already due when the advance starts are not on its
+way either (``adopt_overdue``). Before the advance moves its clock on, the foreign jobs due at
+its instant run and their sends end (``settle``; a run of its steps stops for new ones once an
+instant), so they are stamped with it. Foreign jobs still pending when the advance ends are
 ordinary jobs again.
 
 Whose work a unit is: the advance's task (and the units it writes, and an in-process receiver
