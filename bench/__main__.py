@@ -27,6 +27,7 @@ from pathlib import Path
 from types import FrameType
 
 from bench import (
+    advance_load,
     bank,
     bank_pages,
     billing,
@@ -146,6 +147,7 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
     report.timings.append(clocks.own_clock_advance(plan, state))
     receiver = start("receiver", "bench.receiver", "/health")
     report.timings.append(deliveries.deliveries(plan, state, receiver))
+    report.timings += advance_load.advance_under_load(plan, state, receiver)
     report.timings.append(clocks.far_jump(plan, state))
     report.timings.append(figures.cold_start(plan, workdir))
     report.timings.append(startup.cli_verb(plan, state))

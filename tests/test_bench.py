@@ -59,6 +59,8 @@ FIGURES = (
     "typical test, served, p99",
     "typical test, in process, teardown",
     "typical test, served, teardown",
+    "60 s server-clock advance under load",
+    "others' create-purchase c4 during an advance",
 )
 
 
@@ -89,7 +91,7 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     } | {("emulator create-purchase, file", 64), ("emulator create-purchase, in memory", 64)}
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 35
+    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 37
     timings = {x["name"]: x for x in figures["timings"]}
     pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
     assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)

@@ -46,12 +46,19 @@ def _do(work: list[Callable[[], object]]) -> None:
 
 
 def schedule_send(
-    rt: Context, tx: Tx, message_id: int, due_us: int, merchant_id: str | None, attempt: int = 1
+    rt: Context,
+    tx: Tx,
+    message_id: int,
+    due_us: int,
+    merchant_id: str | None,
+    attempt: int = 1,
+    own: bool | None = None,
 ) -> None:
     """A send job for ``attempt`` of the message: a job left over by a crash between an
-    attempt's record and its job's removal finds the attempt taken and does nothing."""
+    attempt's record and its job's removal finds the attempt taken and does nothing. ``own``:
+    whether it is the work of an advance under way (``kernel.foreign``; None: the unit's)."""
     payload = {"message": message_id, "attempt": attempt}
-    rt.scheduler.schedule(tx, SEND_JOB, due_us, payload, merchant_id)
+    rt.scheduler.schedule(tx, SEND_JOB, due_us, payload, merchant_id, own)
 
 
 class Dispatcher:
@@ -61,6 +68,9 @@ class Dispatcher:
         self._preparers: list[tuple[frozenset[str], Prepare]] = []
         self.object_types: frozenset[str] = frozenset()
         self.queued = 0  # messages queued (a first send job scheduled) so far
+        # Ids of events emitted by others' work during an advance (on the writer's thread):
+        # their first attempts are not that advance's work (``kernel.foreign``).
+        self.foreign_events: set[str] = set()
 
     def register(
         self, router: Router, object_types: Iterable[str], prepare: Prepare | None = None
@@ -128,6 +138,8 @@ class Dispatcher:
         ]
         with memo.scope():  # the batch's events share their lookups (webhooks, registrations)
             self._route_all(tx, routes)
+        if self.foreign_events:
+            self.foreign_events.difference_update(event["id"] for event in rows)
         more = len(rows) == DISPATCH_BATCH
         if more:
             cursor = rows[-1]["seq"]
@@ -207,5 +219,6 @@ class Dispatcher:
             if holds.capture_message(rt, tx, message_id, message):
                 continue  # a hold took it (emulator/delivery/holds.py): sent once let go
             if not waits:
-                schedule_send(rt, tx, message_id, now + delay_us, event.merchant_id)
+                own = event.id not in self.foreign_events
+                schedule_send(rt, tx, message_id, now + delay_us, event.merchant_id, own=own)
                 self.queued += 1

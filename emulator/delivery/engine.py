@@ -44,6 +44,7 @@ from emulator.delivery.transport import Sender
 from emulator.domain.events import Event
 from emulator.kernel.clock import TIME_HEADER, from_us, iso
 from emulator.kernel.context import Context
+from emulator.kernel.foreign import is_own
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
@@ -87,11 +88,17 @@ class DeliveryEngine:
 
     # -- waking up ---------------------------------------------------------------------------
 
-    def _noticed(self, tx: Tx, event: Event) -> None:
-        """Called by the outbox inside the emitting unit: wake up once it has committed."""
+    def _noticed(self, tx: Tx, event: Event, merchant_id: str, event_id: str) -> None:
+        """Called by the outbox inside the emitting unit: wake up once it has committed. An
+        event emitted during an advance of its merchant's clock by others' work has its
+        deliveries go out as without the advance (``kernel.foreign``)."""
         if event.object_type in self._dispatcher.object_types:
             self._undispatched = True
             tx.after_commit(self._wake.set)
+            scheduler = self._rt.scheduler
+            own = is_own(scheduler.timeline_of(merchant_id), merchant_id, scheduler.under_way)
+            if not own:
+                self._dispatcher.foreign_events.add(event_id)
 
     def dispatch_now(self, tx: Tx) -> bool:
         """On the writer, inside a unit of work: dispatch what has been emitted since the last

@@ -7,11 +7,15 @@ error, for inspection.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
 from emulator.kernel.storage import Tx
+
+log = logging.getLogger("emulator.kernel.scheduler")
 
 
 class Job(msgspec.Struct, frozen=True):
@@ -29,6 +33,22 @@ def mark_failed(tx: Tx, job: Job, exc: Exception) -> None:
     """A failed job is kept, with its error, for inspection; it never runs again by itself."""
     message = f"{type(exc).__name__}: {exc}"
     tx.execute("UPDATE jobs SET state = 'failed', error = ? WHERE id = ?", (message, job.id))
+
+
+def run_careful(tx: Tx, job: Job, handler: Callable[[Tx, Job], None]) -> None:
+    """Run an atomic job in its own savepoint: a failing one is rolled back alone (what it
+    meant to do after commit too) and kept as failed."""
+    tx.execute("SAVEPOINT job")
+    hooks = len(tx.hooks)
+    try:
+        handler(tx, job)
+        tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
+    except Exception as exc:
+        tx.execute("ROLLBACK TO job")
+        del tx.hooks[hooks:]  # what the rolled-back job meant to do after commit
+        log.exception("job %s (%s) failed", job.id, job.kind)
+        mark_failed(tx, job, exc)
+    tx.execute("RELEASE job")
 
 
 def _row_to_job(row: Any) -> Job:
@@ -123,3 +143,9 @@ def pending_of(tx: Tx, merchant_id: str, limit: int) -> list[Job]:
         (merchant_id, limit),
     )
     return [_row_to_job(row) for row in rows]
+
+
+def pending_due(tx: Tx, key: str, now_us: int, exclude: tuple[int, ...]) -> list[Job]:
+    """Every pending job of a timeline due by ``now_us``, but those under way (``exclude``)."""
+    sql, params = _pending(key, exclude, (), now_us)
+    return [_row_to_job(row) for row in tx.all(sql, [*params, -1])]

@@ -66,7 +66,8 @@ class Outbox:
         self._ids = ids
         # Told of every event inside the emitting unit of work (the delivery engine uses it
         # to wake up once that unit has committed).
-        self.listener: Callable[[Tx, Event], None] | None = None
+        # Called with the unit, the event, its merchant and its id.
+        self.listener: Callable[[Tx, Event, str, str], None] | None = None
         self.notices: Notices | None = None  # told of each commit that emitted (waits)
 
     def emit(self, tx: Tx, merchant_id: str, event: Event, created_us: int) -> str:
@@ -87,7 +88,7 @@ class Outbox:
             ),
         )
         if self.listener is not None:
-            self.listener(tx, event)
+            self.listener(tx, event, merchant_id, event_id)
         if self.notices is not None:
             self.notices.after_commit(tx, merchant_id, "event")
         return event_id

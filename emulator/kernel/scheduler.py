@@ -1,27 +1,18 @@
-"""Durable jobs on the emulator's clocks (rows: ``kernel.jobs``).
-
-Domains schedule jobs inside their own unit of work (``schedule``), so a state change and the
-work it sets up for later commit together. Every job runs on a ``Timeline``: the server clock's
-or the own clock of its merchant (``kernel.timeline``); each has its own lock, so advancing one
-merchant's clock never waits for, nor moves, another's.
+"""Durable jobs on the emulator's clocks (rows: ``kernel.jobs``), scheduled inside their
+domain's unit of work. Every job runs on a ``Timeline`` (``kernel.timeline``): the server
+clock's or its merchant's own, each with its own lock, so advancing one never waits for, nor
+moves, another. Every job is served on its timeline's clock (``Clocks.using``).
 
 **An advance is a simulated timeline.** ``advance`` moves a timeline's clock from one due job
-to the next in (due time, id) order, holding the clock still at each job's due time while it
-runs (a real clock resumes from the target at the end). Before the clock moves on, what that
-instant emitted is dispatched (``before_step``: the delivery engine makes its messages, due at
-the event's instant), so deliveries go out at the instant their event happened and retries
-count from there. While an async job (a delivery) is out, requests are served at that instant, and
-jobs they schedule before the target run in order too. Consecutive atomic jobs share one unit
-of work (a savepoint each), up to ``BATCH`` jobs or ``BATCH_SECONDS`` while other writes wait
-(longer batches when none do), so a long advance costs one commit per batch and other
-merchants' writes wait one short batch at most.
-
-``run_due`` does the same up to "now" without moving the clock (``kernel.ticker`` calls it for
-real-mode timelines, every request for its merchant's); nothing while its timeline is held.
-*Atomic* handlers ``fn(tx, job)`` commit with the job's removal; *async* ones ``await fn(job)``
-(deliveries): an advance awaits them at their instants, ``run_due`` starts them in the
-background (``kernel.underway``). A failing job is kept as failed. Every job is served on its
-timeline's clock (``Clocks.using``): its "now" is its merchant's instant.
+to the next in (due time, id) order, holding it still at each job's due time while it runs.
+Before the clock moves on, what that instant emitted is dispatched (``before_step``), so
+deliveries go out at their event's instant. While a delivery is out, requests are served at
+that instant; jobs others schedule meanwhile are left to run as without an advance
+(``kernel.foreign``). Consecutive atomic jobs share one unit of work (``kernel.steps``).
+``run_due`` does the same up to "now" without moving the clock (the ticker in real mode, every
+request for its merchant's). *Atomic* handlers ``fn(tx, job)`` commit with the job's removal;
+*async* ones ``await fn(job)`` (deliveries): an advance awaits them at their instants,
+``run_due`` starts them in the background (``kernel.underway``). A failed job is kept.
 """
 
 from __future__ import annotations
@@ -35,7 +26,9 @@ from typing import Any
 
 import msgspec
 
+from emulator.kernel import foreign
 from emulator.kernel.clock import CLOCK_RANGE, Clocks, from_us, in_clock_range, iso
+from emulator.kernel.foreign import WORKING_FOR, ForeignRunner
 from emulator.kernel.jobs import Job, earliest_due, mark_failed, next_job
 from emulator.kernel.steps import AtomicHandler, Batch, RunCarefully, SaveClock, Steps
 from emulator.kernel.storage import Database, Tx
@@ -74,6 +67,7 @@ class Scheduler:
         self.changed = asyncio.Event()  # a job was scheduled or finished (the ticker waits)
         self.under_way = UnderWay()
         self._kicking: asyncio.Task[None] | None = None
+        self.foreign = ForeignRunner(db, clocks, self._atomic, self.under_way, self._start)
         # Called on the writer before each step of a run (the delivery engine dispatches the
         # events of the step before: their first attempts are due at their instant).
         self.before_step: Callable[[Tx], bool] | None = None
@@ -100,6 +94,7 @@ class Scheduler:
         due_us: int,
         payload: dict[str, Any],
         merchant_id: str | None = None,
+        own: bool | None = None,  # of the advance under way (``kernel.foreign``); None: guess
     ) -> int:
         if kind not in self._atomic and kind not in self._async:
             raise KeyError(f"no handler for job kind {kind!r}")
@@ -109,10 +104,12 @@ class Scheduler:
             " ((SELECT MAX(COALESCE(MAX(id), 0), ?) + 1 FROM jobs), ?, ?, ?, ?, ?)",
             (self.under_way.top(), merchant_id, kind, due_us, msgspec.json.encode(payload), key),
         )
+        assert cursor.lastrowid is not None
+        job = Job(cursor.lastrowid, kind, due_us, merchant_id, payload)
+        foreign.note(tx, self.timelines.get(key), job, own, self.under_way)  # before _note_due
         tx.after_commit(lambda: self._note_due(key, due_us))
         low = self._inserted_low  # a run's jobs read ahead are still first unless earlier
         self._inserted_low = due_us if low is None else min(low, due_us)
-        assert cursor.lastrowid is not None
         return cursor.lastrowid
 
     def _note_due(self, key: str, due_us: int) -> None:
@@ -120,6 +117,7 @@ class Scheduler:
         if timeline is not None:  # else its clock is gone (a reset), and the job with it
             timeline.note(due_us)
             self.changed.set()
+            self.foreign.kick(timeline)  # another's job while it advances: due now?
 
     async def _reread_due(self, timeline: Timeline) -> None:
         noted = timeline.noted
@@ -153,6 +151,9 @@ class Scheduler:
         if not timeline.has_due():
             return 0
         if timeline.lock.locked():
+            if timeline.advancing:  # others' jobs, at the instant it stands at
+                self.foreign.kick(timeline)
+                return 0
             timeline.skipped = True  # its holder kicks once it lets go
             return 0
         async with timeline.lock:
@@ -212,10 +213,13 @@ class Scheduler:
                 raise ClockBackwards("the clock only moves forward")
             if not in_clock_range(target_us):  # checked here: concurrent advances add up
                 raise ClockOutOfRange(f"the clock stays {CLOCK_RANGE}")
-            timeline.advancing = True
             clock.hold()  # each instant holds still while its work runs
+            working = WORKING_FOR.set(timeline.key)  # what it causes is its own work
             try:
                 await self.settle(timeline)  # background work finishes at its own time first
+                timeline.foreign.clear()
+                timeline.advancing = True  # others' jobs from now on are left out
+                await self.foreign.adopt_overdue(timeline, tuple(self._async))  # not on its way
                 count, wait = 0, self.housekeeping  # housekeeping waits for the end
                 for _ in range(100):  # again: what requests scheduled during the last re-read
                     ran = await self._run_until(timeline, target_us, move_clock=True, skip=wait)
@@ -227,6 +231,9 @@ class Scheduler:
                     count += await self._run_until(timeline, target_us, move_clock=True)
             finally:
                 timeline.advancing = False
+                if timeline.foreign.clear():  # others' jobs left: ordinary ones again, due
+                    timeline.skipped = True
+                WORKING_FOR.reset(working)
                 clock.release()
         whose = f"merchant {timeline.key}'s clock" if timeline.key != SERVER else "server clock"
         log.info("%s advanced to %s: %d jobs ran", whose, iso(from_us(target_us)), count)
@@ -274,6 +281,8 @@ class Scheduler:
     ) -> int:  # skip: kinds an advance runs last
         count, careful = 0, False
         while True:
+            if move_clock:  # others' jobs of this instant first (kernel.foreign)
+                await self.foreign.settle(timeline)
             before_us = timeline.clock.now_us()
             # all background slots taken: async jobs wait for one (an advance runs its own)
             full = not move_clock and self.under_way.full()
@@ -306,7 +315,7 @@ class Scheduler:
                 if move_clock:
                     if job.due_us > timeline.clock.now_us():
                         timeline.clock.set_us(job.due_us)
-                    with self.under_way.inline(job.id):
+                    with self.under_way.inline(job):
                         await self._run_async(job, timeline)
                 else:
                     self._start(job, timeline)
@@ -329,6 +338,7 @@ class Scheduler:
                 raise
             finally:
                 self.under_way.remove(job.id)
+                timeline.foreign.done(job.id)
                 self.changed.set()
                 if not cancelled:
                     self._kick()
@@ -355,17 +365,7 @@ class Scheduler:
         except Exception:  # logged: nobody awaits a kick
             log.exception("running due jobs after a background job failed")
 
-    def _run_atomic(
-        self,
-        tx: Tx,
-        timeline: Timeline,
-        target_us: int,
-        move_clock: bool,
-        exclude: tuple[int, ...] = (),
-        skip: tuple[str, ...] = (),
-        slots: int = 1,
-        careful: bool = False,
-    ) -> Batch:
+    def _run_atomic(self, tx: Tx, **run: Any) -> Batch:  # Steps.run's arguments
         self._inserted_low = None
         steps = Steps(
             self._atomic,
@@ -375,7 +375,7 @@ class Scheduler:
             self._inserted_since,
             self._db.others_waiting,
         )
-        return steps.run(tx, timeline, target_us, move_clock, exclude, skip, slots, careful)
+        return steps.run(tx, **run)
 
     async def _run_async(self, job: Job, timeline: Timeline) -> None:
         with self._clocks.using(timeline.clock):

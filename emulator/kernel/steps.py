@@ -3,18 +3,15 @@ each in its own savepoint, until none is due, the next one is async, or the batc
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 
 import msgspec
 
 from emulator.kernel.clock import Clocks
-from emulator.kernel.jobs import Job, mark_failed, next_jobs
+from emulator.kernel.jobs import Job, next_jobs, run_careful
 from emulator.kernel.storage import Tx
 from emulator.kernel.timeline import Timeline
-
-log = logging.getLogger("emulator.kernel.scheduler")
 
 AtomicHandler = Callable[[Tx, Job], None]
 SaveClock = Callable[[Tx, Timeline], None]
@@ -123,12 +120,21 @@ class Steps:
         ahead = _Ahead(tx, timeline, target_us, skip, self._inserted_since)
         with self._clocks.using(clock):
             while True:
-                job = ahead.next(exclude)
+                # an advance leaves out others' jobs scheduled meanwhile (kernel.foreign)
+                foreign = timeline.foreign.ids() if move_clock else ()
+                job = ahead.next((*exclude, *foreign) if foreign else exclude)
                 # before time moves on, what this instant emitted gets its deliveries, due now
                 moves = job is None or job.due_us > clock.now_us()
+                added = timeline.foreign.added
                 if moves and self.before_step is not None and self.before_step(tx):
+                    others, now_us = timeline.foreign, clock.now_us()
+                    if move_clock and others.added != added and others.waited_at != now_us:
+                        others.waited_at = now_us  # once an instant: never a chase
+                        batch.more = True  # others' deliveries of this instant go out first
+                        break
                     ahead.drop()
-                    job = ahead.next(exclude)
+                    foreign = timeline.foreign.ids() if move_clock else ()
+                    job = ahead.next((*exclude, *foreign) if foreign else exclude)
                 if job is None:
                     break
                 handler = self._atomic.get(job.kind)
@@ -148,7 +154,7 @@ class Steps:
                 if move_clock and job.due_us > clock.now_us():
                     clock.set_us(job.due_us)
                 if careful:
-                    self._run_careful(tx, job, handler)
+                    run_careful(tx, job, handler)
                 else:
                     try:
                         handler(tx, job)
@@ -162,20 +168,6 @@ class Steps:
             if batch.ran and move_clock and self._save_clock is not None:
                 self._save_clock(tx, timeline)
         return batch
-
-    @staticmethod
-    def _run_careful(tx: Tx, job: Job, handler: AtomicHandler) -> None:
-        tx.execute("SAVEPOINT job")
-        hooks = len(tx.hooks)
-        try:
-            handler(tx, job)
-            tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
-        except Exception as exc:
-            tx.execute("ROLLBACK TO job")
-            del tx.hooks[hooks:]  # what the rolled-back job meant to do after commit
-            log.exception("job %s (%s) failed", job.id, job.kind)
-            mark_failed(tx, job, exc)
-        tx.execute("RELEASE job")
 
     def _full(self, ran: int, seconds: float) -> bool:
         """Whether a batch that ran ``ran`` jobs in ``seconds`` ends here: at BATCH jobs or

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from emulator.kernel.clock import Clock, Clocks
+from emulator.kernel.foreign import Foreign
 from emulator.kernel.storage import Tx
 
 SERVER = ""  # the server clock's timeline key; a merchant's own is its id
@@ -42,6 +43,7 @@ class Timeline:
         # Where the advance under way stops, and why (a hold took something at that instant:
         # ``emulator/delivery/holds.py``); cleared when the next advance starts.
         self.stopped: tuple[int, str] | None = None
+        self.foreign = Foreign()  # others' jobs while it advances (``kernel.foreign``)
 
     @property
     def advancing(self) -> bool:
@@ -78,11 +80,11 @@ class Timeline:
         self.next_due_us = earliest
 
     def has_due(self) -> bool:
-        return (
-            not self._advancing
-            and self.next_due_us is not None
-            and self.next_due_us <= self.clock.now_us()
-        )
+        """Whether a job is due now that ``run_due`` would run: while it advances, only
+        others' (``kernel.foreign``); its advance runs the rest."""
+        if self._advancing:
+            return bool(self.foreign) and self.foreign.any_due(self.clock.now_us())
+        return self.next_due_us is not None and self.next_due_us <= self.clock.now_us()
 
 
 class Timelines(dict[str, Timeline]):

@@ -19,6 +19,7 @@ class UnderWay:
     def __init__(self) -> None:
         self._tasks: dict[int, tuple[asyncio.Task[None], str, Job]] = {}  # by job id
         self._inline: set[int] = set()
+        self._sending_for: dict[str | None, int] = {}  # merchant → its advance's sends out
 
     def ids(self) -> tuple[int, ...]:
         return (*self._tasks, *self._inline)
@@ -44,12 +45,28 @@ class UnderWay:
         self._tasks.pop(job_id, None)
 
     @contextlib.contextmanager
-    def inline(self, job_id: int) -> Iterator[None]:
-        self._inline.add(job_id)
+    def inline(self, job: Job) -> Iterator[None]:
+        self._inline.add(job.id)
+        merchant = job.merchant_id
+        self._sending_for[merchant] = self._sending_for.get(merchant, 0) + 1
         try:
             yield
         finally:
-            self._inline.discard(job_id)
+            self._inline.discard(job.id)
+            if (left := self._sending_for.pop(merchant, 1) - 1) > 0:
+                self._sending_for[merchant] = left
+
+    def sending_for(self, merchant_id: str | None) -> bool:
+        """Whether an advance awaits a job of this merchant (its receiver may be calling back:
+        what it causes is that advance's work, ``kernel.foreign``)."""
+        return merchant_id is not None and merchant_id in self._sending_for
+
+    async def wait_for(self, job_ids: set[int]) -> None:
+        """Wait for the background jobs among ``job_ids`` (never the caller's own task)."""
+        me = asyncio.current_task()
+        tasks = [task for job_id, (task, _, _) in self._tasks.items() if job_id in job_ids]
+        if tasks := [task for task in tasks if task is not me]:
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def running(self, kind: str) -> list[tuple[Job, asyncio.Task[None]]]:
         """The background jobs of ``kind`` (not the caller's own task: a receiver in this
