@@ -296,7 +296,7 @@ def attempt_view(row: dict[str, Any]) -> dict[str, Any]:
     rebuilt by its own rules, ``client.wire_headers``), the message's, the attempt's
     ``X-Emulator-Time`` (its instant, stamped when it was sent) and Content-Length."""
     body = bytes(row["body"])
-    return {
+    view = {
         "id": row["id"],
         "message_id": row["message_id"],
         "merchant": row["merchant_id"],
@@ -320,6 +320,17 @@ def attempt_view(row: dict[str, Any]) -> dict[str, Any]:
         "success": bool(row["success"]),
         "duration_ms": milliseconds(row["duration_us"]),
     }
+    if row.get("copies") is not None:  # one of several sends of its event (migration 0017)
+        view.update(copy_view(row["copy"], row["copies"], row["cause"]))
+    return view
+
+
+def copy_view(copy: int, copies: int, cause: str | None) -> dict[str, Any]:
+    """``copy`` of ``copies``, and what made it one: ``{"kind": "scenario" | "hold" |
+    "replay" | "outcome_header", "id": the scenario's name, the hold's id, the message
+    replayed or the decision point}``."""
+    kind, _, ident = (cause or "").partition(":")
+    return {"copy": copy, "copies": copies, "cause": {"kind": kind, "id": ident} if kind else None}
 
 
 def milliseconds(duration_us: int | None) -> float | None:
