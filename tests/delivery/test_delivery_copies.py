@@ -4,8 +4,11 @@ in the control plane's log and the object detail; an ordinary message has none o
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
 from typing import Any
 
+from emulator.kernel.schema import apply_migrations
 from tests.delivery.test_deliveries import SINK, attempts, paid_out, webhook
 from tests.delivery.test_delivery_scenarios import activate
 from tests.http.test_holds import PAYOUT_SUCCESS, act, hold
@@ -56,3 +59,38 @@ async def test_a_replay_is_the_next_copy_and_an_ordinary_message_has_no_copy(htt
     ]  # fmt: skip
     assert (replayed["copy"], replayed["copies"]) == (2, 2)
     assert replayed["cause"] == {"kind": "replay", "id": str(original["message_id"])}
+
+
+async def test_a_re_send_from_the_console_is_the_next_copy(http, gw, merchant):
+    await webhook(http, gw, SINK.format(name="re-sent"))
+    payout = await paid_out(http, gw, merchant, CARD)
+    [original] = [
+        a for a in await attempts(http, object_id=payout["id"])
+        if a["event_type"] == "payout.success"
+    ]  # fmt: skip
+    again = await http.post(f"/_emulator/deliveries/{original['id']}/resend")
+    assert again.status_code == 201, again.text
+    [copy] = again.json()["deliveries"]
+    cause = {"kind": "replay", "id": str(original["message_id"])}
+    assert (copy["copy"], copy["copies"], copy["cause"]) == (2, 2, cause)
+
+
+def test_messages_stored_before_the_migration_are_ordinary(tmp_path: Path):
+    """Migration 0017 adds the columns to a database that already holds messages: theirs
+    are NULL, so their attempts show no copy."""
+    conn = sqlite3.connect(tmp_path / "old.sqlite3")
+    apply_migrations(conn)
+    conn.execute("DELETE FROM schema_migrations WHERE version = 17")
+    for column in ("copy", "copies", "cause"):
+        conn.execute(f"ALTER TABLE delivery_messages DROP COLUMN {column}")
+    conn.execute(
+        "INSERT INTO delivery_messages (id, event_id, event_seq, event_type, object_type,"
+        " object_id, kind, target_id, url, headers, body, state, fail_attempts, reorder,"
+        " not_before_us, created_us) VALUES (1, 'ev', 1, 'payout.success', 'payout', 'p1',"
+        " 'webhook', 'w1', 'http://x/', '{}', x'', 'delivered', 0, 0, 0, 0)"
+    )
+    conn.commit()
+    assert apply_migrations(conn) == [17]
+    found = conn.execute("SELECT copy, copies, cause FROM delivery_messages").fetchall()
+    assert found == [(None, None, None)]
+    conn.close()
