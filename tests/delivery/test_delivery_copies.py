@@ -11,7 +11,7 @@ from typing import Any
 from emulator.kernel.schema import apply_migrations
 from tests.delivery.test_deliveries import SINK, attempts, paid_out, webhook
 from tests.delivery.test_delivery_scenarios import activate
-from tests.http.test_holds import PAYOUT_SUCCESS, act, hold
+from tests.http.test_holds import PAYOUT_SUCCESS, act, hold, show
 
 CARD = "4444333322221111"
 
@@ -36,6 +36,7 @@ async def test_a_holds_duplicates_are_copies_of_the_hold(http, gw, merchant):
     await webhook(http, gw, SINK.format(name="held-copies"))
     made = await hold(http, merchant, kind="delivery", match=PAYOUT_SUCCESS)
     payout = await paid_out(http, gw, merchant, CARD)
+    assert (await show(http, merchant, made))["items"]  # dispatched, and held
     await act(http, merchant, made, "duplicate", times=2)
     cause = {"kind": "hold", "id": made["id"]}
     found = await attempts(http, object_id=payout["id"])
