@@ -43,10 +43,14 @@ IDLE_PER_ORIGIN = 64  # idle connections kept per origin
 _DEFAULT_PORT = {"http": 80, "https": 443}
 _PLAIN = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*\Z")
 _HOST = re.compile(r"[A-Za-z0-9\-._]+\Z|\[[0-9A-Fa-f:.]+\]\Z")
-_FIXED = (
-    b"Accept: */*\r\nAccept-Encoding: gzip, deflate\r\nConnection: keep-alive\r\n"
-    b"User-Agent: python-httpx/" + httpx.__version__.encode() + b"\r\n"
+# The headers every request carries after Host, in httpx's order, with its values.
+FIXED_HEADERS = (
+    ("Accept", "*/*"),
+    ("Accept-Encoding", "gzip, deflate"),
+    ("Connection", "keep-alive"),
+    ("User-Agent", f"python-httpx/{httpx.__version__}"),
 )
+_FIXED = "".join(f"{name}: {value}\r\n" for name, value in FIXED_HEADERS).encode()
 
 
 class ConnectError(Exception):
@@ -71,6 +75,7 @@ class Target:
     host: str  # as connected to (no brackets)
     port: int
     head: bytes  # "POST path HTTP/1.1", Host and the fixed headers
+    authority: str  # the Host header's value
 
 
 def simple(url: str) -> Target | None:
@@ -101,7 +106,23 @@ def simple(url: str) -> Target | None:
         shown += f":{port}"
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     head = f"POST {path} HTTP/1.1\r\nHost: {shown}\r\n".encode() + _FIXED
-    return Target(scheme, host, port if port is not None else default, head)
+    return Target(scheme, host, port if port is not None else default, head, shown)
+
+
+def wire_headers(url: str, headers: dict[str, str], length: int) -> dict[str, str]:
+    """Every header of a POST of ``length`` bytes with ``headers`` to ``url``, in the order
+    they go on the wire: Host, ``FIXED_HEADERS``, the given ones, Content-Length (what this
+    client writes, and what httpx writes on the other path)."""
+    target = simple(url)
+    if target is not None:
+        authority = target.authority
+    else:
+        try:
+            authority = httpx.URL(url).netloc.decode("ascii")
+        except (httpx.InvalidURL, UnicodeError):
+            authority = ""
+    host = {"Host": authority} if authority else {}
+    return {**host, **dict(FIXED_HEADERS), **headers, "Content-Length": str(length)}
 
 
 class _Connection:

@@ -188,12 +188,12 @@ class Dispatcher:
 
     def _enqueue(self, tx: Tx, event: StoredEvent, out: Outgoing) -> None:
         rt = self._rt
-        outcome = rt.scenarios.decide(tx, out.point, event.merchant_id, out.subject)
+        outcome, cause = rt.scenarios.decide_why(tx, out.point, event.merchant_id, out.subject)
         copies = max(1, outcome.copies) if outcome is not None else 1
         delay_us = max(0, outcome.delay_seconds) * 1_000_000 if outcome is not None else 0
         # Due at the event's instant (on its merchant's clock), whenever it is dispatched.
         now = event.created_us
-        for _ in range(copies):
+        for number in range(1, copies + 1):
             reorder = outcome.reorder if outcome is not None else False
             waits = not reorder and repo.has_open(tx, event.object_id, out.kind, out.target_id)
             message = repo.Message(
@@ -216,6 +216,8 @@ class Dispatcher:
                 first_us=None,
             )
             message_id = repo.insert_message(tx, message, event.seq, now)
+            if copies > 1:
+                repo.mark_copy(tx, message_id, number, copies, cause)
             if holds.capture_message(rt, tx, message_id, message):
                 continue  # a hold took it (emulator/delivery/holds.py): sent once let go
             if not waits:

@@ -38,6 +38,7 @@ import httpx
 import msgspec
 
 from emulator.delivery import endpoints
+from emulator.delivery.client import wire_headers
 from emulator.delivery.dispatch import SEND_JOB, Dispatcher, schedule_send
 from emulator.delivery.outgoing import TIMEOUT_SECONDS, Prepare, Router, retry_due_us
 from emulator.delivery.transport import Sender
@@ -298,10 +299,11 @@ class DeliveryEngine:
 
 def attempt_view(row: dict[str, Any]) -> dict[str, Any]:
     """An attempt as the control plane shows it (every detail, body included). ``headers``:
-    every header the emulator set on the request, the attempt's ``X-Emulator-Time`` (its
-    instant, stamped when it was sent) included; not those of the HTTP client itself (Host,
-    Content-Length, Accept...)."""
-    return {
+    every header that went on the wire, in order: the HTTP client's own (Host, Accept...,
+    rebuilt by its own rules, ``client.wire_headers``), the message's, the attempt's
+    ``X-Emulator-Time`` (its instant, stamped when it was sent) and Content-Length."""
+    body = bytes(row["body"])
+    view = {
         "id": row["id"],
         "message_id": row["message_id"],
         "merchant": row["merchant_id"],
@@ -312,11 +314,12 @@ def attempt_view(row: dict[str, Any]) -> dict[str, Any]:
         "object_type": row["object_type"],
         "object_id": row["object_id"],
         "url": row["url"],
-        "headers": {
-            **msgspec.json.decode(row["headers"]),
-            TIME_HEADER: iso(from_us(row["at_us"])),
-        },
-        "body": bytes(row["body"]).decode("utf-8", "replace"),
+        "headers": wire_headers(
+            row["url"],
+            {**msgspec.json.decode(row["headers"]), TIME_HEADER: iso(from_us(row["at_us"]))},
+            len(body),
+        ),
+        "body": body.decode("utf-8", "replace"),
         "attempt": row["attempt"],
         "at": iso(from_us(row["at_us"])),
         "status": row["status"],
@@ -324,6 +327,17 @@ def attempt_view(row: dict[str, Any]) -> dict[str, Any]:
         "success": bool(row["success"]),
         "duration_ms": milliseconds(row["duration_us"]),
     }
+    if row.get("copies") is not None:  # one of several sends of its event (migration 0017)
+        view.update(copy_view(row["copy"], row["copies"], row["cause"]))
+    return view
+
+
+def copy_view(copy: int, copies: int, cause: str | None) -> dict[str, Any]:
+    """``copy`` of ``copies``, and what made it one: ``{"kind": "scenario" | "hold" |
+    "replay" | "outcome_header", "id": the scenario's name, the hold's id, the message
+    replayed or the decision point}``."""
+    kind, _, ident = (cause or "").partition(":")
+    return {"copy": copy, "copies": copies, "cause": {"kind": kind, "id": ident} if kind else None}
 
 
 def milliseconds(duration_us: int | None) -> float | None:

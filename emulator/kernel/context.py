@@ -51,6 +51,10 @@ class Decisions(Protocol):
         self, tx: Tx, point: DecisionPoint[T], merchant_id: str | None, subject: Mapping[str, Any]
     ) -> T | None: ...
 
+    def decide_why(
+        self, tx: Tx, point: DecisionPoint[T], merchant_id: str | None, subject: Mapping[str, Any]
+    ) -> tuple[T | None, str | None]: ...
+
     async def load(self) -> None: ...
 
 

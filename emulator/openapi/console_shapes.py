@@ -3,7 +3,7 @@ structs for the document only."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -36,6 +36,22 @@ class ObjectEvent(msgspec.Struct):
     payload: dict[str, Any]
 
 
+class HeldOfObject(msgspec.Struct):
+    """A thing a hold took of the object (oldest first): a delivery of it (``message_id``)
+    or a decision about it (``point``), its state (``held``, ``released``, ``dropped``,
+    ``duplicated``, ``delayed``) and what was done (``done``: ``by`` a call or the timeout,
+    with the edits, ``times`` or ``until``)."""
+
+    hold: str
+    item: int
+    state: Literal["held", "released", "dropped", "duplicated", "delayed"]
+    message_id: int | None
+    point: str | None
+    held_at: Instant
+    done: dict[str, Any] | None
+    done_at: Instant | None
+
+
 class ObjectDetail(msgspec.Struct):
     """One object: its JSON, status history, events (oldest first), deliveries (newest
     first) and pending jobs (soonest first)."""
@@ -49,6 +65,7 @@ class ObjectDetail(msgspec.Struct):
     events: list[ObjectEvent]
     deliveries: list[DeliveryAttempt]
     jobs: list[ScheduledJob]
+    holds: list[HeldOfObject]
 
 
 class Found(msgspec.Struct):

@@ -317,6 +317,22 @@ DURATION = (
 REPLAY_OF = "A replay's attempts only: the message it replays (its `message_id`)"
 
 
+HEADERS = (
+    "Every header that went on the wire, in order: Host, the HTTP client's own, the"
+    " message's, X-Emulator-Time, Content-Length"
+)
+COPIES = "Copies only: how many sends of its event to its target there are"
+COPY = "Copies only (one of several sends of its event to its target): its place, from 1"
+
+
+class CopyCause(msgspec.Struct):
+    """What made a message a copy: a scenario's `copies` (its name), an outcome header (the
+    decision point), a hold's `duplicate` (the hold's id), a replay (the message replayed)."""
+
+    kind: Literal["scenario", "outcome_header", "hold", "replay"]
+    id: str
+
+
 class DeliveryAttempt(msgspec.Struct):
     id: int
     message_id: int
@@ -328,7 +344,7 @@ class DeliveryAttempt(msgspec.Struct):
     object_type: str
     object_id: str
     url: str
-    headers: dict[str, str]
+    headers: Annotated[dict[str, str], Meta(description=HEADERS)]
     body: str
     attempt: int
     at: Instant
@@ -337,6 +353,9 @@ class DeliveryAttempt(msgspec.Struct):
     success: bool
     duration_ms: Annotated[float, Meta(description=DURATION)] | None
     replay_of: Annotated[int, Meta(description=REPLAY_OF)] | UnsetType = UNSET
+    copy: Annotated[int, Meta(description=COPY)] | UnsetType = UNSET
+    copies: Annotated[int, Meta(description=COPIES)] | UnsetType = UNSET
+    cause: CopyCause | UnsetType | None = UNSET
 
 
 class Deliveries(msgspec.Struct):

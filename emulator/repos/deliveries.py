@@ -62,6 +62,24 @@ def insert_message(tx: Tx, message: Message, event_seq: int, created_us: int) ->
     return cursor.lastrowid
 
 
+def mark_copy(tx: Tx, message_id: int, copy: int, copies: int, cause: str | None) -> None:
+    """The message is copy ``copy`` of ``copies`` sends of its event to its target, made so
+    by ``cause`` (migration 0017 says its forms)."""
+    tx.execute(
+        "UPDATE delivery_messages SET copy = ?, copies = ?, cause = ? WHERE id = ?",
+        (copy, copies, cause, message_id),
+    )
+
+
+def sends_of(tx: Tx, event_id: str, kind: str, target_id: str) -> int:
+    """How many messages of this event went (or will go) to this target."""
+    row = tx.one(
+        "SELECT COUNT(*) FROM delivery_messages WHERE event_id = ? AND kind = ? AND target_id = ?",
+        (event_id, kind, target_id),
+    )
+    return int(row[0]) if row is not None else 0
+
+
 def has_open(tx: Tx, object_id: str, kind: str, target_id: str) -> bool:
     """Whether an in-order message of this object to this target is still open."""
     row = tx.one(
@@ -154,7 +172,8 @@ def insert_attempt(
 ATTEMPT_COLUMNS = (
     "a.id, a.attempt, a.at_us, a.status, a.error, a.success, a.duration_us,"
     " m.id AS message_id, m.merchant_id, m.event_id, m.event_type, m.object_type,"
-    " m.object_id, m.kind, m.target_id, m.url, m.headers, m.body, m.replay_of"
+    " m.object_id, m.kind, m.target_id, m.url, m.headers, m.body, m.replay_of,"
+    " m.copy, m.copies, m.cause"
 )
 
 

@@ -197,3 +197,16 @@ def copy_message(tx: Tx, message_id: int) -> int:
     )
     assert cursor.lastrowid is not None
     return cursor.lastrowid
+
+
+def items_of_object(tx: Tx, merchant_id: str, object_id: str, limit: int) -> list[Item]:
+    """What holds took of one object, oldest first: its messages (deliveries), and decisions
+    whose job names it (their resume payload holds its id as a value)."""
+    rows = tx.all(
+        "SELECT i.* FROM held_items i LEFT JOIN delivery_messages m ON m.id = i.message_id"
+        " WHERE i.merchant_id = ? AND (m.object_id = ?"
+        " OR (i.message_id IS NULL AND instr(i.resume_payload, ?) > 0))"
+        " ORDER BY i.id LIMIT ?",
+        (merchant_id, object_id, _encode.encode(object_id).decode(), limit),
+    )
+    return [_item(row) for row in rows]

@@ -9,6 +9,7 @@ import msgspec
 from emulator.kernel.clock import from_us, iso
 from emulator.kernel.outbox import COLUMNS, stored_event
 from emulator.kernel.storage import Tx
+from emulator.repos import deliveries
 
 # kind -> its table, and whether its objects have a status
 KINDS: dict[str, tuple[str, bool]] = {
@@ -166,8 +167,14 @@ def copy_message(tx: Tx, attempt_id: int, at_us: int) -> tuple[int, str | None] 
         (at_us, at_us, row[0]),
     )
     assert cursor.lastrowid is not None
-    merchant = tx.one("SELECT merchant_id FROM delivery_messages WHERE id = ?", (cursor.lastrowid,))
-    return cursor.lastrowid, None if merchant is None else merchant[0]
+    made = tx.one(
+        "SELECT merchant_id, event_id, kind, target_id FROM delivery_messages WHERE id = ?",
+        (cursor.lastrowid,),
+    )
+    assert made is not None
+    sends = deliveries.sends_of(tx, made["event_id"], made["kind"], made["target_id"])
+    deliveries.mark_copy(tx, cursor.lastrowid, sends, sends, f"replay:{row[0]}")  # a re-send
+    return cursor.lastrowid, made["merchant_id"]
 
 
 def attempt_merchant(tx: Tx, attempt_id: int) -> str | None:
@@ -180,7 +187,8 @@ def attempts_of_message(tx: Tx, message_id: int) -> list[dict[str, Any]]:
     rows = tx.all(
         "SELECT a.id, a.attempt, a.at_us, a.status, a.error, a.success, a.duration_us,"
         " m.id AS message_id, m.merchant_id, m.event_id, m.event_type, m.object_type,"
-        " m.object_id, m.kind, m.target_id, m.url, m.headers, m.body FROM delivery_attempts a"
+        " m.object_id, m.kind, m.target_id, m.url, m.headers, m.body, m.copy, m.copies,"
+        " m.cause FROM delivery_attempts a"
         " JOIN delivery_messages m ON m.id = a.message_id WHERE m.id = ? ORDER BY a.id",
         (message_id,),
     )

@@ -105,6 +105,19 @@ class Scenarios:
         active = self.choose(tx, point, merchant_id, subject)
         return None if active is None else active.rule.outcome  # type: ignore[return-value]
 
+    def decide_why(
+        self, tx: Tx, point: DecisionPoint[T], merchant_id: str | None, subject: Mapping[str, Any]
+    ) -> tuple[T | None, str | None]:
+        """``decide``, with what decided: ``scenario:<name>`` or ``outcome_header:<point>``
+        (None when nothing did)."""
+        forced = outcomes.requested(point.name)
+        if forced is not None:
+            return forced, f"outcome_header:{point.name}"  # type: ignore[return-value]
+        active = self.choose(tx, point, merchant_id, subject)
+        if active is None:
+            return None, None
+        return active.rule.outcome, f"scenario:{active.scenario}"  # type: ignore[return-value]
+
     def choose(
         self, tx: Tx, point: DecisionPoint[Any], merchant_id: str | None, subject: Mapping[str, Any]
     ) -> ActiveRule | None:

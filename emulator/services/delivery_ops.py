@@ -16,6 +16,7 @@ from emulator.domain.delivery_filters import DeliveryFilter
 from emulator.domain.errors import ControlError
 from emulator.kernel.clock import from_us, iso
 from emulator.kernel.storage import Tx
+from emulator.repos import deliveries
 from emulator.repos import delivery_ops as repo
 from emulator.repos import merchants as merchants_repo
 
@@ -70,6 +71,8 @@ async def replay(rt: Context, f: DeliveryFilter, *, recover: bool = False) -> di
         for row, fresh in zip(found, headers, strict=True):
             now_us = rt.scheduler.timeline_of(row["merchant_id"]).clock.now_us()
             message_id = repo.insert_replay(tx, row, fresh, now_us)
+            sends = deliveries.sends_of(tx, row["event_id"], row["kind"], row["target_id"])
+            deliveries.mark_copy(tx, message_id, sends, sends, f"replay:{row['id']}")
             schedule_send(rt, tx, message_id, now_us, row["merchant_id"])
             made.append((message_id, row))
         return made

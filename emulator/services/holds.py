@@ -328,8 +328,11 @@ def _act(
         if item.message_id is None:
             raise _invalid("only a delivery can be duplicated")
         taking.send_message(rt, tx, item, now_us)
-        for _ in range(times - 1):
+        cause = f"hold:{item.hold_id}"
+        deliveries.mark_copy(tx, item.message_id, 1, times, cause)
+        for number in range(2, times + 1):
             copy = repo.copy_message(tx, item.message_id)
+            deliveries.mark_copy(tx, copy, number, times, cause)
             taking.send_message(rt, tx, msgspec.structs.replace(item, message_id=copy), now_us)
         return {"times": times}
     if item.message_id is not None:

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Any
 from emulator.delivery.dispatch import SEND_JOB
 from emulator.delivery.engine import attempt_view
 from emulator.domain.errors import ControlError
+from emulator.kernel.clock import from_us, iso
 from emulator.kernel.storage import Tx
+from emulator.repos import holds as holds_repo
 from emulator.repos import objects as repo
 from emulator.services import control, deliveries
 
@@ -84,6 +86,7 @@ async def detail(rt: Context, kind: str, object_id: str) -> dict[str, Any]:
             history.append({"at": event["at"], "status": status, "event": event["event_type"]})
     sent = await deliveries.recent(rt, merchant_id, object_id, None, 100, None)
     jobs = await control.schedule(rt, timeline, merchant_id, object_id, 100)
+    held = await rt.db.read(lambda tx: holds_repo.items_of_object(tx, merchant_id, object_id, 100))
     return {
         "kind": kind,
         "id": object_id,
@@ -94,6 +97,22 @@ async def detail(rt: Context, kind: str, object_id: str) -> dict[str, Any]:
         "events": events,
         "deliveries": sent,
         "jobs": jobs,
+        "holds": [_held_view(item) for item in held],
+    }
+
+
+def _held_view(item: holds_repo.Item) -> dict[str, Any]:
+    """A thing a hold took of the object: which hold, what (a delivery's message, or a
+    decision's point), and what became of it (``done``: by a call or the timeout)."""
+    return {
+        "hold": item.hold_id,
+        "item": item.id,
+        "state": item.state,
+        "message_id": item.message_id,
+        "point": item.point,
+        "held_at": iso(from_us(item.held_us)),
+        "done": item.done,
+        "done_at": None if item.done_us is None else iso(from_us(item.done_us)),
     }
 
 

@@ -98,11 +98,17 @@ async def test_signed_webhook_reaches_the_sink_in_process(http, gw, merchant):
         "object_type": "payout",
         "object_id": payout["id"],
         "url": SINK.format(name="signed"),
-        "headers": {
+        "headers": {  # every header sent, in order, as the sink got them
+            "Host": "127.0.0.1:8400",
+            "Accept": "*/*",
+            "Accept-Encoding": message["headers"]["accept-encoding"],
+            "Connection": "keep-alive",
+            "User-Agent": message["headers"]["user-agent"],
             "Content-Type": "application/json",
             "X-Signature": message["headers"]["x-signature"],
             "X-Event-Id": attempt["event_id"],
-            "X-Emulator-Time": message["headers"]["x-emulator-time"],  # every header sent
+            "X-Emulator-Time": message["headers"]["x-emulator-time"],
+            "Content-Length": str(len(message["body"].encode())),
         },
         "body": message["body"],
         "attempt": 1,

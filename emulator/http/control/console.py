@@ -135,7 +135,8 @@ def page(values: dict[str, Any]) -> str:
         f"<script>{asset('console_holds.js')}</script>"
         f"<script>{asset('console_flows.js')}</script>"
         f"<script>{asset('console_create.js')}</script>"
-        f"<script>{asset('console_nav.js')}</script></body></html>\n"
+        f"<script>{asset('console_nav.js')}</script>"
+        f"<script>{asset('console_why.js')}</script></body></html>\n"
     )
 
 

@@ -346,7 +346,7 @@ async function loadDetail(fresh, read) {
   explain(d);  // console_nav.js: what made it so (an outcome header, active scenarios)
   fill("detail-jobs", d.jobs.length ? d.jobs.map((j) => h("li", {}, h("code", {}, j.due), ` ${j.kind}: ${j.description}`)) : [h("li", {}, "None pending.")]);
   fill("detail-deliveries", d.deliveries.map((a) => h("tr", {}, h("td", {}, a.id), h("td", {}, h("code", {}, a.at)),
-    h("td", {}, a.event_type), h("td", {}, a.url), h("td", {}, result(a)), h("td", { class: "ms" }, took(a)))));
+    h("td", {}, a.event_type, copyTag(a)), h("td", {}, a.url), h("td", {}, result(a)), h("td", { class: "ms" }, took(a)))));
   if (fresh || state.detail.shown !== d.status) actions(kind, d);  // what its state allows
   state.detail.shown = d.status;
 }
@@ -405,7 +405,7 @@ function deliveryRow(d) {
   const more = h("details", {}, h("summary", {}, "headers and body"),
     h("pre", {}, pretty(d.headers)), h("pre", {}, prettyBody(d.body)));
   return h("tr", { id: `delivery-${d.id}`, dataset: { delivery: d.id, outcome: d.success ? "ok" : "failed" } },
-    h("td", {}, entryLink("delivery", d.id)), h("td", {}, h("code", {}, d.at)), h("td", {}, d.event_type),
+    h("td", {}, entryLink("delivery", d.id)), h("td", {}, h("code", {}, d.at)), h("td", {}, d.event_type, copyTag(d)),
     h("td", {}, objectLink(d.object_type, d.object_id)), h("td", {}, d.url, more),
     h("td", { class: d.success ? "ok" : "error" }, result(d)), h("td", { class: "ms" }, took(d)),
     h("td", {}, h("button", { type: "button", class: "resend", onclick: () => resend(d.id) }, "Re-send")));

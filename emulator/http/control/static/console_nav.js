@@ -217,6 +217,7 @@ function explain(d) {
     parts.push(h("li", { class: "why-scenarios" }, "Scenarios active for its merchant, which decide outcomes and deliveries: ",
       active.map((s, i) => [i ? ", " : "", h("a", { href: "#scenarios" }, h("code", {}, s.name))]), "."));
   }
+  parts.push(...heldWhy(d));  // console_why.js: what holds took of it
   fill("detail-why", parts);
   $("detail-why").classList.toggle("hidden", !parts.length);
 }
