@@ -183,8 +183,10 @@ class DeliveryEngine:
                     pass
             await scheduler.kicked()  # it may be starting a send that a delivery released
             started = await scheduler.run_due_everywhere()  # sends start in the background...
+            if held := scheduler.timelines.runs():  # ...or by another's run of due jobs
+                await asyncio.wait(held, timeout=SEND_WAIT_SECONDS)
             waited = await self._wait_for_sends(merchant_id, sink_path)  # ...waited for here
-            if waited is None or (not started and not waited):
+            if waited is None or (not started and not held and not waited):
                 return
 
     async def _wait_for_sends(self, merchant_id: str | None, sink_path: str | None) -> bool | None:

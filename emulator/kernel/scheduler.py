@@ -156,7 +156,7 @@ class Scheduler:
                 return 0
             timeline.skipped = True  # its holder kicks once it lets go
             return 0
-        async with timeline.lock:
+        async with timeline.run_hold():
             if not self.current(timeline):
                 return 0
             ran = await self._run_until(timeline, timeline.clock.now_us(), move_clock=False)

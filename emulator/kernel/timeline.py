@@ -5,6 +5,8 @@ waits for, nor moves, another."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 
 from emulator.kernel.clock import Clock, Clocks
 from emulator.kernel.foreign import Foreign
@@ -44,6 +46,21 @@ class Timeline:
         # ``emulator/delivery/holds.py``); cleared when the next advance starts.
         self.stopped: tuple[int, str] | None = None
         self.foreign = Foreign()  # others' jobs while it advances (``kernel.foreign``)
+        # A run of due jobs holding the lock (``run_hold``): done when it lets go.
+        self.running: tuple[asyncio.Future[None], asyncio.Task[object] | None] | None = None
+
+    @contextlib.asynccontextmanager
+    async def run_hold(self) -> AsyncIterator[None]:
+        """Hold the lock for a run of what is due now (``Scheduler.run_due``), which starts
+        sends in the background before it lets go: ``Timelines.runs_done`` waits for it."""
+        async with self.lock:
+            done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self.running = (done, asyncio.current_task())
+            try:
+                yield
+            finally:
+                self.running = None
+                done.set_result(None)
 
     @property
     def advancing(self) -> bool:
@@ -95,6 +112,13 @@ class Timelines(dict[str, Timeline]):
         self._clocks = clocks
         self.server = Timeline(SERVER, clocks.server)
         self[SERVER] = self.server
+
+    def runs(self) -> list[asyncio.Future[None]]:
+        """The runs of due jobs holding a timeline now (a request's, the ticker's, a kick's),
+        each done when it lets go, when what it started is under way. Not the caller's own
+        run, nor an advance or a pause."""
+        me = asyncio.current_task()
+        return [t.running[0] for t in list(self.values()) if t.running and t.running[1] is not me]
 
     def of(self, merchant_id: str | None) -> Timeline:
         """The timeline a merchant's jobs run on: its own, or the server's."""

@@ -143,6 +143,49 @@ async def test_a_stale_send_job_makes_no_extra_attempt(http, gw, merchant, runti
     assert [a["attempt"] for a in again] == [1, 2]
 
 
+async def test_a_read_waits_for_a_send_that_another_run_is_starting(http, gw, merchant, runtime):
+    """Another run of due jobs (the ticker's, another request's) holds the timeline while it
+    starts a send: the control plane's flush finds it held, waits for it to let go, then for
+    the send, so the read that follows shows the attempt (it used to return at once)."""
+    await webhook(http, gw, DOWN)
+    payout = await paid_out(http, gw, merchant, "4444333322221111")
+    first = [a for a in await attempts(http, object_id=payout["id"]) if a["attempt"] == 1]
+    message_id = first[0]["message_id"]
+    timeline = runtime.scheduler.server
+
+    def due_now(tx):
+        runtime.scheduler.schedule(
+            tx, SEND_JOB, runtime.clock.now_us(), {"message": message_id, "attempt": 2}
+        )
+
+    async def another_run() -> None:
+        async with timeline.run_hold():
+            await flushing.wait()
+            for _ in range(5000):  # until the flush has found the timeline held
+                if timeline.skipped:
+                    break
+                await asyncio.sleep(0.001)
+            assert timeline.skipped
+
+    flushing = asyncio.Event()
+    holder = asyncio.create_task(another_run())
+    await asyncio.sleep(0)  # it holds the timeline now
+    assert timeline.lock.locked()
+    await runtime.db.write(due_now)  # due now, on the held timeline
+    await runtime.scheduler.kicked()
+    timeline.skipped = False  # a kick found it held too: only the flush's look counts here
+    flushing.set()
+    await runtime.deliveries.flush()
+    made = await runtime.db.read(
+        lambda tx: tx.execute(
+            "SELECT attempt FROM delivery_attempts WHERE message_id = ? ORDER BY attempt",
+            (message_id,),
+        ).fetchall()
+    )  # read as it stands when the flush returns (a read of deliveries would flush again)
+    await holder
+    assert [row[0] for row in made] == [1, 2]
+
+
 async def test_card_fields_with_a_trailing_newline_are_invalid(http, gw, merchant):
     for field, value in (("card_number", "4444333322221111\n"), ("cardholder_name", "Jane\n"),
                          ("expiry_month", "12\n")):  # fmt: skip
