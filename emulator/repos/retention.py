@@ -59,6 +59,11 @@ def prune(
         " AND created_us < ? ORDER BY seq LIMIT ?)",
         (below, *params, cutoff_us, limit),
     ).rowcount
+    counts["endpoint_events"] = tx.execute(
+        f"DELETE FROM endpoint_events WHERE id IN (SELECT id FROM endpoint_events WHERE {where}"
+        " AND at_us < ? AND id < ? ORDER BY id LIMIT ?)",
+        (*params, cutoff_us, _top(tx, "endpoint_events", "id"), limit),
+    ).rowcount
     if merchant_id is None:
         counts["sink_messages"] = tx.execute(
             "DELETE FROM sink_messages WHERE id IN (SELECT id FROM sink_messages"

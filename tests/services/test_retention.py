@@ -93,6 +93,30 @@ async def test_what_is_older_than_the_window_is_pruned(http, gw, merchant, runti
     assert (await http.get(f"/api/v1/purchases/{old}/", headers=gw)).status_code == 200
 
 
+async def test_endpoint_history_older_than_the_window_is_pruned(http, gw, merchant):
+    """What happened to endpoints (switched off, on) is history too: pruned as deliveries are,
+    never the newest row."""
+    hook = {"title": "all", "all_events": True, "callback": SINK.format(name="switched")}
+    created = await http.post("/api/v1/webhooks/", json=hook, headers=gw)
+    state = f"/_emulator/webhooks/{created.json()['id']}/state"
+    view = {"merchant": merchant["company_id"]}
+
+    async def toggle() -> None:
+        for enabled in (False, True):
+            assert (await http.put(state, json={"enabled": enabled})).status_code == 200
+
+    async def history() -> list[tuple[str, str]]:
+        events = (await http.get("/_emulator/endpoints", params=view)).json()["events"]
+        return [(e["action"], e["at"][:10]) for e in events]
+
+    await toggle()
+    await _advance(http, 3)
+    await toggle()
+    assert [day for _, day in await history()] == ["2026-01-08"] * 2 + ["2026-01-05"] * 2
+    await _advance(http, 5)  # day 8: the prune of day 8 drops what is older than day 1
+    assert [day for _, day in await history()] == ["2026-01-08"] * 2
+
+
 async def test_the_job_is_on_the_server_schedule_and_reschedules_itself(http):
     jobs = (await http.get("/_emulator/schedule")).json()["jobs"]
     assert [(j["kind"], j["due"]) for j in jobs] == [("retention.prune", "2026-01-06T09:00:00Z")]
