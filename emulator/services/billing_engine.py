@@ -224,12 +224,17 @@ def _bill(
         send_receipt=s.send_receipt,
         base_url=plan.base_url,
     )
-    repo.link_purchase(tx, p.id, s.id, period)  # before the payment's hook looks for it
     internal, events = Internal(), list[Event]()
     if plan.token:
         p, internal, events = _charge(rt, tx, merchant_id, s, p, plan.token)
     else:
         p = purchases_domain.send(p, now_s(rt))
+    if p.status != "paid":
+        # Its payment is still to come (a slow charge, a declined one, an invoice): the hook
+        # of that payment finds its subscriber by the link. A bill paid at once needs none: its
+        # payment's hook is handed the subscriber below, and a paid purchase never emits
+        # purchase.paid, .cancelled or .expired again (refunds are all that is left to it).
+        repo.link_purchase(tx, p.id, s.id, period)
     # The payment's hook (on_paid) is handed the subscriber as this job holds it, instead of
     # reading the link, the subscriber and the template again; the subscriber is written once,
     # by the hook when it changes it, else here.
