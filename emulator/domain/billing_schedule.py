@@ -53,13 +53,14 @@ def shift(anchor: date, count: int, unit: Unit) -> date:
     return date(year, month, min(anchor.day, calendar.monthrange(year, month)[1]))
 
 
-# The day functions below are pure, and every bill of an instant asks them the same: cached.
+# The functions below are pure, and every bill of an instant asks them the same: cached.
 @functools.lru_cache(maxsize=1024)
 def billing_day(anchor: date, period_index: int, every: int, unit: Unit, at_end: bool) -> date:
     """The day the bill of period ``period_index`` (counted from the anchor) is issued."""
     return shift(anchor, (period_index + (1 if at_end else 0)) * every, unit)
 
 
+@functools.lru_cache(maxsize=1024)
 def grid(every: int, unit: Unit, tz: str, at_end: bool) -> str:
     """What billing days depend on besides the anchor: when it changes, the days re-anchor."""
     return f"{every} {unit} {tz} {'end' if at_end else 'start'}"
