@@ -61,6 +61,10 @@ async def test_one_instants_bills_are_each_charged_and_a_declined_one_fails_alon
         now = await get_subscriber(http, gw, t["id"], s["billing_template_client"]["id"])
         assert now["number_of_billing_cycles_passed"] == (1 if n == 2 else 2)
         assert now["subscription_billing_scheduled_on"] == "2026-03-05"
+    # the declined bill, paid later by its payer, still counts for its subscriber
+    await pay_purchase(http, made[2]["id"])
+    now = await get_subscriber(http, gw, t["id"], subs[2]["billing_template_client"]["id"])
+    assert now["number_of_billing_cycles_passed"] == 2
 
 
 async def test_a_template_changed_between_two_instants_bills_its_new_data_next(
