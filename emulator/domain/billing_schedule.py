@@ -53,27 +53,33 @@ def shift(anchor: date, count: int, unit: Unit) -> date:
     return date(year, month, min(anchor.day, calendar.monthrange(year, month)[1]))
 
 
+# The functions below are pure, and every bill of an instant asks them the same: cached.
+@functools.lru_cache(maxsize=1024)
 def billing_day(anchor: date, period_index: int, every: int, unit: Unit, at_end: bool) -> date:
     """The day the bill of period ``period_index`` (counted from the anchor) is issued."""
     return shift(anchor, (period_index + (1 if at_end else 0)) * every, unit)
 
 
+@functools.lru_cache(maxsize=1024)
 def grid(every: int, unit: Unit, tz: str, at_end: bool) -> str:
     """What billing days depend on besides the anchor: when it changes, the days re-anchor."""
     return f"{every} {unit} {tz} {'end' if at_end else 'start'}"
 
 
+@functools.lru_cache(maxsize=1024)
 def local_day(instant_s: int, tz: str) -> date:
     """The calendar day of a Unix instant in the time zone ``tz``."""
     return datetime.fromtimestamp(instant_s, zone(tz)).date()
 
 
+@functools.lru_cache(maxsize=1024)
 def midnight(day: date, tz: str) -> int:
     """00:00 of ``day`` in ``tz``, as Unix seconds."""
     local = datetime(day.year, day.month, day.day, tzinfo=zone(tz))
     return int(local.astimezone(UTC).timestamp())
 
 
+@functools.lru_cache(maxsize=1024)
 def after(instant_s: int, count: int, unit: Unit, tz: str) -> int:
     """``instant_s`` plus ``count`` units on the local calendar (the same wall-clock time, a
     daylight-saving change or not), as Unix seconds."""

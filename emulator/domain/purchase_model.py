@@ -255,3 +255,16 @@ class Payment(msgspec.Struct, kw_only=True):
     account_fx_currency: str | None = None
     account_fx_buy_amount: int | None = None
     audit_log_entries: list[Any] = []
+
+
+def changeable(p: Purchase) -> Purchase:
+    """A copy of ``p`` to change (a status move, ``emulator/domain/purchases.py``), sharing
+    with it only what no change mutates in place: the moves replace fields, append to the
+    status history and record attempts in the transaction data, so those two are copied, not
+    the whole purchase (a deep copy of it, at each move, cost more than the move)."""
+    data = p.transaction_data
+    return msgspec.structs.replace(
+        p,
+        status_history=list(p.status_history),
+        transaction_data=msgspec.structs.replace(data, attempts=list(data.attempts)),
+    )

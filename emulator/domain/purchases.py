@@ -22,6 +22,7 @@ from emulator.domain.purchase_model import (
     SavedCard,
     StatusChange,
     TokenView,
+    changeable,
 )
 
 # Statuses (OpenAPI PurchaseStatus), those the emulator reaches:
@@ -96,10 +97,6 @@ def conflict(status: str, trigger: str) -> errors.ApiError:
     return errors.PurchaseInvalidStatus()
 
 
-def _copy(p: Purchase) -> Purchase:
-    return msgspec.convert(msgspec.to_builtins(p), Purchase)
-
-
 def event(p: Purchase, kind: str) -> Event:
     return Event.encoded(kind, "purchase", p.id, p, client_id=p.client_id)
 
@@ -112,7 +109,7 @@ def move(
     if row is None:
         raise conflict(p.status, trigger)
     status, kind = row
-    p = _copy(p)
+    p = changeable(p)
     p.status = status
     p.updated_on = now
     p.status_history.append(StatusChange(status=status, timestamp=now, related_object=related))
@@ -286,7 +283,7 @@ def capture(
 
 def capture_failed(p: Purchase, message: str, card: SavedCard | None, now: int) -> Purchase:
     """A capture the acquirer refused: status unchanged, the attempt records the error."""
-    p = _copy(p)
+    p = changeable(p)
     error = AttemptError("purchase_capture_error", message)
     _record(p, _attempt("capture", now, p.transaction_data.flow, card, error), card)
     p.updated_on = now
@@ -377,7 +374,7 @@ def delete_token(p: Purchase, card: SavedCard | None, now: int) -> tuple[Purchas
     if not p.is_recurring_token:
         raise errors.RecurringTokenNotFound("This purchase is not a recurring token.")
     pending = event(p, "purchase.pending_recurring_token_delete")
-    p = _copy(p)
+    p = changeable(p)
     p.is_recurring_token = False
     p.updated_on = now
     _record(p, _attempt("delete_recurring_token", now, p.transaction_data.flow, card), card)

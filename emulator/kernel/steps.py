@@ -1,13 +1,19 @@
 """One unit of work of a run of due jobs (``Scheduler``): atomic jobs in (due time, id) order,
-each in its own savepoint, until none is due, the next one is async, or the batch is full."""
+each in its own savepoint, until none is due, the next one is async, or the batch is full.
+
+The jobs of one instant (consecutive jobs due at the same time, no step of the clock between
+them) share one memo scope (``kernel.memo``): what they all read and none of them changes (a
+billing template, the merchant as issuer) is read once for the instant, not once a job."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 
 import msgspec
 
+from emulator.kernel import memo
 from emulator.kernel.clock import Clocks
 from emulator.kernel.jobs import Job, next_jobs, run_careful
 from emulator.kernel.storage import Tx
@@ -118,7 +124,8 @@ class Steps:
         clock = timeline.clock
         started = time.perf_counter()
         ahead = _Ahead(tx, timeline, target_us, skip, self._inserted_since)
-        with self._clocks.using(clock):
+        instant = _Instant()
+        with self._clocks.using(clock), instant:
             while True:
                 # an advance leaves out others' jobs scheduled meanwhile (kernel.foreign)
                 foreign = timeline.foreign.ids() if move_clock else ()
@@ -126,6 +133,8 @@ class Steps:
                 # before time moves on, what this instant emitted gets its deliveries, due now
                 moves = job is None or job.due_us > clock.now_us()
                 added = timeline.foreign.added
+                if moves:
+                    instant.end()  # the next instant reads afresh
                 if moves and self.before_step is not None and self.before_step(tx):
                     others, now_us = timeline.foreign, clock.now_us()
                     if move_clock and others.added != added and others.waited_at != now_us:
@@ -153,6 +162,7 @@ class Steps:
                     break
                 if move_clock and job.due_us > clock.now_us():
                     clock.set_us(job.due_us)
+                instant.begin(job.due_us)
                 if careful:
                     run_careful(tx, job, handler)
                 else:
@@ -175,3 +185,28 @@ class Steps:
         if ran < BATCH and seconds <= BATCH_SECONDS:
             return False
         return ran >= ALONE_BATCH or seconds > ALONE_SECONDS or self._others_waiting()
+
+
+class _Instant(contextlib.AbstractContextManager["_Instant"]):
+    """The memo scope of the jobs due at one instant: begun by its first job, ended when the
+    clock moves on (before the deliveries of the instant are dispatched) or the batch ends."""
+
+    def __init__(self) -> None:
+        self._scope: contextlib.ExitStack | None = None
+        self._due_us: int | None = None
+
+    def begin(self, due_us: int) -> None:
+        if self._scope is not None and self._due_us == due_us:
+            return
+        self.end()
+        self._scope = contextlib.ExitStack()
+        self._scope.enter_context(memo.scope())
+        self._due_us = due_us
+
+    def end(self) -> None:
+        if self._scope is not None:
+            self._scope.close()
+        self._scope, self._due_us = None, None
+
+    def __exit__(self, *exc: object) -> None:
+        self.end()

@@ -25,6 +25,7 @@ from emulator.domain.errors import ApiError
 from emulator.domain.events import Event
 from emulator.domain.purchase_input import DetailsInput, PurchaseInput, build
 from emulator.domain.purchase_model import INVOICES, SUBSCRIPTIONS, Internal, Purchase
+from emulator.kernel import memo
 from emulator.kernel.clock import in_clock_range
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
@@ -85,7 +86,10 @@ def new_purchase(
     p.billing_template_id = t.id if t.id else None
     day = t.invoice_issued if not subscription else None
     p.issued = day or schedule.local_day(now, t.purchase.timezone).isoformat()
-    p.issuer_details = purchases.issuer_of(tx, merchant_id)
+    # the same for every bill of an instant (a memo scope: kernel.steps); never mutated
+    p.issuer_details = memo.memoized(
+        ("billing.issuer", merchant_id), lambda: purchases.issuer_of(tx, merchant_id)
+    )
     return p, purchases_domain.event(p, "purchase.created")
 
 
@@ -220,12 +224,17 @@ def _bill(
         send_receipt=s.send_receipt,
         base_url=plan.base_url,
     )
-    repo.link_purchase(tx, p.id, s.id, period)  # before the payment's hook looks for it
     internal, events = Internal(), list[Event]()
     if plan.token:
         p, internal, events = _charge(rt, tx, merchant_id, s, p, plan.token)
     else:
         p = purchases_domain.send(p, now_s(rt))
+    if p.status != "paid":
+        # Its payment is still to come (a slow charge, a declined one, an invoice): the hook
+        # of that payment finds its subscriber by the link. A bill paid at once needs none: its
+        # payment's hook is handed the subscriber below, and a paid purchase never emits
+        # purchase.paid, .cancelled or .expired again (refunds are all that is left to it).
+        repo.link_purchase(tx, p.id, s.id, period)
     # The payment's hook (on_paid) is handed the subscriber as this job holds it, instead of
     # reading the link, the subscriber and the template again; the subscriber is written once,
     # by the hook when it changes it, else here.
@@ -259,7 +268,7 @@ def bill_due(rt: Context, tx: Tx, job: Job) -> None:
     s, plan = found
     if plan.next_period != period or s.status not in ("active", "subscription_paused"):
         return  # ended since, or a chain that was replaced
-    t = repo.get_template(tx, merchant_id, s.billing_template_id, shown=False)
+    t = _template(tx, merchant_id, s.billing_template_id)
     assert t is not None  # a template's subscribers go with it
     if 0 < t.number_of_billing_cycles <= s.number_of_billing_cycles_passed:
         # The template's cycles were lowered to what has passed already: it ends, unbilled.
@@ -272,6 +281,15 @@ def bill_due(rt: Context, tx: Tx, job: Job) -> None:
         _bill(rt, tx, merchant_id, t, s, plan, period, job.due_us // 1_000_000)
     else:
         repo.update_subscriber(tx, merchant_id, s, plan)
+
+
+def _template(tx: Tx, merchant_id: str, template_id: str) -> BillingTemplate | None:
+    """The template of a bill: read once for all the bills of an instant (no job changes a
+    template; the memo scope is the instant's, ``kernel.steps``). Never mutated."""
+    return memo.memoized(
+        ("billing.template", merchant_id, template_id),
+        lambda: repo.get_template(tx, merchant_id, template_id, shown=False),
+    )
 
 
 class _Billing(msgspec.Struct):
@@ -330,7 +348,7 @@ def on_paid(rt: Context, tx: Tx, merchant_id: str, purchase: Billed) -> None:
     if found is None or not domain.is_live(found[0]):
         return
     s, plan, t = found
-    t = t or repo.get_template(tx, merchant_id, s.billing_template_id, shown=False)
+    t = t or _template(tx, merchant_id, s.billing_template_id)
     assert t is not None
     now = now_s(rt)
     if purchase.is_recurring_token:  # a card saved paying it: charged from now on
