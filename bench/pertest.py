@@ -26,7 +26,7 @@ from typing import NamedTuple
 from bench.figures import progress
 from bench.load import percentile
 from bench.plan import Plan
-from bench.procs import Server
+from bench.procs import Server, start_python
 from bench.report import Target, Timing
 from bench.serving import HOST
 from emulator.testing import Emulator, EmulatorClock, EmulatorServer, ExternalEmulator
@@ -40,6 +40,7 @@ MEDIAN_MS = {"in process": 15.0, "served": 25.0}
 P99_MS = 50.0
 TEARDOWN_MS = 5.0  # the fixtures' teardown, at its p99
 FILE_SECONDS = 120.0  # ceiling on the user file's run
+HEALTH = "/_emulator/health"
 
 
 STEPS = ("merchant", "webhook", "purchase", "pay", "advance", "sink", "teardown")
@@ -89,17 +90,29 @@ def measure(emulator: Emulator) -> Measured:
     return Measured((marks[-1] - marks[0]) * 1000, steps[-1], steps)
 
 
-def _times(emulator: Emulator, runs: int) -> tuple[list[Measured], list[str]]:
+def _times(
+    emulator: Emulator, runs: int, server: Server | None = None
+) -> tuple[list[Measured], list[str], str]:
+    """``runs`` typical tests after ``WARMUP`` ones; their problems; and the CPU they cost
+    per test (this process's, the tests' and the in-process emulator's with its key pool;
+    and a served emulator's), which a loaded machine inflates less than their times."""
     for _ in range(WARMUP):
         measure(emulator)
     times: list[Measured] = []
     problems: list[str] = []
+    server_before = server.cpu_seconds() if server is not None else None
+    process_before = time.process_time()
     for _ in range(runs):
         try:
             times.append(measure(emulator))
         except Exception as exc:  # a failed test is a figure's error, not the harness's
             problems.append(f"{type(exc).__name__}: {exc}")
-    return times, problems
+    spent = (time.process_time() - process_before) / runs * 1000
+    cpu = f"CPU per test: this process {spent:.1f} ms"
+    server_after = server.cpu_seconds() if server is not None else None
+    if server_before is not None and server_after is not None:
+        cpu += f", the server {(server_after - server_before) / runs * 1000:.1f} ms"
+    return times, problems, cpu
 
 
 def steps_detail(measured: list[Measured]) -> str:
@@ -111,7 +124,7 @@ def steps_detail(measured: list[Measured]) -> str:
     return "steps, median/p99 ms: " + ", ".join(parts)
 
 
-def _timings(where: str, measured: list[Measured], problems: list[str]) -> list[Timing]:
+def _timings(where: str, measured: list[Measured], problems: list[str], cpu: str) -> list[Timing]:
     """The median figure and the p99 one (each step's times in its detail), each with its
     target; and the teardown's."""
     times = [m.total for m in measured]
@@ -121,7 +134,8 @@ def _timings(where: str, measured: list[Measured], problems: list[str]) -> list[
     name = f"{TYPICAL}, {where}"
     detail = (
         f"min {min(times, default=0):.1f} ms, max {max(times, default=0):.1f} ms; teardown"
-        f" median {percentile(teardowns, 0.5):.2f} ms, p99 {percentile(teardowns, 0.99):.2f} ms"
+        f" median {percentile(teardowns, 0.5):.2f} ms, p99 {percentile(teardowns, 0.99):.2f} ms;"
+        f" {cpu}"
     )
     runs, errors, samples = len(times), len(problems), problems[:3]
     return [
@@ -168,16 +182,16 @@ def in_process(plan: Plan) -> list[Timing]:
     process: the test and the emulator share it, as they do under pytest."""
     progress(f"{plan.typical_tests} typical tests, in process")
     with EmulatorServer() as server:
-        times, problems = _times(server, plan.typical_tests)
-    return _timings("in process", times, problems)
+        times, problems, cpu = _times(server, plan.typical_tests)
+    return _timings("in process", times, problems, cpu)
 
 
 def served(plan: Plan, server: Server) -> list[Timing]:
     """Typical tests against a served emulator (``--emulator-url``)."""
     progress(f"{plan.typical_tests} typical tests, against a served emulator")
     with ExternalEmulator(f"http://{HOST}:{server.port}") as emulator:
-        times, problems = _times(emulator, plan.typical_tests)
-    return _timings("served", times, problems)
+        times, problems, cpu = _times(emulator, plan.typical_tests, server)
+    return _timings("served", times, problems, cpu)
 
 
 def user_file(server: Server) -> Timing:
@@ -216,11 +230,23 @@ def _test_times(junit: Path) -> list[float]:
 
 
 def main(argv: list[str]) -> int:
+    """``python -m bench.pertest [N] [--served]``: the in-process figures over N tests (the
+    full plan's count by default); with ``--served`` also those against a served emulator and
+    the user file's run."""
     from bench.plan import FULL
 
-    runs = int(argv[0]) if argv else 100
-    plan = Plan(typical_tests=runs) if argv else FULL
-    for timing in in_process(plan):
+    counts = [arg for arg in argv if arg != "--served"]
+    plan = Plan(typical_tests=int(counts[0])) if counts else FULL
+    timings = in_process(plan)
+    if "--served" in argv:
+        with tempfile.TemporaryDirectory(prefix="payments-bench-") as workdir:
+            server = start_python("emulator-tests", "bench.serve_emulator", Path(workdir), HEALTH)
+            try:
+                timings += served(plan, server)
+                timings.append(user_file(server))
+            finally:
+                server.stop()
+    for timing in timings:
         p99 = "" if timing.p99_ms is None else f", p99 {timing.p99_ms:.1f} ms"
         detail = f"; {timing.detail}" if timing.detail else ""
         print(
