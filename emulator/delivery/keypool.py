@@ -150,10 +150,12 @@ def take_now() -> tuple[str, str]:
     ready = take_ready()
     if ready is not None:
         return ready
-    try:
-        return _ready.get(timeout=WAIT)
-    except queue.Empty:
-        return signing.generate()
+    if _filler is not None and _filler.is_alive():
+        try:
+            return _ready.get(timeout=WAIT)
+        except queue.Empty:
+            pass
+    return signing.generate()
 
 
 async def take() -> tuple[str, str]:
