@@ -37,6 +37,7 @@ class _SharedTransport(httpx.HTTPTransport):
         """Nothing: the pool is the process's."""
 
 
+KEEPALIVE_SECONDS = 2.0
 _SHARED: dict[int, httpx.HTTPTransport] = {}  # by process id: a forked child makes its own
 # Options that say how a client connects: a client given one has a transport of its own.
 _OWN_TRANSPORT = ("limits", "http1", "http2")
@@ -44,11 +45,15 @@ _OWN_TRANSPORT = ("limits", "http1", "http2")
 
 def _shared_transport() -> httpx.HTTPTransport:
     """The process's transport (made on first use), verifying with the shared TLS context; no
-    limit on connections open at once (long-polling waits hold one each)."""
+    limit on connections open at once (long-polling waits hold one each); an idle connection
+    is dropped after ``KEEPALIVE_SECONDS``, before the server would close it under a request
+    (uvicorn closes one idle for 5 s)."""
     pid = os.getpid()
     found = _SHARED.get(pid)
     if found is None:
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=20)
+        limits = httpx.Limits(
+            max_connections=None, max_keepalive_connections=20, keepalive_expiry=KEEPALIVE_SECONDS
+        )
         found = _SHARED.setdefault(pid, _SharedTransport(verify=_tls_context(), limits=limits))
     return found
 
