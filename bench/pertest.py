@@ -12,6 +12,7 @@ in-process figure alone (N tests), for profiling and A/B runs.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import subprocess
 import sys
@@ -20,11 +21,12 @@ import time
 import xml.etree.ElementTree as ET
 from datetime import timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 from bench.figures import progress
 from bench.load import percentile
 from bench.plan import Plan
-from bench.procs import Server
+from bench.procs import Server, start_python
 from bench.report import Target, Timing
 from bench.serving import HOST
 from emulator.testing import Emulator, EmulatorClock, EmulatorServer, ExternalEmulator
@@ -38,18 +40,33 @@ MEDIAN_MS = {"in process": 15.0, "served": 25.0}
 P99_MS = 50.0
 TEARDOWN_MS = 5.0  # the fixtures' teardown, at its p99
 FILE_SECONDS = 120.0  # ceiling on the user file's run
+HEALTH = "/_emulator/health"
 
 
-def typical_test(emulator: Emulator) -> tuple[float, float]:
-    """One typical test from its first fixture to its teardown's end, and its teardown (the
-    clients closed, as the fixtures do); milliseconds."""
-    started = time.perf_counter()
+STEPS = ("merchant", "webhook", "purchase", "pay", "advance", "sink", "teardown")
+
+
+class Measured(NamedTuple):
+    """One typical test: its whole time, its teardown's, and each step's (``STEPS``), ms."""
+
+    total: float
+    teardown: float
+    steps: tuple[float, ...]
+
+
+def measure(emulator: Emulator) -> Measured:
+    """One typical test from its first fixture to its teardown's end (the clients closed, as
+    the fixtures do), each step timed; the control client's and the gateway client's making
+    count with the merchant's and the webhook's steps."""
+    marks = [time.perf_counter()]
     with emulator.client() as control:
         merchant = control.new_merchant(clock="frozen")
+        marks.append(time.perf_counter())
         sink = control.sink(prefix="pertest")
         with control.gateway(merchant) as gateway:
             hook = {"title": "t", "callback": sink.url, "events": ["purchase.paid"]}
             gateway.post("webhooks/", json=hook).raise_for_status()
+            marks.append(time.perf_counter())
             body = {
                 "client": {"email": "payer@example.com"},
                 "purchase": {"products": [{"name": "Book", "price": 2500}]},
@@ -57,41 +74,68 @@ def typical_test(emulator: Emulator) -> tuple[float, float]:
             }
             made = gateway.post("purchases/", json=body)
             made.raise_for_status()
+            marks.append(time.perf_counter())
             purchase_id = made.json()["id"]
             if control.pay(purchase_id)["status"] != "paid":
                 raise AssertionError(f"purchase {purchase_id} was not paid")
+            marks.append(time.perf_counter())
             EmulatorClock(control, merchant).advance(timedelta(days=1))
+            marks.append(time.perf_counter())
             [message] = sink.wait_for(1)
             if message.json is None or message.json.get("id") != purchase_id:
                 raise AssertionError(f"the sink received {message.body[:200]!r}")
-            teardown = time.perf_counter()
-    ended = time.perf_counter()
-    return (ended - started) * 1000, (ended - teardown) * 1000
+            marks.append(time.perf_counter())
+    marks.append(time.perf_counter())
+    steps = tuple((after - before) * 1000 for before, after in itertools.pairwise(marks))
+    return Measured((marks[-1] - marks[0]) * 1000, steps[-1], steps)
 
 
-def _times(emulator: Emulator, runs: int) -> tuple[list[tuple[float, float]], list[str]]:
+def _times(
+    emulator: Emulator, runs: int, server: Server | None = None
+) -> tuple[list[Measured], list[str], str]:
+    """``runs`` typical tests after ``WARMUP`` ones; their problems; and the CPU they cost
+    per test (this process's, the tests' and the in-process emulator's with its key pool;
+    and a served emulator's), which a loaded machine inflates less than their times."""
     for _ in range(WARMUP):
-        typical_test(emulator)
-    times: list[tuple[float, float]] = []
+        measure(emulator)
+    times: list[Measured] = []
     problems: list[str] = []
+    server_before = server.cpu_seconds() if server is not None else None
+    process_before = time.process_time()
     for _ in range(runs):
         try:
-            times.append(typical_test(emulator))
+            times.append(measure(emulator))
         except Exception as exc:  # a failed test is a figure's error, not the harness's
             problems.append(f"{type(exc).__name__}: {exc}")
-    return times, problems
+    spent = (time.process_time() - process_before) / runs * 1000
+    cpu = f"CPU per test: this process {spent:.1f} ms"
+    server_after = server.cpu_seconds() if server is not None else None
+    if server_before is not None and server_after is not None:
+        cpu += f", the server {(server_after - server_before) / runs * 1000:.1f} ms"
+    return times, problems, cpu
 
 
-def _timings(where: str, measured: list[tuple[float, float]], problems: list[str]) -> list[Timing]:
-    """The median figure and the p99 one, each with its target; in process, the teardown's."""
-    times = [total for total, _ in measured]
-    teardowns = sorted(teardown for _, teardown in measured)
+def steps_detail(measured: list[Measured]) -> str:
+    """Each step's median and p99 (where the median and the tail go)."""
+    parts = []
+    for index, step in enumerate(STEPS):
+        times = sorted(m.steps[index] for m in measured)
+        parts.append(f"{step} {percentile(times, 0.5):.1f}/{percentile(times, 0.99):.1f}")
+    return "steps, median/p99 ms: " + ", ".join(parts)
+
+
+def _timings(where: str, measured: list[Measured], problems: list[str], cpu: str) -> list[Timing]:
+    """The median figure and the p99 one (each step's times in its detail), each with its
+    target; and the teardown's."""
+    times = [m.total for m in measured]
+    teardowns = sorted(m.teardown for m in measured)
     median = statistics.median(times) if times else 0.0
     p99 = percentile(sorted(times), 0.99)
     name = f"{TYPICAL}, {where}"
     detail = (
         f"min {min(times, default=0):.1f} ms, max {max(times, default=0):.1f} ms; teardown"
-        f" median {percentile(teardowns, 0.5):.2f} ms, p99 {percentile(teardowns, 0.99):.2f} ms"
+        f" median {percentile(teardowns, 0.5):.2f} ms, p99 {percentile(teardowns, 0.99):.2f} ms;"
+        f" {cpu}"
     )
     runs, errors, samples = len(times), len(problems), problems[:3]
     return [
@@ -115,6 +159,7 @@ def _timings(where: str, measured: list[tuple[float, float]], problems: list[str
             target=Target("<=", P99_MS, "ms"),
             judged=p99,
             judged_as="",
+            detail=steps_detail(measured) if measured else "",
             runs=runs,
             errors=errors,
             error_samples=samples,
@@ -137,16 +182,16 @@ def in_process(plan: Plan) -> list[Timing]:
     process: the test and the emulator share it, as they do under pytest."""
     progress(f"{plan.typical_tests} typical tests, in process")
     with EmulatorServer() as server:
-        times, problems = _times(server, plan.typical_tests)
-    return _timings("in process", times, problems)
+        times, problems, cpu = _times(server, plan.typical_tests)
+    return _timings("in process", times, problems, cpu)
 
 
 def served(plan: Plan, server: Server) -> list[Timing]:
     """Typical tests against a served emulator (``--emulator-url``)."""
     progress(f"{plan.typical_tests} typical tests, against a served emulator")
     with ExternalEmulator(f"http://{HOST}:{server.port}") as emulator:
-        times, problems = _times(emulator, plan.typical_tests)
-    return _timings("served", times, problems)
+        times, problems, cpu = _times(emulator, plan.typical_tests, server)
+    return _timings("served", times, problems, cpu)
 
 
 def user_file(server: Server) -> Timing:
@@ -185,13 +230,29 @@ def _test_times(junit: Path) -> list[float]:
 
 
 def main(argv: list[str]) -> int:
+    """``python -m bench.pertest [N] [--served]``: the in-process figures over N tests (the
+    full plan's count by default); with ``--served`` also those against a served emulator and
+    the user file's run."""
     from bench.plan import FULL
 
-    runs = int(argv[0]) if argv else 100
-    plan = Plan(typical_tests=runs) if argv else FULL
-    for timing in in_process(plan):
+    counts = [arg for arg in argv if arg != "--served"]
+    plan = Plan(typical_tests=int(counts[0])) if counts else FULL
+    timings = in_process(plan)
+    if "--served" in argv:
+        with tempfile.TemporaryDirectory(prefix="payments-bench-") as workdir:
+            server = start_python("emulator-tests", "bench.serve_emulator", Path(workdir), HEALTH)
+            try:
+                timings += served(plan, server)
+                timings.append(user_file(server))
+            finally:
+                server.stop()
+    for timing in timings:
         p99 = "" if timing.p99_ms is None else f", p99 {timing.p99_ms:.1f} ms"
-        print(f"{timing.name}: {timing.label} {timing.value_ms:.1f} ms{p99} ({timing.verdict})")
+        detail = f"; {timing.detail}" if timing.detail else ""
+        print(
+            f"{timing.name}: {timing.label} {timing.value_ms:.1f} ms{p99} ({timing.verdict})"
+            + detail
+        )
     return 0
 
 

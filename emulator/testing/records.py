@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import base64
 import functools
+import os
 import ssl
+import urllib.request
 from collections.abc import Generator
 from datetime import datetime
 from typing import Any
@@ -24,12 +26,53 @@ def _tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+class _SharedTransport(httpx.HTTPTransport):
+    """The process's pool of keep-alive connections, shared by the helpers' clients: closing
+    a client leaves its connections open for the next test's clients."""
+
+    def close(self) -> None:
+        """Nothing: the pool is the process's."""
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Nothing: the pool is the process's."""
+
+
+KEEPALIVE_SECONDS = 2.0
+_SHARED: dict[int, httpx.HTTPTransport] = {}  # by process id: a forked child makes its own
+# Options that say how a client connects: a client given one has a transport of its own.
+_OWN_TRANSPORT = ("limits", "http1", "http2")
+
+
+def _shared_transport() -> httpx.HTTPTransport:
+    """The process's transport (made on first use), verifying with the shared TLS context; no
+    limit on connections open at once (long-polling waits hold one each); an idle connection
+    is dropped after ``KEEPALIVE_SECONDS``, before the server would close it under a request
+    (uvicorn closes one idle for 5 s)."""
+    pid = os.getpid()
+    found = _SHARED.get(pid)
+    if found is None:
+        limits = httpx.Limits(
+            max_connections=None, max_keepalive_connections=20, keepalive_expiry=KEEPALIVE_SECONDS
+        )
+        found = _SHARED.setdefault(pid, _SharedTransport(verify=_tls_context(), limits=limits))
+    return found
+
+
 def with_tls_context(options: dict[str, Any]) -> dict[str, Any]:
     """``options`` for ``httpx.Client`` with the shared TLS context, unless they say how to
-    verify (``verify``, or ``cert``, which httpx would load into the context)."""
+    verify (``verify``, or ``cert``, which httpx would load into the context); and the
+    process's shared transport (its pool of connections), unless they say how to connect
+    (``transport``, ``limits``, ``http1``, ``http2``) or the environment names a proxy (httpx
+    reads it only for a client without a transport). A test's clients then reuse the
+    connections of the tests before it: no connection made and accepted per client, and no
+    socket left in TIME_WAIT per client in a long suite."""
     if "verify" in options or "cert" in options or "transport" in options:
         return options
-    return {**options, "verify": _tls_context()}
+    shared = not any(name in options for name in _OWN_TRANSPORT) and not (
+        options.get("trust_env", True) and urllib.request.getproxies_environment()
+    )
+    added = {"transport": _shared_transport()} if shared else {}
+    return {**options, "verify": _tls_context(), **added}
 
 
 __all__ = ["BadPathSegment", "has_control", "path_segment"]  # where they were first

@@ -1,0 +1,79 @@
+"""The helpers' clients share the process's connections (issue 32: the test loop): a test's
+clients reuse those of the tests before it, instead of each making and closing its own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from emulator.testing import EmulatorClient, EmulatorServer
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[EmulatorServer]:
+    with EmulatorServer() as running:
+        yield running
+
+
+def _local_address(response: httpx.Response) -> tuple[str, int]:
+    """The client side of the connection the response came on."""
+    address: tuple[str, int] = response.extensions["network_stream"].get_extra_info("client_addr")
+    return address
+
+
+def _health_from(client: httpx.Client) -> tuple[str, int]:
+    response = client.get("health")
+    assert response.status_code == 200
+    return _local_address(response)
+
+
+def test_a_closed_clients_connection_serves_the_next_client(server: EmulatorServer):
+    """Three tests' worth of clients, each closed before the next is made: the control
+    clients and a merchant's gateway client all ride one connection."""
+    with server.client() as first:
+        used = _health_from(first.http)
+        merchant = first.new_merchant()
+    with server.client() as second:
+        assert _health_from(second.http) == used
+        with second.gateway(merchant) as gateway:
+            listed = gateway.get("webhooks/")
+            assert listed.status_code == 200 and _local_address(listed) == used
+
+
+def test_clients_at_once_have_a_connection_each(server: EmulatorServer):
+    """A connection serves one request at a time: a client whose request is still being
+    answered (a wait held open) never lends it to another."""
+    with server.client() as waiting, server.client() as other:
+        with waiting.http.stream(
+            "GET", "sink/held/wait", params={"count": 1, "timeout_seconds": 0.2}
+        ) as held:
+            assert _health_from(other.http) != _local_address(held)
+
+
+@pytest.mark.parametrize(
+    "options", [{"limits": httpx.Limits(max_connections=1)}, {"http1": True}, {"verify": True}]
+)
+def test_a_client_told_how_to_connect_has_connections_of_its_own(
+    server: EmulatorServer, options: dict[str, object]
+):
+    with server.client() as shared:
+        used = _health_from(shared.http)
+        merchant = shared.new_merchant()
+    with merchant.gateway(server.url, **options) as own:
+        response = own.get("webhooks/")
+        assert response.status_code == 200 and _local_address(response) != used
+
+
+def test_a_proxy_in_the_environment_is_still_used(
+    server: EmulatorServer, monkeypatch: pytest.MonkeyPatch
+):
+    """httpx reads proxy variables only for a client without a transport of its own: with one
+    set, the helpers' clients are made as before, and go through the proxy (none listens on
+    port 9 here: the request fails instead of reaching the emulator directly)."""
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    with EmulatorClient(server.url) as client, pytest.raises(httpx.TransportError):
+        client.health()
