@@ -57,7 +57,7 @@ def configure(conn: sqlite3.Connection, *, readonly: bool, mapped: bool = False)
     conn.execute("PRAGMA busy_timeout=5000")
     if not readonly:  # 16 MiB, not 2: the pages a batch of writes changes stay in memory.
         # Not 64 either: a long-running server filled it (a 60 s soak: RSS 162 MiB, 112 with
-        # 16), while reads come from the map below and a year of billing took no longer.
+        # 16), and a year of billing took no longer.
         conn.execute("PRAGMA cache_size=-16384")
         # A WAL started over is cut back to this (kernel.checkpoint makes it start over).
         conn.execute(f"PRAGMA journal_size_limit={WAL_LIMIT_BYTES}")
