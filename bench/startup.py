@@ -95,14 +95,24 @@ def restart_with_objects(plan: Plan, workdir: Path) -> Timing:
     )
 
 
-def _rss(pid: int) -> dict[str, float]:
+def _rss(pid: int, db: Path | None = None) -> dict[str, float]:
     """The process's resident memory in MiB: all of it, its own (anonymous) and the file
-    pages it maps (the database read through mmap: the kernel's page cache, shared)."""
+    pages it maps; of those, ``DbMapped``: the database's (read through a memory map: the
+    kernel's page cache, shared), the rest being the libraries."""
     fields: dict[str, float] = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key, _, value = line.partition(":")
         if key in ("VmRSS", "RssAnon", "RssFile"):
             fields[key] = int(value.split()[0]) / 1024
+    if db is not None:
+        mapped, name, path = 0, "", str(db.resolve())
+        for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+            words = line.split(None, 5)
+            if not words[0].endswith(":"):  # a mapping's line: address range ... [path]
+                name = words[5] if len(words) >= 6 else ""
+            elif words[0] == "Rss:" and name == path:
+                mapped += int(words[1])
+        fields["DbMapped"] = mapped / 1024
     return fields
 
 
@@ -123,7 +133,7 @@ def soak_rss(plan: Plan, workdir: Path) -> Timing:
         with contextlib.redirect_stdout(io.StringIO()):  # its progress lines
             requests = asyncio.run(_soak(url, db, plan.soak_seconds, plan.soak_workers, every))
         took = (time.perf_counter() - started) * 1000
-        memory = _rss(server.process.pid)
+        memory = _rss(server.process.pid, db)
     finally:
         server.stop()
     rss = memory.get("VmRSS", 0.0)
@@ -137,7 +147,8 @@ def soak_rss(plan: Plan, workdir: Path) -> Timing:
         judged=rss,
         judged_as="RSS",
         detail=f"RSS {rss:.0f} MiB: {memory.get('RssAnon', 0.0):.0f} MiB the process's own,"
-        f" {memory.get('RssFile', 0.0):.0f} MiB mapped files (the database read through mmap,"
-        " the libraries)",
+        f" {memory.get('RssFile', 0.0):.0f} MiB mapped files (of which"
+        f" {memory.get('DbMapped', 0.0):.0f} MiB the database read through a memory map, the"
+        " rest the libraries)",
         extra={"rss_mib": rss, **{k.lower() + "_mib": v for k, v in memory.items()}},
     )

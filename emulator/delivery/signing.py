@@ -9,15 +9,19 @@ webhook takes a ready pair, or one made in a worker thread before its unit of wo
 from __future__ import annotations
 
 import base64
+from typing import TYPE_CHECKING
 
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
+if TYPE_CHECKING:  # cryptography: imported by the first key, not by serve's start
+    from cryptography.hazmat.primitives.asymmetric import rsa
 
 KEY_BITS = 2048
 
 
 def generate() -> tuple[str, str]:
     """A new key pair: (private key PEM, public key PEM)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
     key = rsa.generate_private_key(public_exponent=65537, key_size=KEY_BITS)
     private = key.private_bytes(
         serialization.Encoding.PEM,
@@ -50,6 +54,9 @@ class Signer:
     def _key(self, private_pem: str) -> rsa.RSAPrivateKey:
         key = self._keys.get(private_pem)
         if key is None:
+            from cryptography.hazmat.primitives import serialization
+            from cryptography.hazmat.primitives.asymmetric import rsa
+
             # We made these keys ourselves: skipping the (slow) consistency check is safe.
             loaded = serialization.load_pem_private_key(
                 private_pem.encode(), password=None, unsafe_skip_rsa_key_validation=True
@@ -70,5 +77,8 @@ class Signer:
         self._made[private_pem, body] = self._signature(private_pem, body)
 
     def _signature(self, private_pem: str, body: bytes) -> str:
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import padding
+
         signature = self._key(private_pem).sign(body, padding.PKCS1v15(), hashes.SHA256())
         return base64.b64encode(signature).decode()

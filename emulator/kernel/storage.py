@@ -120,7 +120,7 @@ class Database:
             self.path, isolation_level=None, check_same_thread=False, cached_statements=1024
         )
         reader = self._reader_conn
-        await _on_thread(reader, lambda: configure(reader._conn, readonly=True))
+        await _on_thread(reader, lambda: configure(reader._conn, readonly=True, mapped=True))
         self._point.open()
         await self._checkpointer.open()
         self._reads_open.set()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -33,6 +35,7 @@ from emulator.http.gateway.routes import PAGES as GATEWAY_PAGES
 from emulator.http.gateway.routes import ROUTES as GATEWAY
 from emulator.http.middleware import Front
 from emulator.http.pages.checkout import ROUTES as PAYER_PAGES
+from emulator.serving import memory
 from emulator.serving.runtime import Runtime
 
 
@@ -141,9 +144,14 @@ def create_app(runtime: Runtime) -> Starlette:
         if owned:
             await runtime.start()
         runtime.served = True  # a real server: deliveries to it go over real HTTP
+        # A long-running server hands what it freed back to the system (emulator.serving.memory).
+        trimmer = asyncio.get_running_loop().create_task(memory.trim_forever(), name="trim")
         try:
             yield
         finally:
+            trimmer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await trimmer
             await abandon_runs(app)  # flow runs under way stop before the runtime does
             runtime.served = False
             if owned:

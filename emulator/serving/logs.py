@@ -35,5 +35,13 @@ def log_config(level: str) -> dict[str, Any]:
 
 def server_options(level: str) -> dict[str, Any]:
     """The uvicorn options every server of the emulator's own is run with (``serve`` and the
-    benchmark harness): its logging, and uvicorn's access log off (the emulator keeps its own)."""
-    return {"log_level": level.lower(), "log_config": log_config(level), "access_log": False}
+    benchmark harness): its logging, uvicorn's access log off (the emulator keeps its own), and
+    no WebSocket protocol: no route is a WebSocket one, and uvicorn's "auto" imports the
+    websockets library (and importlib.metadata with it) at start, a tenth of serve's start. An
+    upgrade request is answered as the plain HTTP request it also is."""
+    return {
+        "log_level": level.lower(),
+        "log_config": log_config(level),
+        "access_log": False,
+        "ws": "none",
+    }

@@ -31,6 +31,18 @@ async def test_database_is_a_wal_file(db: Database):
     assert db.path.is_file()
 
 
+async def test_only_the_scanning_reader_maps_the_file(db: Database):
+    """The map's pages count in the process's RSS once per connection that touched them: the
+    reader that scans (lists, exports) maps the file; the writer (its cache) and the point
+    reader (a page or two a read) read it."""
+    scanning = await db.read(lambda tx: tx.one("PRAGMA mmap_size"))
+    point = await db.read_point(lambda tx: tx.one("PRAGMA mmap_size"))
+    writer = await db.exclusive(lambda c: c.execute("PRAGMA mmap_size").fetchone())
+    assert scanning is not None and scanning[0] >= 256 * 2**20
+    assert point is not None and point[0] == 0
+    assert writer is not None and writer[0] == 0
+
+
 async def test_migrations_are_recorded_and_applied_once(tmp_path: Path):
     """Every numbered migration is applied once and recorded with its name."""
     conn = sqlite3.connect(tmp_path / "m.sqlite3")
