@@ -30,9 +30,6 @@ import queue
 import threading
 from collections import deque
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-
 from emulator.delivery import signing
 
 SIZE = 32  # pairs kept ready: a burst of registrations (a suite's setup) does not wait
@@ -61,6 +58,8 @@ class Primes:
         if len(self.primes) + 2 > self.limit:
             self.primes.clear()
             self.pending.clear()
+        from cryptography.hazmat.primitives.asymmetric import rsa  # on first use: serve's start
+
         numbers = rsa.generate_private_key(
             public_exponent=EXPONENT, key_size=signing.KEY_BITS
         ).private_numbers()
@@ -86,6 +85,9 @@ class Primes:
 def compose(p: int, q: int) -> tuple[str, str] | None:
     """The key pair of modulus ``p * q`` (PEMs, as ``signing.generate`` writes them), or None
     when the product falls short of the key size (OpenSSL's primes make that impossible)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
     n = p * q
     if n.bit_length() != signing.KEY_BITS or p == q:
         return None
