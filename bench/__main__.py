@@ -209,7 +209,9 @@ def run(plan: Plan, workdir: Path, servers: contextlib.ExitStack) -> Report:
         f"ratios compare req/s at concurrency {plan.ratio_concurrency}; "
         "the fresh-merchant targets and the isolation target apply to their p99",
         "cold start runs the payments-emulator console script, whose uvicorn loop='auto' and "
-        f"http='auto' pick {_auto_choice()}",
+        f"http='auto' pick {_auto_choice()}; the package's bytecode is written first, as "
+        "pip install writes it (PYTHONDONTWRITEBYTECODE=1 would leave an editable install "
+        "without it)",
     ]
     others = [x.other_cpu for x in report.loads if x.other_cpu is not None]
     if others and max(others) >= 20:
