@@ -62,14 +62,20 @@ def now_iso(rt: Context) -> str:
 
 def emit(rt: Context, tx: Tx, merchant_id: str, object_type: ObjectType, obj: Any) -> None:
     """The outbox event of a status change: type ``<object>.<status>``, payload the object
-    exactly as the API returns it."""
-    payload = msgspec.to_builtins(obj)
-    event = Event(
-        type=f"{EVENT_PREFIX[object_type]}.{str(payload['status']).lower()}",
-        object_type=object_type,
-        object_id=str(payload["id"]),
-        payload=payload,
-    )
+    exactly as the API returns it (its JSON encoded once, straight from the struct)."""
+    if isinstance(obj, msgspec.Struct):
+        status, object_id = str(obj.status), str(obj.id)  # type: ignore[attr-defined]
+        event = Event.encoded(
+            f"{EVENT_PREFIX[object_type]}.{status.lower()}", object_type, object_id, obj
+        )
+    else:
+        payload = msgspec.to_builtins(obj)
+        event = Event(
+            type=f"{EVENT_PREFIX[object_type]}.{str(payload['status']).lower()}",
+            object_type=object_type,
+            object_id=str(payload["id"]),
+            payload=payload,
+        )
     rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us())
 
 
