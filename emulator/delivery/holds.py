@@ -67,26 +67,40 @@ def matcher(kind: str, match: Mapping[str, Any]) -> Matcher:
 
 class Unarmed:
     """The (merchant, kind) pairs known to have no armed hold, per runtime: most merchants
-    never make one, and every dispatched message and decision asks. A pair is added once a
-    unit that found none has committed (what a rolled-back unit saw is not known); a hold
-    made or a whole state replaced (``ask_again``) empties it first: an answer
-    computed before that is not added (``generation``)."""
+    never make one, and every dispatched message and decision asks. A pair found without one
+    is known for the rest of that unit of work, and for good once the unit has committed
+    (what a rolled-back unit saw is not known); a hold made or a whole state replaced
+    (``ask_again``) forgets them all, and an answer found before that is not kept
+    (``generation``)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # the writer adds and empties, hooks add on the loop
         self._pairs: set[tuple[str, str]] = set()
         self._conn: object = None  # the writer's connection they were seen on
+        self._unit: tuple[Tx | None, int, set[tuple[str, str]]] = (None, -1, set())
         self.generation = 0
 
-    def knows(self, conn: object, pair: tuple[str, str]) -> bool:
+    def knows(self, tx: Tx, pair: tuple[str, str]) -> bool:
         """Whether ``pair`` is known to have none; a swapped database (a restore or a reset
         reopens the writer's connection) forgets them all."""
-        if conn is not self._conn:
+        if tx.conn is not self._conn:
             self.forget()
-            self._conn = conn
-        return pair in self._pairs
+            self._conn = tx.conn
+        if pair in self._pairs:
+            return True
+        unit, generation, pairs = self._unit
+        return unit is tx and generation == self.generation and pair in pairs
 
-    def add(self, pair: tuple[str, str], generation: int) -> None:
+    def found_none(self, tx: Tx, pair: tuple[str, str]) -> None:
+        """The unit ``tx`` found no armed hold of ``pair``."""
+        generation = self.generation
+        unit, seen, pairs = self._unit
+        if unit is not tx or seen != generation:
+            self._unit = (tx, generation, pairs := set())
+        pairs.add(pair)
+        tx.after_commit(lambda: self._add(pair, generation))
+
+    def _add(self, pair: tuple[str, str], generation: int) -> None:
         with self._lock:
             if generation == self.generation:
                 self._pairs.add(pair)
@@ -121,12 +135,11 @@ def _taking(
         return None
     known = unarmed(rt)
     pair = (merchant_id, kind)
-    if known.knows(tx.conn, pair):
+    if known.knows(tx, pair):
         return None
-    generation = known.generation
     found = repo.armed(tx, merchant_id, kind)
     if not found:
-        tx.after_commit(lambda: known.add(pair, generation))
+        known.found_none(tx, pair)
         return None
     for hold in found:
         try:
