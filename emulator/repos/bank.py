@@ -119,11 +119,22 @@ def insert_collection(tx: Tx, merchant_id: str, collection: Collection) -> None:
     )
 
 
-def update_collection(tx: Tx, collection: Collection) -> None:
+def update_collection(tx: Tx, collection: Collection, data: bytes | None = None) -> None:
+    """Store ``collection``; ``data``: its JSON when the caller has it (``encoded``)."""
     tx.execute(
         "UPDATE bank_collections SET data = ?, statement_id = ?, status = ? WHERE id = ?",
-        (_encode.encode(collection), collection.statementId, collection.status, collection.id),
+        (
+            _encode.encode(collection) if data is None else data,
+            collection.statementId,
+            collection.status,
+            collection.id,
+        ),
     )
+
+
+def encoded(obj: Collection) -> bytes:
+    """An object's JSON as stored (and as its event carries it)."""
+    return _encode.encode(obj)
 
 
 def collection(

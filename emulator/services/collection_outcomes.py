@@ -141,8 +141,9 @@ def change_status(
         amount = -collection.amountCents
         book(tx, merchant_id, "dispute", "collection", collection.id, amount, now_us)
     updated = msgspec.structs.replace(collection, **changes)
-    repo.update_collection(tx, updated)
-    emit(rt, tx, merchant_id, "bank_collection", updated)
+    data = repo.encoded(updated)  # stored, and the event's payload: the same bytes
+    repo.update_collection(tx, updated, data)
+    emit(rt, tx, merchant_id, "bank_collection", updated, data)
     if code is not None:
         _reach_mandate(rt, tx, merchant_id, updated, code)
     return updated
