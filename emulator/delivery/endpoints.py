@@ -33,19 +33,30 @@ SWITCHABLE = {"webhook": "webhooks", "callback": "callbacks"}  # kind -> its pat
 DAY_US = 86_400 * 1_000_000
 
 
-async def keep_if_off(rt: Context, message: repo.Message) -> Callable[[Tx], None] | None:
-    """Before an attempt of ``message``: None to send it, or the unit that holds or drops it
-    instead (its endpoint is off, or auto-disable switches it off now)."""
+EndpointState = tuple[tuple[bool, bool] | None, int | None]  # (enabled, drop), auto-disable days
+
+
+def state_of(tx: Tx, message: repo.Message) -> EndpointState | None:
+    """Read with the message about to be attempted, in the same point read: its endpoint's
+    state and its merchant's auto-disable days (two rows by key), or None when its kind is
+    never switched off."""
     if message.kind not in SWITCHABLE or message.merchant_id is None:
+        return None
+    state = ops.endpoint_state(tx, message.kind, message.target_id)
+    return state, ops.auto_disable_days(tx, message.merchant_id)
+
+
+async def keep_if_off(
+    rt: Context, message: repo.Message, found: EndpointState | None
+) -> Callable[[Tx], None] | None:
+    """Before an attempt of ``message`` (``found``: ``state_of`` it): None to send it, or the
+    unit that holds or drops it instead (its endpoint is off, or auto-disable switches it off
+    now)."""
+    if found is None or message.merchant_id is None:
         return None
     merchant_id = message.merchant_id
     now_us = rt.clock.now_us()
-
-    def point(tx: Tx) -> tuple[tuple[bool, bool] | None, int | None]:
-        state = ops.endpoint_state(tx, message.kind, message.target_id)
-        return state, ops.auto_disable_days(tx, merchant_id)
-
-    state, days = await rt.db.read_point(point)  # two rows by key: no thread hop
+    state, days = found
     if state is not None and not state[0]:
         return lambda tx: _keep(rt, tx, message, now_us, state[1], None)
     if days is None:

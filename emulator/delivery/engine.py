@@ -37,7 +37,7 @@ from typing import Any, Protocol
 import httpx
 import msgspec
 
-from emulator.delivery import endpoints
+from emulator.delivery import endpoints, holds
 from emulator.delivery.client import wire_headers
 from emulator.delivery.dispatch import SEND_JOB, Dispatcher, schedule_send
 from emulator.delivery.outgoing import TIMEOUT_SECONDS, Prepare, Router, retry_due_us
@@ -120,6 +120,7 @@ class DeliveryEngine:
     def wake(self) -> None:
         """Look for undispatched events now (after a start, reset or restore)."""
         self._prepared = 0  # the outbox may have been replaced
+        holds.ask_again(self._rt)  # and the holds with it
         self._wake.set()
 
     def start(self) -> None:
@@ -215,13 +216,14 @@ class DeliveryEngine:
         """One attempt; its record is the unit the scheduler commits with the job's removal."""
         rt = self._rt
         message_id = int(job.payload["message"])
-        message = await rt.db.read(lambda tx: repo.message(tx, message_id))
+        # The message and its endpoint's state: rows by key, in one point read (no thread hop).
+        message, endpoint = await rt.db.read_point(functools.partial(_to_send, message_id))
         if message is None or message.state != "queued":
             return None  # delivered meanwhile, or gone with a reset or restore
         attempt = message.attempts + 1
         if job.payload.get("attempt", attempt) != attempt:
             return None  # a stale copy of a job whose attempt is already recorded
-        kept = await endpoints.keep_if_off(rt, message)  # its endpoint is switched off
+        kept = await endpoints.keep_if_off(rt, message, endpoint)  # switched off?
         if kept is not None:
             return kept
         at_us = rt.clock.now_us()  # the scheduler serves the job on its merchant's clock
@@ -276,12 +278,13 @@ class DeliveryEngine:
         success: bool,
         duration_us: int | None,
     ) -> None:
-        message = repo.message(tx, sent.id)
-        if message is None or message.state != "queued" or message.attempts != sent.attempts:
+        now = repo.progress(tx, sent.id)
+        if now is None or now[0] != "queued" or now[1] != sent.attempts:
             return  # a reset or restore replaced it while the request was out
+        message = sent  # as it was sent (nothing else of it changes while it is queued)
         repo.insert_attempt(tx, message, attempt, at_us, status, error, success, duration_us)
         self._rt.notices.after_commit(tx, message.merchant_id, "delivery")  # expectations
-        first_us = message.first_us if message.first_us is not None else at_us
+        first_us = now[2] if now[2] is not None else at_us
         due = None if success else retry_due_us(first_us, attempt)
         if due is not None:
             repo.set_state(tx, message.id, "queued", attempt, first_us)
@@ -297,6 +300,13 @@ class DeliveryEngine:
             repo.set_state(tx, next_id, "queued", 0, None)
             due_us = max(not_before_us, self._rt.clock.now_us())
             schedule_send(self._rt, tx, next_id, due_us, message.merchant_id)
+
+
+def _to_send(message_id: int, tx: Tx) -> tuple[repo.Message | None, endpoints.EndpointState | None]:
+    message = repo.message(tx, message_id)
+    if message is None or message.state != "queued":
+        return message, None
+    return message, endpoints.state_of(tx, message)
 
 
 def attempt_view(row: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,8 @@ matches on ``event_type``, ``object_type``, ``object_id``, ``url``, ``kind`` (``
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -63,11 +65,83 @@ def matcher(kind: str, match: Mapping[str, Any]) -> Matcher:
     return compile_match(KINDS[kind], match, "match")
 
 
+class Unarmed:
+    """The (merchant, kind) pairs known to have no armed hold, per runtime: most merchants
+    never make one, and every dispatched message and decision asks. A pair found without one
+    is known for the rest of that unit of work, and for good once the unit has committed
+    (what a rolled-back unit saw is not known); a hold made or a whole state replaced
+    (``ask_again``) forgets them all, and an answer found before that is not kept
+    (``generation``)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # the writer adds and empties, hooks add on the loop
+        self._pairs: set[tuple[str, str]] = set()
+        self._conn: object = None  # the writer's connection they were seen on
+        self._unit: tuple[Tx | None, int, set[tuple[str, str]]] = (None, -1, set())
+        self.generation = 0
+
+    def knows(self, tx: Tx, pair: tuple[str, str]) -> bool:
+        """Whether ``pair`` is known to have none; a swapped database (a restore or a reset
+        reopens the writer's connection) forgets them all."""
+        if tx.conn is not self._conn:
+            self.forget()
+            self._conn = tx.conn
+        if pair in self._pairs:
+            return True
+        unit, generation, pairs = self._unit
+        return unit is tx and generation == self.generation and pair in pairs
+
+    def found_none(self, tx: Tx, pair: tuple[str, str]) -> None:
+        """The unit ``tx`` found no armed hold of ``pair``."""
+        generation = self.generation
+        unit, seen, pairs = self._unit
+        if unit is not tx or seen != generation:
+            self._unit = (tx, generation, pairs := set())
+        pairs.add(pair)
+        tx.after_commit(lambda: self._add(pair, generation))
+
+    def _add(self, pair: tuple[str, str], generation: int) -> None:
+        with self._lock:
+            if generation == self.generation:
+                self._pairs.add(pair)
+
+    def forget(self) -> None:
+        with self._lock:
+            self.generation += 1
+            self._pairs.clear()
+
+
+_UNARMED: weakref.WeakKeyDictionary[Any, Unarmed] = weakref.WeakKeyDictionary()
+
+
+def unarmed(rt: Context) -> Unarmed:
+    found = _UNARMED.get(rt)
+    if found is None:
+        found = _UNARMED[rt] = Unarmed()
+    return found
+
+
+def ask_again(rt: Context) -> None:
+    """A hold was made (in the caller's unit, even if it rolls back), or the whole state was
+    replaced: what was known of armed holds is forgotten."""
+    unarmed(rt).forget()
+
+
 def _taking(
-    tx: Tx, merchant_id: str | None, kind: str, subject: dict[str, Any]
+    rt: Context, tx: Tx, merchant_id: str | None, kind: str, subject: dict[str, Any]
 ) -> repo.Hold | None:
     """The oldest armed hold of the merchant that matches, its use taken."""
-    for hold in repo.armed(tx, merchant_id, kind):
+    if merchant_id is None:
+        return None
+    known = unarmed(rt)
+    pair = (merchant_id, kind)
+    if known.knows(tx, pair):
+        return None
+    found = repo.armed(tx, merchant_id, kind)
+    if not found:
+        known.found_none(tx, pair)
+        return None
+    for hold in found:
         try:
             matches = matcher(kind, hold.match)
         except InvalidScenario:  # checked when made; a stored filter of another version
@@ -118,7 +192,7 @@ def capture_message(rt: Context, tx: Tx, message_id: int, message: deliveries.Me
         "kind": message.kind,
         "target_id": message.target_id,
     }
-    hold = _taking(tx, message.merchant_id, DELIVERY, subject)
+    hold = _taking(rt, tx, message.merchant_id, DELIVERY, subject)
     if hold is None:
         return False
     if message.state == "waiting":  # open, and never released by the message ahead of it
@@ -141,7 +215,7 @@ def capture_decision(
     kind, payload = resume
     if HELD in payload:
         return False  # released from a hold already
-    hold = _taking(tx, merchant_id, point.name, dict(subject))
+    hold = _taking(rt, tx, merchant_id, point.name, dict(subject))
     if hold is None:
         return False
     item = _item(

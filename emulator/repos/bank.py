@@ -119,11 +119,22 @@ def insert_collection(tx: Tx, merchant_id: str, collection: Collection) -> None:
     )
 
 
-def update_collection(tx: Tx, collection: Collection) -> None:
+def update_collection(tx: Tx, collection: Collection, data: bytes | None = None) -> None:
+    """Store ``collection``; ``data``: its JSON when the caller has it (``encoded``)."""
     tx.execute(
         "UPDATE bank_collections SET data = ?, statement_id = ?, status = ? WHERE id = ?",
-        (_encode.encode(collection), collection.statementId, collection.status, collection.id),
+        (
+            _encode.encode(collection) if data is None else data,
+            collection.statementId,
+            collection.status,
+            collection.id,
+        ),
     )
+
+
+def encoded(obj: Collection) -> bytes:
+    """An object's JSON as stored (and as its event carries it)."""
+    return _encode.encode(obj)
 
 
 def collection(
@@ -174,19 +185,24 @@ def payment(tx: Tx, payment_id: str, merchant_id: str | None = None) -> tuple[st
 def statement_id(tx: Tx, merchant_id: str, account: str, day: str, new_id: str) -> str:
     """The statement of ``account`` for ``day``, made with ``new_id`` if there is none yet
     (one statement when it exists: the common case, a day's collections share it)."""
-    row = tx.one(
-        "SELECT id FROM bank_statements WHERE merchant_id = ? AND account_number = ?"
-        " AND statement_date = ?",
-        (merchant_id, account, day),
-    )
-    if row is not None:
-        return str(row[0])
+    found = existing_statement(tx, merchant_id, account, day)
+    if found is not None:
+        return found
     tx.execute(  # the one writer: nothing made it since the read
         "INSERT INTO bank_statements (id, merchant_id, account_number, statement_date)"
         " VALUES (?, ?, ?, ?)",
         (new_id, merchant_id, account, day),
     )
     return new_id
+
+
+def existing_statement(tx: Tx, merchant_id: str, account: str, day: str) -> str | None:
+    row = tx.one(
+        "SELECT id FROM bank_statements WHERE merchant_id = ? AND account_number = ?"
+        " AND statement_date = ?",
+        (merchant_id, account, day),
+    )
+    return None if row is None else str(row[0])
 
 
 def statement(tx: Tx, merchant_id: str, account: str, sid: str) -> dict[str, Any] | None:

@@ -134,6 +134,14 @@ def message(tx: Tx, message_id: int) -> Message | None:
     )
 
 
+def progress(tx: Tx, message_id: int) -> tuple[str, int, int | None] | None:
+    """(state, attempts, first_us) of a message: what an attempt's record checks again."""
+    row = tx.one(
+        "SELECT state, attempts, first_us FROM delivery_messages WHERE id = ?", (message_id,)
+    )
+    return None if row is None else (row[0], row[1], row[2])
+
+
 def set_state(tx: Tx, message_id: int, state: str, attempts: int, first_us: int | None) -> None:
     tx.execute(
         "UPDATE delivery_messages SET state = ?, attempts = ?, first_us = ? WHERE id = ?",

@@ -60,16 +60,33 @@ def now_iso(rt: Context) -> str:
     return iso_us(rt.clock.now_us())
 
 
-def emit(rt: Context, tx: Tx, merchant_id: str, object_type: ObjectType, obj: Any) -> None:
+def emit(
+    rt: Context,
+    tx: Tx,
+    merchant_id: str,
+    object_type: ObjectType,
+    obj: Any,
+    data: bytes | None = None,
+) -> None:
     """The outbox event of a status change: type ``<object>.<status>``, payload the object
-    exactly as the API returns it."""
-    payload = msgspec.to_builtins(obj)
-    event = Event(
-        type=f"{EVENT_PREFIX[object_type]}.{str(payload['status']).lower()}",
-        object_type=object_type,
-        object_id=str(payload["id"]),
-        payload=payload,
-    )
+    exactly as the API returns it (its JSON encoded once, straight from the struct, or
+    ``data``: that JSON, made already)."""
+    if isinstance(obj, msgspec.Struct):
+        status, object_id = str(obj.status), str(obj.id)  # type: ignore[attr-defined]
+        event = Event.encoded(
+            f"{EVENT_PREFIX[object_type]}.{status.lower()}",
+            object_type,
+            object_id,
+            obj if data is None else msgspec.Raw(data),
+        )
+    else:
+        payload = msgspec.to_builtins(obj)
+        event = Event(
+            type=f"{EVENT_PREFIX[object_type]}.{str(payload['status']).lower()}",
+            object_type=object_type,
+            object_id=str(payload["id"]),
+            payload=payload,
+        )
     rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us())
 
 

@@ -4,6 +4,7 @@ control plane's settle."""
 
 from __future__ import annotations
 
+import weakref
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -128,9 +129,7 @@ def change_status(
     }
     if status == "COMPLETED":
         account = collection.creditor.accountNumber or ""
-        changes["statementId"] = repo.statement_id(
-            tx, merchant_id, account, collection.actionDate, rt.ids.uuid()
-        )
+        changes["statementId"] = _statement(rt, tx, merchant_id, account, collection.actionDate)
         changes["disputeWindowClosesOn"] = unpaids.dispute_closes_on(
             date.fromisoformat(collection.actionDate)
         )
@@ -142,11 +141,38 @@ def change_status(
         amount = -collection.amountCents
         book(tx, merchant_id, "dispute", "collection", collection.id, amount, now_us)
     updated = msgspec.structs.replace(collection, **changes)
-    repo.update_collection(tx, updated)
-    emit(rt, tx, merchant_id, "bank_collection", updated)
+    data = repo.encoded(updated)  # stored, and the event's payload: the same bytes
+    repo.update_collection(tx, updated, data)
+    emit(rt, tx, merchant_id, "bank_collection", updated, data)
     if code is not None:
         _reach_mandate(rt, tx, merchant_id, updated, code)
     return updated
+
+
+# Per runtime, the unit of work last seen and the statements it found (merchant, account,
+# day -> id): a day's outcomes, thousands in one unit, land on one statement.
+_STATEMENTS: weakref.WeakKeyDictionary[Any, tuple[Tx, dict[tuple[str, str, str], str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _statement(rt: Context, tx: Tx, merchant_id: str, account: str, day: str) -> str:
+    """The statement's id, made if there is none yet. A statement found already there is
+    kept for the rest of the unit (nothing in it deletes one); one made here is not (its job
+    may still roll back alone, a failing job's savepoint)."""
+    new_id = rt.ids.uuid()  # drawn as before, made or not: a seed's ids stay as they were
+    unit, known = _STATEMENTS.get(rt, (None, {}))
+    if unit is not tx:
+        known = {}
+        _STATEMENTS[rt] = (tx, known)
+    key = (merchant_id, account, day)
+    found = known.get(key)
+    if found is None:
+        found = repo.existing_statement(tx, merchant_id, account, day)
+        if found is None:
+            return repo.statement_id(tx, merchant_id, account, day, new_id)
+        known[key] = found
+    return found
 
 
 def _consecutive_unpaids(tx: Tx, mandate_id: str) -> int:

@@ -91,6 +91,7 @@ async def create(rt: Context, company_id: str, body: dict[str, Any]) -> dict[str
             created_us=rt.clock.now_us(),
         )
         repo.insert(tx, hold)
+        taking.ask_again(rt)  # made: the taking side looks for armed holds again
         return _view(tx, hold, [])
 
     return await rt.db.write(unit)

@@ -93,6 +93,25 @@ async def test_any_other_account_completes_on_its_action_date_with_a_statement(
     assert final["statementId"] is not None
 
 
+async def test_a_days_completions_share_one_statement(http, v2, profile, merchant):
+    """Collections completing in one advance on one action date land on one statement of the
+    creditor's account, which lists them all."""
+    made = [
+        await create(http, v2, profile, "62000000001", externalReference=f"SHARED-{n}")
+        for n in range(4)
+    ]
+    await advance_to(http, "2026-01-06T16:00:00Z")
+    v2 = await fresh_token(http, merchant)
+    done = [await status_of(http, v2, c) for c in made]
+    assert {c["status"] for c in done} == {"COMPLETED"}
+    [statement_id] = {c["statementId"] for c in done}
+    account = done[0]["creditor"]["accountNumber"]
+    statement = await http.get(f"/v2/bankaccountstatement/{account}/{statement_id}", headers=v2)
+    assert statement.status_code == 200, statement.text
+    assert len(statement.json()["lines"]) == 4
+    assert statement.json()["totalCents"] == 4 * made[0]["amountCents"]
+
+
 @pytest.mark.parametrize(
     ("service", "submitted", "requested", "action"),
     [

@@ -23,6 +23,7 @@ from urllib.parse import parse_qs
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from emulator.flows.record import Move
+from emulator.http.common import OWNER_KEY
 from emulator.kernel.journal import body_text
 from emulator.repos import merchants as merchants_repo
 
@@ -101,6 +102,12 @@ async def watch(rt: Runtime, app: ASGIApp, scope: Scope, receive: Receive, send:
         await app(scope, receive, send)
         return
     table, verb, object_id = found
+    # The owner read once, here: the endpoint serves the move on its clock (``on_clock_of``).
+    owner = await rt.db.read_point(lambda tx: merchants_repo.owner(tx, table, object_id))
+    scope[OWNER_KEY] = (table, object_id, owner)
+    if owner is None:  # no such object: not a move of anyone's
+        await app(scope, receive, send)
+        return
     chunks: list[bytes] = []
 
     async def receiving() -> Message:
@@ -113,7 +120,7 @@ async def watch(rt: Runtime, app: ASGIApp, scope: Scope, receive: Receive, send:
         # Noted before its answer goes out: the caller's next request, which may depend on
         # the move, comes after it in the journal whatever the server's scheduling.
         if message["type"] == "http.response.start" and 200 <= message["status"] < 400:
-            await _note(rt, table, verb, object_id, body_text(b"".join(chunks)))
+            await _note(rt, owner, verb, object_id, body_text(b"".join(chunks)))
         await send(message)
 
     await app(scope, receiving, sending)
@@ -158,10 +165,7 @@ def _args(verb: str, text: str) -> dict[str, Any]:
     return args
 
 
-async def _note(rt: Runtime, table: str, verb: str, object_id: str, body: str) -> None:
+async def _note(rt: Runtime, owner: str, verb: str, object_id: str, body: str) -> None:
     after_id = await rt.journal.last_id()  # the entries answered before the move
-    owner = await rt.db.read_point(lambda tx: merchants_repo.owner(tx, table, object_id))
-    if owner is None:
-        return
     at_us = rt.scheduler.timeline_of(owner).clock.now_us()
     moves_of(rt).add(owner, Move(after_id, at_us, verb, object_id, _args(verb, body)))
