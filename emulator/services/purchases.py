@@ -91,7 +91,9 @@ def insert_new(rt: Context, tx: Tx, merchant_id: str, p: Purchase) -> bytes:
     as stored."""
     p.issuer_details = issuer_of(tx, merchant_id)
     raw = repo.insert(tx, merchant_id, p, Internal())
-    emit(rt, tx, merchant_id, [domain.event(p, "purchase.created")])
+    # the event's payload is the purchase as stored: the same bytes, not a second encoding
+    created = Event.of_json("purchase.created", "purchase", p.id, raw, client_id=p.client_id)
+    emit(rt, tx, merchant_id, [created])
     return raw
 
 
