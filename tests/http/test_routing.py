@@ -1,0 +1,99 @@
+"""The app's router answers every request as Starlette's scan of the same routes does, the
+first time and once it remembers the route of a path (emulator/http/routing.py)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, Router
+
+from emulator.http.routing import KEPT, StaticRouter
+from emulator.serving.app import route_table
+
+
+def _endpoint(name: str):
+    async def answer(request: Request) -> Response:
+        return JSONResponse({"route": name, "params": request.path_params})
+
+    return answer
+
+
+# Overlapping paths in the table's order: a static path after a parameter that matches it, a
+# static path before one, the same path under several methods, a typed parameter.
+ROUTES = [
+    ("/things/", ["POST"]),
+    ("/things/", ["GET"]),
+    ("/things/{id}/", ["GET"]),
+    ("/things/{id}/", ["DELETE"]),
+    ("/things/special/", ["GET"]),  # shadowed by /things/{id}/ for GET, not for PUT
+    ("/things/special/", ["PUT"]),
+    ("/numbers/{n:int}/", ["GET"]),
+    ("/numbers/zero/", ["GET"]),
+    ("/plain", ["GET"]),
+]
+REQUESTS = [
+    ("POST", "/things/"),
+    ("GET", "/things/"),
+    ("PUT", "/things/"),  # 405
+    ("GET", "/things/special/"),
+    ("PUT", "/things/special/"),
+    ("DELETE", "/things/special/"),
+    ("PATCH", "/things/special/"),  # 405
+    ("GET", "/things/abc/"),
+    ("GET", "/numbers/7/"),
+    ("GET", "/numbers/zero/"),
+    ("GET", "/plain"),
+    ("GET", "/plain/"),  # a redirect to /plain
+    ("GET", "/things"),  # a redirect to /things/
+    ("GET", "/nothing/"),  # 404
+    ("HEAD", "/things/"),
+]
+
+
+def _router(cls: type[Router]) -> Router:
+    table = [
+        Route(path, _endpoint(f"{i} {path}"), methods=methods)
+        for i, (path, methods) in enumerate(ROUTES)
+    ]
+    return cls(table)
+
+
+async def _answers(router: Router, root_path: str = "") -> list[tuple[int, str, bytes]]:
+    transport = httpx.ASGITransport(app=router, root_path=root_path)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        out = []
+        for method, path in REQUESTS:
+            response = await client.request(method, root_path + path)
+            out.append(
+                (response.status_code, response.headers.get("location", ""), response.content)
+            )
+        return out
+
+
+@pytest.mark.parametrize("root_path", ["", "/mounted"])
+async def test_answers_as_starlettes_scan_first_and_remembered(root_path):
+    starlette = await _answers(_router(Router), root_path)
+    router = _router(StaticRouter)
+    first = await _answers(router, root_path)
+    again = await _answers(router, root_path)
+    assert first == starlette
+    assert again == starlette
+    assert {status for status, _, _ in starlette} == {200, 307, 404, 405}
+
+
+async def test_paths_with_parameters_are_not_remembered():
+    """Only a path without parameters is kept: ids in paths cannot grow what it keeps."""
+    router = _router(StaticRouter)
+    transport = httpx.ASGITransport(app=router)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        for n in range(KEPT + 10):
+            assert (await client.get(f"/things/t{n}/")).json()["params"] == {"id": f"t{n}"}
+        assert (await client.get("/plain")).status_code == 200
+    assert list(router._found) == [("GET", "/plain", "")]
+
+
+def test_the_apps_table_is_plain_routes():
+    """StaticRouter's premise: every route of the app matches on its path and method alone."""
+    StaticRouter(route_table())
