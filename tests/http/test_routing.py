@@ -3,6 +3,8 @@ first time and once it remembers the route of a path (emulator/http/routing.py).
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 from starlette.requests import Request
@@ -11,6 +13,8 @@ from starlette.routing import Route, Router
 
 from emulator.http.routing import KEPT, StaticRouter
 from emulator.serving.app import route_table
+
+UNKNOWN = "00000000-0000-4000-8000-000000000000"
 
 
 def _endpoint(name: str):
@@ -32,6 +36,11 @@ ROUTES = [
     ("/numbers/{n:int}/", ["GET"]),
     ("/numbers/zero/", ["GET"]),
     ("/plain", ["GET"]),
+    ("/{section}/x/", ["GET"]),  # a first segment that is a parameter: a candidate everywhere
+    ("/p{n:int}/", ["GET"]),  # a prefix that ends inside its first segment
+    ("/things/{id}/x/", ["GET"]),
+    ("/{section}/y/", ["PUT"]),
+    ("/things/y/", ["PUT"]),  # shadowed by /{section}/y/, a route of no first segment
 ]
 REQUESTS = [
     ("POST", "/things/"),
@@ -49,6 +58,15 @@ REQUESTS = [
     ("GET", "/things"),  # a redirect to /things/
     ("GET", "/nothing/"),  # 404
     ("HEAD", "/things/"),
+    ("GET", "/things/x/"),
+    ("GET", "/things/abc/x/"),
+    ("GET", "/other/x/"),
+    ("GET", "/numbers/x/"),  # /{section}/x/, though /numbers/ has routes of its own
+    ("PUT", "/things/y/"),
+    ("GET", "/p7/"),
+    ("GET", "/p/"),  # 404
+    ("GET", "/"),  # 404
+    ("GET", "/things/special/x/"),
 ]
 
 
@@ -94,6 +112,39 @@ async def test_paths_with_parameters_are_not_remembered():
     assert list(router._found) == [("GET", "/plain", "")]
 
 
-def test_the_apps_table_is_plain_routes():
-    """StaticRouter's premise: every route of the app matches on its path and method alone."""
-    StaticRouter(route_table())
+SAMPLES = {"int": "7", "path": "a/b", "str": "x1", "float": "1.5", "uuid": UNKNOWN}
+
+
+def _concrete(path: str) -> str:
+    """The route's path with each parameter given a sample value of its type."""
+    return re.sub(r"{([^}:]+)(?::([^}]+))?}", lambda m: SAMPLES[m.group(2) or "str"], path)
+
+
+async def test_the_apps_own_table_answers_as_starlettes_scan():
+    """Every route of the app's table (echoing which route answered), asked with each method
+    at a path of its own: the same route, 405, 404 or redirect as Starlette's scan, twice."""
+    table = route_table()
+    echo = [
+        Route(r.path, _endpoint(f"{i} {r.path}"), methods=sorted(r.methods or ()))
+        for i, r in enumerate(table)
+        if isinstance(r, Route)
+    ]
+    assert len(echo) == len(table)  # StaticRouter's premise: plain routes only
+    paths = [*sorted({_concrete(r.path) for r in echo}), "/api/v1/nothing/", "/_emulator"]
+    requests = [(m, p) for p in paths for m in ("GET", "POST", "PUT", "PATCH", "DELETE")]
+
+    async def answers(router: Router) -> list[tuple[int, str, bytes]]:
+        transport = httpx.ASGITransport(app=router)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            out = []
+            for method, path in requests:
+                response = await client.request(method, path)
+                location = response.headers.get("location", "")
+                out.append((response.status_code, location, response.content))
+            return out
+
+    starlette = await answers(Router(echo))
+    router = StaticRouter(echo)
+    assert await answers(router) == starlette
+    assert await answers(router) == starlette
+    assert {status for status, _, _ in starlette} >= {200, 404, 405}
