@@ -33,7 +33,7 @@ from emulator.http.gateway.routes import PAGES as GATEWAY_PAGES
 from emulator.http.gateway.routes import ROUTES as GATEWAY
 from emulator.http.middleware import Front
 from emulator.http.pages.checkout import ROUTES as PAYER_PAGES
-from emulator.http.routing import StaticRouter
+from emulator.http.routing import SegmentRouter
 from emulator.serving.runtime import Runtime
 
 
@@ -82,7 +82,8 @@ class EmulatorApp(Starlette):
 
     def __init__(self, runtime: Runtime, access_log: AccessLog, **options: Any) -> None:
         super().__init__(**options)
-        self.router = StaticRouter(self.router.routes, lifespan=options.get("lifespan"))
+        # the same routes, each request tried only against those of its first path segment
+        self.router = SegmentRouter(self.router.routes, lifespan=self.router.lifespan_context)
         self.runtime = runtime
         self.access_log = access_log
 
