@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import math
 import shutil
 import statistics
 import sys
@@ -237,7 +236,8 @@ def ratios(plan: Plan, loads: list[Load]) -> list[Ratio]:
         Ratio(
             CPU_RATIO,
             c,
-            purchase_cpu / insert_cpu if insert_cpu and purchase_cpu else math.inf,  # unknown: MISS
+            # unknown (no /proc): infinite, a MISS
+            purchase_cpu / insert_cpu if insert_cpu and purchase_cpu else float("inf"),
             Target("<=", 1.5),  # issue 32: 2.8 times, measured from outside
         ),
     ]
