@@ -31,6 +31,8 @@ SNAPSHOT_RESTORE = "snapshot restore"
 COLD_START = "cold start"
 CLOCK_ADVANCE = "clock advance"
 
+CPU_RATIO = "create-purchase / bare-insert server CPU"  # per request
+
 LOAD_ORDER = (CREATE_CLIENT, GET_CLIENT, BARE_INSERT, BARE_READ)
 SETUP_SECONDS = 300.0  # ceiling on setup phases that create objects as fast as they can
 JSON = {"Content-Type": "application/json"}
@@ -88,12 +90,26 @@ def create_objects(
 def measure_load(name: str, server: Server, spec: Spec) -> Load:
     """Run one throughput measurement and note the server's CPU use while it ran."""
     progress(f"{name} at concurrency {spec.concurrency}")
+    result, cpu = measure_cpu(server, spec)
+    return load_of(name, spec, result, cpu)
+
+
+def measure_cpu(server: Server, spec: Spec) -> tuple[load.Result, float | None]:
+    """One measurement and the server's CPU seconds while it ran (None where unknown)."""
     cpu_before = server.cpu_seconds()
     result = load.measure(spec)
     cpu_after = server.cpu_seconds()
-    server_cpu = other_cpu = None
-    if cpu_before is not None and cpu_after is not None and result.active_seconds > 0:
-        server_cpu = 100.0 * (cpu_after - cpu_before) / result.active_seconds
+    cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    return result, cpu
+
+
+def load_of(name: str, spec: Spec, result: load.Result, cpu: float | None) -> Load:
+    """The Load of a measurement run, with the server's ``cpu`` seconds over it."""
+    server_cpu = other_cpu = cpu_ms = None
+    if cpu is not None and result.active_seconds > 0:
+        server_cpu = 100.0 * cpu / result.active_seconds
+        answered = result.requests + spec.warmup
+        cpu_ms = 1000.0 * cpu / answered if answered else None
         if result.machine_percent is not None:
             other = result.machine_percent - server_cpu - result.cpu_percent
             other_cpu = max(0.0, other)
@@ -111,6 +127,7 @@ def measure_load(name: str, server: Server, spec: Spec) -> Load:
         other_cpu=other_cpu,
         statuses=result.statuses,
         error_samples=result.error_samples,
+        server_cpu_ms=cpu_ms,
     )
 
 
@@ -196,12 +213,16 @@ def _median_run(runs: list[Load]) -> Load:
 
 
 def ratios(plan: Plan, loads: list[Load]) -> list[Ratio]:
-    """The emulator against the baseline at the highest concurrency, with their targets."""
+    """The emulator against the baseline at the highest concurrency, with their targets:
+    req/s, and a purchase's server CPU against an insert's (issue 32)."""
     c = plan.ratio_concurrency
     by_key = {(x.name, x.concurrency): x.rps for x in loads}
+    cpu = {(x.name, x.concurrency): x.server_cpu_ms or 0.0 for x in loads}
 
     def ratio(a: str, b: str) -> float:
         return by_key[(a, c)] / by_key[(b, c)] if by_key[(b, c)] else 0.0
+
+    purchase_cpu, insert_cpu = cpu[(CREATE_PURCHASE, c)], cpu[(BARE_INSERT, c)]
 
     return [
         Ratio(
@@ -213,6 +234,13 @@ def ratios(plan: Plan, loads: list[Load]) -> list[Ratio]:
             c,
             ratio(CREATE_PURCHASE, BARE_INSERT),
             Target(">=", 0.5),
+        ),
+        Ratio(
+            CPU_RATIO,
+            c,
+            # unknown (no /proc): infinite, a MISS
+            purchase_cpu / insert_cpu if insert_cpu and purchase_cpu else float("inf"),
+            Target("<=", 1.5),  # issue 32: 2.8 times, measured from outside
         ),
     ]
 

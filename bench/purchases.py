@@ -7,8 +7,16 @@ measurement records at most as many requests as the create measurement before it
 
 from __future__ import annotations
 
-from bench import load
-from bench.figures import CREATE_PURCHASE, JSON, bearer, measure_load, new_merchant, progress
+from bench.figures import (
+    CREATE_PURCHASE,
+    JSON,
+    bearer,
+    load_of,
+    measure_cpu,
+    measure_load,
+    new_merchant,
+    progress,
+)
 from bench.load import Spec
 from bench.plan import Plan
 from bench.procs import Server
@@ -36,9 +44,8 @@ def throughput(plan: Plan, emulator: Server) -> list[Load]:
             requests=plan.max_requests, seconds=plan.seconds, warmup=plan.warmup, keep_ids=True,
         )  # fmt: skip
         progress(f"{CREATE_PURCHASE} at concurrency {c}")
-        result = load.measure(create)
-        created = measure_from(CREATE_PURCHASE, create, result)
-        out.append(created)
+        result, cpu = measure_cpu(emulator, create)
+        out.append(load_of(CREATE_PURCHASE, create, result, cpu))
         ids = result.ids
         pay = Spec(
             port=emulator.port, method="POST", path="/_emulator/purchases/{id}/pay", ids=ids,
@@ -47,13 +54,3 @@ def throughput(plan: Plan, emulator: Server) -> list[Load]:
         )  # fmt: skip
         out.append(measure_load(PAY_PURCHASE, emulator, pay))
     return out
-
-
-def measure_from(name: str, spec: Spec, result: load.Result) -> Load:
-    """A Load of a measurement already run (its CPU use is not sampled)."""
-    return Load(
-        name=name, concurrency=spec.concurrency, requests=result.requests, errors=result.errors,
-        seconds=result.seconds, rps=result.rps, p50_ms=result.p50_ms, p99_ms=result.p99_ms,
-        loadgen_cpu=result.cpu_percent, server_cpu=None, other_cpu=None,
-        statuses=result.statuses, error_samples=result.error_samples,
-    )  # fmt: skip

@@ -43,6 +43,7 @@ class Load:
     statuses: dict[str, int]
     error_samples: list[str]
     rps_runs: list[float] = field(default_factory=list)  # req/s of every run (--repeat)
+    server_cpu_ms: float | None = None  # server CPU per request (warm-up included), in ms
 
     @property
     def spread(self) -> float | None:
@@ -54,7 +55,7 @@ class Load:
 
 @dataclass(frozen=True)
 class Ratio:
-    """Emulator req/s over baseline req/s, both at ``concurrency``."""
+    """Emulator over baseline at ``concurrency``: req/s, or server CPU per request."""
 
     name: str
     concurrency: int
@@ -151,7 +152,8 @@ def render(report: Report) -> str:
         )
 
     concurrencies = sorted({r.concurrency for r in report.ratios})
-    lines += ["", f"Ratios of throughput at concurrency {', '.join(map(str, concurrencies))}"]
+    at = ", ".join(map(str, concurrencies))
+    lines += ["", f"Ratios (req/s; server CPU per request) at concurrency {at}"]
     for r in report.ratios:
         lines.append(f"  {r.name:<40}{r.value:>7.2f}   target {r.target!s:<8} {r.verdict}")
 

@@ -37,6 +37,7 @@ FIGURES = (
     "B create-client c8, A advancing",
     "A's year of billing, own clock",
     "create-purchase / bare-insert",
+    "create-purchase / bare-insert server CPU",
     "emulator create-purchase, file",
     "emulator create-purchase, in memory",
     "create-purchase in memory / file",
@@ -91,7 +92,9 @@ def test_quick_run_prints_every_figure(tmp_path: Path) -> None:
         (name, c) for name in (*FIGURES[:6], "emulator create-eft-collection") for c in (1, 64)
     } | {("emulator create-purchase, file", 64), ("emulator create-purchase, in memory", 64)}
     assert all(x["errors"] == 0 and x["requests"] > 0 for x in figures["loads"])
-    assert len(figures["ratios"]) == 6 and len(figures["timings"]) == 37
+    assert len(figures["ratios"]) == 7 and len(figures["timings"]) == 37
+    cpu = next(x for x in figures["ratios"] if x["name"].endswith("server CPU"))
+    assert isinstance(cpu["value"], float) and 0 < cpu["value"] < 100  # measured, not unknown
     timings = {x["name"]: x for x in figures["timings"]}
     pages = [x for x in figures["timings"] if x["name"].startswith("v2 page")]
     assert len(pages) == 4 and all(x["errors"] == 0 for x in pages)

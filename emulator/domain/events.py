@@ -44,6 +44,16 @@ class Event:
         event._payload, event._raw = None, _encode.encode(obj)
         return event
 
+    @classmethod
+    def of_json(
+        cls, type: str, object_type: str, object_id: str, raw: bytes, client_id: str | None = None
+    ) -> Event:
+        """The event of an object already encoded: ``raw`` is its JSON as just stored (the
+        bytes ``encoded`` would make of it), kept as it is instead of encoding it again."""
+        event = cls(type, object_type, object_id, {}, client_id)
+        event._payload, event._raw = None, raw
+        return event
+
     @property
     def payload(self) -> dict[str, Any]:
         if self._payload is None:

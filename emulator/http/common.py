@@ -40,7 +40,11 @@ class RawJSON(Response):
 
 
 def runtime(request: Request) -> Runtime:
-    rt: Runtime = request.app.state.runtime
+    """The app's runtime. Read from the app itself (``EmulatorApp.runtime``) where it has one:
+    ``app.state`` answers through a failed attribute look-up, an AttributeError made and
+    dropped on every call."""
+    app = request.scope["app"]
+    rt: Runtime = getattr(app, "runtime", None) or app.state.runtime
     return rt
 
 

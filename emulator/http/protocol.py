@@ -41,7 +41,11 @@ class _JoinedWrites:
         self._send()
         self._transport.close()
 
-    def __getattr__(self, name: str) -> Any:  # get_extra_info, pause_reading, is_closing...
+    def is_closing(self) -> bool:  # asked at every answer: not through __getattr__, whose
+        # fallback comes after a failed look-up that makes (and drops) an AttributeError
+        return self._transport.is_closing()
+
+    def __getattr__(self, name: str) -> Any:  # get_extra_info, pause_reading...
         return getattr(self._transport, name)
 
 

@@ -7,10 +7,12 @@ import sqlite3
 import msgspec
 
 from emulator.domain.errors import InvalidToken
+from emulator.domain.merchants import Merchant
 from emulator.domain.purchase_model import Internal, Purchase, TokenView
 from emulator.kernel.storage import Tx
 
 _decode = msgspec.json.Decoder(Purchase)
+_decode_merchant = msgspec.json.Decoder(Merchant)
 _decode_internal = msgspec.json.Decoder(Internal)
 _decode_token = msgspec.json.Decoder(TokenView)
 _encode = msgspec.json.Encoder()
@@ -25,6 +27,21 @@ def next_number(tx: Tx) -> int:
     row = tx.one("SELECT COALESCE(MAX(seq), 0) + 1 FROM purchases")
     assert row is not None
     return int(row[0])
+
+
+def creation_context(tx: Tx, merchant_id: str, brand_id: str) -> tuple[Merchant, int] | None:
+    """What a new purchase of the merchant's brand needs, in one read: the merchant (its
+    issuer details) and the purchase's number (``next_number``); None when the merchant has
+    no such brand (or is gone)."""
+    row = tx.one(
+        "SELECT m.data, (SELECT COALESCE(MAX(seq), 0) + 1 FROM purchases) FROM merchants m"
+        " WHERE m.id = ?"
+        " AND EXISTS (SELECT 1 FROM brands b WHERE b.id = ? AND b.merchant_id = m.id)",
+        (merchant_id, brand_id),
+    )
+    if row is None:
+        return None
+    return _decode_merchant.decode(row[0]), int(row[1])
 
 
 def insert(tx: Tx, merchant_id: str, p: Purchase, internal: Internal) -> bytes:

@@ -11,6 +11,7 @@ from emulator.domain import cards, errors, purchase_ledger
 from emulator.domain import clients as clients_domain
 from emulator.domain import purchases as domain
 from emulator.domain.events import Event
+from emulator.domain.merchants import Merchant
 from emulator.domain.payment_methods import allowed
 from emulator.domain.purchase_input import PurchaseInput, build, unavailable_methods, validate
 from emulator.domain.purchase_model import (
@@ -74,9 +75,12 @@ def _client(
 
 def issuer_of(tx: Tx, merchant_id: str) -> IssuerDetails:
     """The merchant as the issuer of its purchases, with its bank account(s)."""
+    return _issuer(merchants_repo.get(tx, merchant_id))
+
+
+def _issuer(merchant: Merchant | None) -> IssuerDetails:
     # Provider quirk: every real webhook body (reference/gateway-webhook-samples) lists the
     # company's bank account(s) in issuer_details.bank_accounts, never an empty list.
-    merchant = merchants_repo.get(tx, merchant_id)
     if merchant is None:
         return IssuerDetails()
     return IssuerDetails(
@@ -86,12 +90,16 @@ def issuer_of(tx: Tx, merchant_id: str) -> IssuerDetails:
     )
 
 
-def insert_new(rt: Context, tx: Tx, merchant_id: str, p: Purchase) -> bytes:
-    """Store a purchase just built: the merchant as issuer, purchase.created. Returns its JSON
-    as stored."""
-    p.issuer_details = issuer_of(tx, merchant_id)
+def insert_new(
+    rt: Context, tx: Tx, merchant_id: str, p: Purchase, merchant: Merchant | None = None
+) -> bytes:
+    """Store a purchase just built: the merchant (read here unless given) as issuer,
+    purchase.created. Returns its JSON as stored."""
+    p.issuer_details = issuer_of(tx, merchant_id) if merchant is None else _issuer(merchant)
     raw = repo.insert(tx, merchant_id, p, Internal())
-    emit(rt, tx, merchant_id, [domain.event(p, "purchase.created")])
+    # the event's payload is the purchase as stored: the same bytes, not a second encoding
+    created = Event.of_json("purchase.created", "purchase", p.id, raw, client_id=p.client_id)
+    emit(rt, tx, merchant_id, [created])
     return raw
 
 
@@ -113,8 +121,10 @@ async def create(rt: Context, merchant_id: str, data: PurchaseInput, base_url: s
     purchase_id = rt.ids.uuid()
 
     def unit(tx: Tx) -> bytes:
-        if data.brand_id.lower() not in merchants_repo.brand_ids(tx, merchant_id):
+        found = repo.creation_context(tx, merchant_id, data.brand_id.lower())
+        if found is None:
             raise errors.FieldError("brand_id", "invalid", "No brand with this id.")
+        merchant, number = found
         client, client_id = _client(rt, tx, merchant_id, data, client_fields)
         p = build(
             data,
@@ -123,11 +133,11 @@ async def create(rt: Context, merchant_id: str, data: PurchaseInput, base_url: s
             client_id,
             purchase_id=purchase_id,
             company_id=merchant_id,
-            reference_generated=f"EM{repo.next_number(tx)}",
+            reference_generated=f"EM{number}",
             base_url=base_url,
             now=now_s(rt),
         )
-        raw = insert_new(rt, tx, merchant_id, p)
+        raw = insert_new(rt, tx, merchant_id, p, merchant)
         schedule_due(rt, tx, merchant_id, p)
         return raw
 

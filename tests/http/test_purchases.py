@@ -69,6 +69,24 @@ async def test_create_returns_the_whole_purchase(http, merchant, gw):
     ]
 
 
+async def test_the_created_event_is_the_purchase_as_answered_byte_for_byte(
+    http, merchant, gw, runtime
+):
+    """purchase.created stores the purchase's JSON as stored and answered (the same bytes,
+    not a second encoding of it): what its webhooks and the feeds carry."""
+    response = await http.post("/api/v1/purchases/", json=purchase_body(merchant), headers=gw)
+    assert response.status_code == 201
+    pid = response.json()["id"]
+    rows = await runtime.db.read(
+        lambda tx: tx.all(
+            "SELECT o.payload, p.data FROM outbox o JOIN purchases p ON p.id = o.object_id"
+            " WHERE o.object_id = ? AND o.event_type = 'purchase.created'",
+            (pid,),
+        )
+    )
+    assert [(bytes(r[0]), bytes(r[1])) for r in rows] == [(response.content, response.content)]
+
+
 async def test_total_is_computed_from_products(http, merchant, gw):
     """The total is quantities, discounts, tax and debt; total_override wins."""
     products = [
