@@ -58,6 +58,10 @@ class Foreign:
         self._taken: set[int] = set()  # run or started, not yet done: still left out
         self.added = 0  # how many were added (a run of the advance notices new ones)
         self.waited_at: int | None = None  # the instant the advance last stopped for them
+        # ``added`` when the advance last ran them (``ForeignRunner.settle``): those added since,
+        # by its own dispatch or a unit of others' that committed meanwhile, are run before
+        # its clock moves on
+        self.settled = 0
 
     def __bool__(self) -> bool:
         return bool(self._unready or self._pending or self._taken)
@@ -209,6 +213,7 @@ class ForeignRunner:
         """Before the advance moves its clock on: others' jobs due at this instant run, and
         their sends end, first (their receivers see the instant of their events). Only those
         there now: the advance never waits for more."""
+        timeline.foreign.settled = timeline.foreign.added
         if not timeline.foreign:
             return
         token = WORKING_FOR.set(None)  # what they cause is others' too

@@ -132,18 +132,21 @@ class Steps:
                 job = ahead.next((*exclude, *foreign) if foreign else exclude)
                 # before time moves on, what this instant emitted gets its deliveries, due now
                 moves = job is None or job.due_us > clock.now_us()
-                added = timeline.foreign.added
                 if moves:
                     instant.end()  # the next instant reads afresh
-                if moves and self.before_step is not None and self.before_step(tx):
+                if moves and self.before_step is not None:
+                    dispatched = self.before_step(tx)
+                    # others' jobs added since the advance last ran them (by this dispatch or
+                    # by a unit of theirs): run before the clock moves on, once an instant
                     others, now_us = timeline.foreign, clock.now_us()
-                    if move_clock and others.added != added and others.waited_at != now_us:
+                    if move_clock and others.added != others.settled and others.waited_at != now_us:
                         others.waited_at = now_us  # once an instant: never a chase
                         batch.more = True  # others' deliveries of this instant go out first
                         break
-                    ahead.drop()
-                    foreign = timeline.foreign.ids() if move_clock else ()
-                    job = ahead.next((*exclude, *foreign) if foreign else exclude)
+                    if dispatched:
+                        ahead.drop()
+                        foreign = timeline.foreign.ids() if move_clock else ()
+                        job = ahead.next((*exclude, *foreign) if foreign else exclude)
                 if job is None:
                     break
                 handler = self._atomic.get(job.kind)
