@@ -53,6 +53,7 @@ from emulator.repos import deliveries as repo
 log = logging.getLogger(__name__)
 
 FLUSH_ROUNDS = 20  # a delivered message releases the one behind it: a few rounds drain a chain
+HELD_ROUNDS = 2  # another's run of due jobs was starting a send: look again, this often at most
 SEND_WAIT_SECONDS = 3.0  # a read of deliveries waits for sends under way (< the 5 s timeout)
 DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
 
@@ -177,6 +178,7 @@ class DeliveryEngine:
         ``merchant_id`` only, or those to ``sink_path`` only, when given (another merchant's
         hanging receiver holds up nobody else's reads)."""
         scheduler = self._rt.scheduler
+        others = HELD_ROUNDS  # rounds that others' runs alone may add (a busy server has many)
         for _ in range(FLUSH_ROUNDS):
             async with self._dispatching:
                 await self._dispatcher.prepare()  # a batch's signatures made off the writer
@@ -184,11 +186,12 @@ class DeliveryEngine:
                     pass
             await scheduler.kicked()  # it may be starting a send that a delivery released
             started = await scheduler.run_due_everywhere()  # sends start in the background...
-            if held := scheduler.timelines.runs():  # ...or by another's run of due jobs
+            if held := scheduler.timelines.runs(merchant_id):  # ...or by another's run
                 await asyncio.wait(held, timeout=SEND_WAIT_SECONDS)
             waited = await self._wait_for_sends(merchant_id, sink_path)  # ...waited for here
-            if waited is None or (not started and not held and not waited):
+            if waited is None or (not started and not waited and (not held or others == 0)):
                 return
+            others -= bool(held and not started and not waited)
 
     async def _wait_for_sends(self, merchant_id: str | None, sink_path: str | None) -> bool | None:
         """Wait for the sends under way that match; whether there were any, None when they

@@ -113,12 +113,14 @@ class Timelines(dict[str, Timeline]):
         self.server = Timeline(SERVER, clocks.server)
         self[SERVER] = self.server
 
-    def runs(self) -> list[asyncio.Future[None]]:
-        """The runs of due jobs holding a timeline now (a request's, the ticker's, a kick's),
-        each done when it lets go, when what it started is under way. Not the caller's own
-        run, nor an advance or a pause."""
+    def runs(self, merchant_id: str | None = None) -> list[asyncio.Future[None]]:
+        """The runs of due jobs holding a timeline now (a request's, the ticker's, a kick's):
+        every timeline's, or only the one ``merchant_id``'s jobs run on. Each is done when it
+        lets go, when what it started is under way. Not the caller's own run, nor an advance
+        or a pause."""
         me = asyncio.current_task()
-        return [t.running[0] for t in list(self.values()) if t.running and t.running[1] is not me]
+        held = list(self.values()) if merchant_id is None else [self.of(merchant_id)]
+        return [t.running[0] for t in held if t.running and t.running[1] is not me]
 
     def of(self, merchant_id: str | None) -> Timeline:
         """The timeline a merchant's jobs run on: its own, or the server's."""
