@@ -85,7 +85,6 @@ class Primes:
 def compose(p: int, q: int) -> tuple[str, str] | None:
     """The key pair of modulus ``p * q`` (PEMs, as ``signing.generate`` writes them), or None
     when the product falls short of the key size (OpenSSL's primes make that impossible)."""
-    from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
 
     n = p * q
@@ -102,18 +101,7 @@ def compose(p: int, q: int) -> tuple[str, str] | None:
         iqmp=rsa.rsa_crt_iqmp(p, q),
         public_numbers=rsa.RSAPublicNumbers(EXPONENT, n),
     )
-    key = numbers.private_key(unsafe_skip_rsa_key_validation=True)  # our own primes
-    private = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
-    public = (
-        key.public_key()
-        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-        .decode()
-    )
-    return private, public
+    return signing.pems(numbers.private_key(unsafe_skip_rsa_key_validation=True))  # our primes
 
 
 def _fill() -> None:

@@ -19,10 +19,15 @@ KEY_BITS = 2048
 
 def generate() -> tuple[str, str]:
     """A new key pair: (private key PEM, public key PEM)."""
-    from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
 
-    key = rsa.generate_private_key(public_exponent=65537, key_size=KEY_BITS)
+    return pems(rsa.generate_private_key(public_exponent=65537, key_size=KEY_BITS))
+
+
+def pems(key: rsa.RSAPrivateKey) -> tuple[str, str]:
+    """A key pair as the emulator stores it: (private key PEM, PKCS #8; public key PEM)."""
+    from cryptography.hazmat.primitives import serialization
+
     private = key.private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.PKCS8,
