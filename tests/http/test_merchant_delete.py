@@ -175,6 +175,27 @@ async def test_events_after_a_delete_of_the_newest_ones_are_delivered(http: http
     assert [m["json"]["event_type"] for m in delivered] == ["purchase.created"]
 
 
+async def test_attempt_ids_of_a_deleted_merchant_are_not_given_again(http: httpx.AsyncClient):
+    """The newest delivery attempts were a deleted merchant's: the next attempt's id is above
+    theirs, so a tail reading after an id (listen --after, the deliveries wait) misses none."""
+
+    async def newest_attempt(merchant: dict[str, Any], sink: str) -> int:
+        gw = {"Authorization": f"Bearer {merchant['api_key']}"}
+        callback = f"http://127.0.0.1:8400/_emulator/sink/{sink}"
+        hook = {"title": "t", "all_events": True, "callback": callback}
+        assert (await http.post("/api/v1/webhooks/", json=hook, headers=gw)).status_code == 201
+        made = await http.post("/api/v1/purchases/", json=purchase_body(merchant), headers=gw)
+        assert made.status_code == 201, made.text
+        listed = await http.get("/_emulator/deliveries", params={"limit": 1})
+        return int(listed.json()["deliveries"][0]["id"])
+
+    gone = await new_merchant(http)
+    before = await newest_attempt(gone, "ids-gone")
+    assert (await http.delete(f"/_emulator/merchants/{gone['company_id']}")).status_code == 200
+    after = await newest_attempt(await new_merchant(http), "ids-kept")
+    assert after > before
+
+
 async def test_the_default_merchant_is_not_deleted(http: httpx.AsyncClient):
     response = await http.delete(f"/_emulator/merchants/{DEFAULT_ID}")
     assert response.status_code == 409
