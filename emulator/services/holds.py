@@ -301,6 +301,7 @@ async def act(
             repo.finish(tx, item.id, _STATES[action], {"by": "call", **done}, now_us)
         return _view(tx, hold, repo.items_of(tx, [hold.id]))
 
+    await rt.deliveries.flush(merchant_id=company_id)  # what was emitted is taken first
     answer = await rt.db.write(unit)
     await rt.scheduler.run_due(rt.scheduler.timeline_of(company_id))
     return answer
