@@ -131,15 +131,25 @@ def test_served_requests_leave_no_reference_cycles():
                     conn.request("GET", path, headers={"Authorization": "Bearer unknown"})
                     conn.getresponse().read()
 
-        try:
-            requests(20)  # whatever is made once (caches, the first connection's objects)
+        def cycles() -> int:
             gc.collect()
             gc.disable()
             try:
                 requests(100)
-                unreachable = gc.collect()
+                return gc.collect()
             finally:
                 gc.enable()
+
+        try:
+            requests(20)  # whatever is made once (caches, the first connection's objects)
+            # the fewest of up to three rounds: the collection counts the whole process's
+            # garbage, and other threads (a busy worker's leftovers) can add some to a round;
+            # a leak of the requests' own is in every round
+            unreachable = cycles()
+            for _ in range(2):
+                if unreachable < 50:
+                    break
+                unreachable = min(unreachable, cycles())
         finally:
             conn.close()
     assert unreachable < 50  # was about 11 per request (2,200 for these 200)
