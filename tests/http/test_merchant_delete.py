@@ -153,17 +153,22 @@ async def test_a_merchant_is_deleted_once(http: httpx.AsyncClient, merchant: dic
     assert (await http.delete(path)).json()["error"]["code"] == "merchant_not_found"
 
 
+async def _hook_and_purchase(http: httpx.AsyncClient, merchant: dict[str, Any], sink: str) -> None:
+    """A webhook of the merchant to the sink ``sink``, then a purchase (one delivery)."""
+    gw = {"Authorization": f"Bearer {merchant['api_key']}"}
+    callback = f"http://127.0.0.1:8400/_emulator/sink/{sink}"
+    hook = {"title": "t", "all_events": True, "callback": callback}
+    assert (await http.post("/api/v1/webhooks/", json=hook, headers=gw)).status_code == 201
+    made = await http.post("/api/v1/purchases/", json=purchase_body(merchant), headers=gw)
+    assert made.status_code == 201, made.text
+
+
 async def test_events_after_a_delete_of_the_newest_ones_are_delivered(http: httpx.AsyncClient):
     """Deleting the merchant of the newest events frees their outbox seqs for the next events:
     those are still delivered (the delivery cursor goes back), not passed as dispatched."""
 
     async def hook_and_purchase(merchant: dict[str, Any], sink: str) -> list[Any]:
-        gw = {"Authorization": f"Bearer {merchant['api_key']}"}
-        callback = f"http://127.0.0.1:8400/_emulator/sink/{sink}"
-        hook = {"title": "t", "all_events": True, "callback": callback}
-        assert (await http.post("/api/v1/webhooks/", json=hook, headers=gw)).status_code == 201
-        made = await http.post("/api/v1/purchases/", json=purchase_body(merchant), headers=gw)
-        assert made.status_code == 201, made.text
+        await _hook_and_purchase(http, merchant, sink)
         messages: list[Any] = (await http.get(f"/_emulator/sink/{sink}")).json()["messages"]
         return messages
 
@@ -180,12 +185,7 @@ async def test_attempt_ids_of_a_deleted_merchant_are_not_given_again(http: httpx
     theirs, so a tail reading after an id (listen --after, the deliveries wait) misses none."""
 
     async def newest_attempt(merchant: dict[str, Any], sink: str) -> int:
-        gw = {"Authorization": f"Bearer {merchant['api_key']}"}
-        callback = f"http://127.0.0.1:8400/_emulator/sink/{sink}"
-        hook = {"title": "t", "all_events": True, "callback": callback}
-        assert (await http.post("/api/v1/webhooks/", json=hook, headers=gw)).status_code == 201
-        made = await http.post("/api/v1/purchases/", json=purchase_body(merchant), headers=gw)
-        assert made.status_code == 201, made.text
+        await _hook_and_purchase(http, merchant, sink)
         listed = await http.get("/_emulator/deliveries", params={"limit": 1})
         return int(listed.json()["deliveries"][0]["id"])
 
