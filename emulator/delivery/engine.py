@@ -189,9 +189,12 @@ class DeliveryEngine:
             if held := scheduler.timelines.runs(merchant_id):  # ...or by another's run
                 await asyncio.wait(held, timeout=SEND_WAIT_SECONDS)
             waited = await self._wait_for_sends(merchant_id, sink_path)  # ...waited for here
-            if waited is None or (not started and not waited and (not held or others == 0)):
+            if waited is None:
                 return
-            others -= bool(held and not started and not waited)
+            if not started and not waited:  # nothing of ours: done, unless another's run was
+                if not held or others == 0:
+                    return
+                others -= 1
 
     async def _wait_for_sends(self, merchant_id: str | None, sink_path: str | None) -> bool | None:
         """Wait for the sends under way that match; whether there were any, None when they
