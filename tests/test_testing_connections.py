@@ -1,5 +1,7 @@
 """The helpers' clients share the process's connections (issue 32: the test loop): a test's
-clients reuse those of the tests before it, instead of each making and closing its own."""
+clients reuse those of the tests before it, instead of each making and closing its own.
+(``EmulatorServer.client()`` calls its app in process, over no connection: the control
+clients here are made with the server's URL, as against a served emulator.)"""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from emulator.testing import EmulatorClient, EmulatorServer
+from emulator.testing import EmulatorClient, EmulatorError, EmulatorServer
 
 
 @pytest.fixture(scope="module")
@@ -32,10 +34,10 @@ def _health_from(client: httpx.Client) -> tuple[str, int]:
 def test_a_closed_clients_connection_serves_the_next_client(server: EmulatorServer):
     """Three tests' worth of clients, each closed before the next is made: the control
     clients and a merchant's gateway client all ride one connection."""
-    with server.client() as first:
+    with EmulatorClient(server.url) as first:
         used = _health_from(first.http)
         merchant = first.new_merchant()
-    with server.client() as second:
+    with EmulatorClient(server.url) as second:
         assert _health_from(second.http) == used
         with second.gateway(merchant) as gateway:
             listed = gateway.get("webhooks/")
@@ -45,7 +47,7 @@ def test_a_closed_clients_connection_serves_the_next_client(server: EmulatorServ
 def test_clients_at_once_have_a_connection_each(server: EmulatorServer):
     """A connection serves one request at a time: a client whose request is still being
     answered (a wait held open) never lends it to another."""
-    with server.client() as waiting, server.client() as other:
+    with EmulatorClient(server.url) as waiting, EmulatorClient(server.url) as other:
         with waiting.http.stream(
             "GET", "sink/held/wait", params={"count": 1, "timeout_seconds": 0.2}
         ) as held:
@@ -58,7 +60,7 @@ def test_clients_at_once_have_a_connection_each(server: EmulatorServer):
 def test_a_client_told_how_to_connect_has_connections_of_its_own(
     server: EmulatorServer, options: dict[str, object]
 ):
-    with server.client() as shared:
+    with EmulatorClient(server.url) as shared:
         used = _health_from(shared.http)
         merchant = shared.new_merchant()
     with merchant.gateway(server.url, **options) as own:
@@ -76,4 +78,36 @@ def test_a_proxy_in_the_environment_is_still_used(
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)
     with EmulatorClient(server.url) as client, pytest.raises(httpx.TransportError):
+        client.health()
+
+
+def test_the_servers_own_control_clients_call_its_app_in_process(server: EmulatorServer):
+    """``server.client()`` answers as a client over HTTP does, over no connection: the same
+    answers, errors with the same code, a sink's wait answered by a message."""
+    with server.client() as inside, EmulatorClient(server.url) as outside:
+        answer = inside.http.get("health")
+        assert "network_stream" not in answer.extensions  # no socket under it
+        assert answer.json() == outside.health()
+        merchant = inside.new_merchant(clock="frozen", now="2030-01-01T00:00:00Z")
+        assert inside.clock(merchant) == outside.clock(merchant)
+        with pytest.raises(EmulatorError) as refused:
+            inside.clock("no-such-merchant")
+        assert (refused.value.status, refused.value.code) == (404, "merchant_not_found")
+        sink = inside.sink(prefix="inproc")
+        outside.http.post(f"sink/{sink.segment}", json={"n": 1}).raise_for_status()
+        [message] = sink.wait_for(1)
+        assert message.json == {"n": 1}
+
+
+def test_an_in_process_call_keeps_the_clients_read_timeout(server: EmulatorServer):
+    """A wait longer than the client's timeout is ``httpx.ReadTimeout``, as over HTTP."""
+    with server.client(timeout=0.2) as client, pytest.raises(httpx.ReadTimeout):
+        client.call("GET", "sink/never/wait", params={"count": 1, "timeout_seconds": 3})
+
+
+def test_an_in_process_call_to_a_stopped_server_is_a_connect_error():
+    with EmulatorServer() as stopping:
+        client = stopping.client()
+        assert client.health()["status"] == "ok"
+    with client, pytest.raises(httpx.ConnectError):
         client.health()

@@ -111,7 +111,7 @@ class DeliveryEngine:
         that task makes their signatures off the writer first."""
         if not self._undispatched:
             return False
-        if not any(timeline.advancing for timeline in list(self._rt.scheduler.timelines.values())):
+        if not any(timeline.advancing for timeline in self._rt.scheduler.timelines.busy()):
             return False
         self._undispatched = False
         while self._dispatcher.dispatch(tx):

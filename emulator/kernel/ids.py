@@ -6,6 +6,7 @@ import random
 import string
 
 _ALPHANUMERIC = string.ascii_letters + string.digits
+_CODE = string.ascii_uppercase + string.digits
 
 
 class Ids:
@@ -30,11 +31,24 @@ class Ids:
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def token(self, length: int = 40) -> str:
-        return "".join(self._random.choice(_ALPHANUMERIC) for _ in range(length))
+        return self._pick(_ALPHANUMERIC, length)
 
     def code(self, prefix: str, length: int = 8) -> str:
-        alphabet = string.ascii_uppercase + string.digits
-        return prefix + "".join(self._random.choice(alphabet) for _ in range(length))
+        return prefix + self._pick(_CODE, length)
 
     def digits(self, length: int) -> str:
-        return "".join(self._random.choice(string.digits) for _ in range(length))
+        return self._pick(string.digits, length)
+
+    def _pick(self, alphabet: str, length: int) -> str:
+        """``length`` characters of ``alphabet``: the very ones ``random.choice`` picks from
+        this source (its ``_randbelow``: ``getrandbits`` of the alphabet's length in bits,
+        again until one falls below it), without two calls a character (a new merchant's
+        secrets are 137 characters)."""
+        size = len(alphabet)
+        width, bits = size.bit_length(), self._random.getrandbits
+        picked: list[str] = []
+        while len(picked) < length:
+            index = bits(width)
+            if index < size:
+                picked.append(alphabet[index])
+        return "".join(picked)

@@ -169,10 +169,10 @@ class Scheduler:
             self._kick()
 
     async def run_due_everywhere(self) -> int:
-        return sum([await self.run_due(timeline) for timeline in list(self.timelines.values())])
+        return sum([await self.run_due(timeline) for timeline in self.timelines.busy()])
 
     def any_due(self) -> bool:
-        return any(timeline.has_due() for timeline in list(self.timelines.values()))
+        return any(timeline.has_due() for timeline in self.timelines.busy())
 
     async def advance(
         self,

@@ -16,7 +16,7 @@ log = logging.getLogger(__name__)
 async def tick_forever(scheduler: Scheduler, interval: float = 1.0) -> None:
     while True:
         wait = interval
-        for timeline in list(scheduler.timelines.values()):
+        for timeline in scheduler.timelines.busy():  # the others have nothing to run
             if timeline.clock.mode != "real" or timeline.advancing or timeline.lock.locked():
                 continue
             try:

@@ -10,7 +10,7 @@ from typing import Self
 import httpx
 
 from emulator.testing.client import EmulatorClient
-from emulator.testing.live_server import EmulatorStartError, LiveServer
+from emulator.testing.live_server import EmulatorStartError, InProcessTransport, LiveServer
 from emulator.testing.records import EmulatorError
 
 POLL = 0.02  # seconds between polls of a starting server
@@ -70,4 +70,14 @@ class ExternalEmulator(Emulator):
 
 
 class EmulatorServer(LiveServer, Emulator):
-    """The real emulator in a background thread of this process (see ``LiveServer``)."""
+    """The real emulator in a background thread of this process (see ``LiveServer``). Its
+    control clients (``client()``) call the app on the server's loop (``InProcessTransport``);
+    the merchant's clients (``gateway``, ``bank``) and any client given ``url`` use HTTP."""
+
+    def client(self, *, timeout: float = 10.0) -> EmulatorClient:
+        return EmulatorClient(
+            self.url,
+            admin_token=self.admin_token,
+            timeout=timeout,
+            transport=InProcessTransport(self),
+        )
