@@ -11,7 +11,6 @@ purchase cancelled or expired ends a pending subscriber.
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from datetime import date
 from typing import TYPE_CHECKING
 
@@ -32,6 +31,7 @@ from emulator.kernel.storage import Tx
 from emulator.repos import billing as repo
 from emulator.repos import purchases as purchases_repo
 from emulator.services import purchases
+from emulator.services.billing_held import Billed, Held, held_bill, purchase_of
 from emulator.services.purchase_common import emit, now_s
 
 if TYPE_CHECKING:
@@ -238,12 +238,12 @@ def _bill(
     # The payment's hook (on_paid) is handed the subscriber as this job holds it, instead of
     # reading the link, the subscriber and the template again; the subscriber is written once,
     # by the hook when it changes it, else here.
-    held = _Billing(purchase_id=p.id, s=s, plan=plan, t=t)
-    token = _billing.set(held)
+    held = Held(Billed(p.id, p.product, p.is_recurring_token, p.recurring_token), s, plan, t)
+    token = held_bill.set(held)
     try:
         store(rt, tx, merchant_id, p, internal, [created, *events])
     finally:
-        _billing.reset(token)
+        held_bill.reset(token)
     if not held.stored:
         repo.update_subscriber(tx, merchant_id, held.s, held.plan)
 
@@ -292,38 +292,11 @@ def _template(tx: Tx, merchant_id: str, template_id: str) -> BillingTemplate | N
     )
 
 
-class _Billing(msgspec.Struct):
-    """The purchase a bill job is storing, with its subscriber and schedule as the job holds
-    them (``stored``: written to the database since) and its template."""
-
-    purchase_id: str
-    s: Subscriber
-    plan: Schedule
-    t: BillingTemplate
-    stored: bool = False
-
-
-_billing: ContextVar[_Billing | None] = ContextVar("billing", default=None)
-
-
 def _save(tx: Tx, merchant_id: str, s: Subscriber, plan: Schedule) -> None:
     repo.update_subscriber(tx, merchant_id, s, plan)
-    held = _billing.get()
+    held = held_bill.get()
     if held is not None and held.s.id == s.id:
         held.s, held.plan, held.stored = s, plan, True
-
-
-class Billed(msgspec.Struct):
-    """What the hooks read of a purchase event's payload, decoded alone (the rest of the
-    purchase's JSON is skipped, not built)."""
-
-    id: str
-    product: str = ""
-    is_recurring_token: bool = False
-    recurring_token: str | None = None
-
-
-_decode_billed = msgspec.json.Decoder(Billed)
 
 
 def _billed_by(
@@ -333,8 +306,8 @@ def _billed_by(
     template, when the bill job storing it already has it)."""
     if purchase.product != SUBSCRIPTIONS:
         return None
-    held = _billing.get()
-    if held is not None and held.purchase_id == purchase.id:
+    held = held_bill.get()
+    if held is not None and held.purchase.id == purchase.id:
         return held.s, held.plan, held.t
     subscriber_id = repo.subscriber_of_purchase(tx, purchase.id)
     found = repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None
@@ -379,9 +352,9 @@ def on_unpaid_for_good(rt: Context, tx: Tx, merchant_id: str, purchase: Billed) 
 
 def on_purchase_event(rt: Context, tx: Tx, merchant_id: str, event: Event) -> None:
     if event.type == "purchase.paid":
-        on_paid(rt, tx, merchant_id, _decode_billed.decode(event.raw))
+        on_paid(rt, tx, merchant_id, purchase_of(event))
     elif event.type in ("purchase.cancelled", "purchase.expired"):
-        on_unpaid_for_good(rt, tx, merchant_id, _decode_billed.decode(event.raw))
+        on_unpaid_for_good(rt, tx, merchant_id, purchase_of(event))
 
 
 def on_client_deleted(rt: Context, tx: Tx, merchant_id: str, client_id: str) -> None:
