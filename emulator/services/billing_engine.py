@@ -23,7 +23,13 @@ from emulator.domain.billing_model import BillingTemplate, Schedule, Subscriber
 from emulator.domain.errors import ApiError
 from emulator.domain.events import Event
 from emulator.domain.purchase_input import DetailsInput, PurchaseInput, build
-from emulator.domain.purchase_model import INVOICES, SUBSCRIPTIONS, Internal, Purchase
+from emulator.domain.purchase_model import (
+    INVOICES,
+    SUBSCRIPTIONS,
+    Internal,
+    Purchase,
+    PurchaseClient,
+)
 from emulator.kernel import memo
 from emulator.kernel.clock import in_clock_range
 from emulator.kernel.jobs import Job
@@ -36,6 +42,8 @@ from emulator.services.purchase_common import emit, now_s
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context, JobHandler
+
+_decode_client = msgspec.json.Decoder(PurchaseClient)  # a stored client, as a purchase has it
 
 BILL_JOB = "billing.bill"
 CHARGE_FAILURE = "purchase.subscription_charge_failure"
@@ -54,11 +62,16 @@ def new_purchase(
     whitelist: list[str] | None,
     send_receipt: bool,
     base_url: str,
+    client: PurchaseClient | None = None,
+    number: int | None = None,
 ) -> tuple[Purchase, Event]:
     """A purchase from the template's data for one client (``reference``, ``whitelist`` and
     ``send_receipt`` from the subscriber or the invoice's entry), and its purchase.created;
-    not stored yet (``store``): billing finishes it first, so it is written once."""
+    not stored yet (``store``): billing finishes it first, so it is written once. The client
+    as the purchase carries it and the purchase's number are read here unless given."""
     now = now_s(rt)
+    if client is None:
+        client = purchases.client_of(tx, merchant_id, client_id)
     data = PurchaseInput(
         purchase=DetailsInput(products=[]),  # the template's details are given whole below
         brand_id=t.brand_id,
@@ -74,11 +87,11 @@ def new_purchase(
     p = build(
         data,
         msgspec.structs.replace(t.purchase),
-        purchases.client_of(tx, merchant_id, client_id),
+        client,
         client_id,
         purchase_id=rt.ids.uuid(),
         company_id=merchant_id,
-        reference_generated=f"EM{purchases_repo.next_number(tx)}",
+        reference_generated=f"EM{purchases_repo.next_number(tx) if number is None else number}",
         base_url=base_url,
         now=now,
     )
@@ -206,8 +219,11 @@ def _bill(
     plan: Schedule,
     period: int,
     bill_at: int,
+    read: tuple[bytes | None, int],
 ) -> None:
-    """The period's purchase, charged with the token, or sent as an invoice without one."""
+    """The period's purchase, charged with the token, or sent as an invoice without one
+    (``read``: its client's stored JSON and its number, read with the subscriber)."""
+    client = _decode_client.decode(read[0]) if read[0] is not None else None
     due = schedule.after(
         bill_at, t.subscription_due_period, t.subscription_due_period_units, t.purchase.timezone
     )
@@ -223,6 +239,8 @@ def _bill(
         whitelist=s.payment_method_whitelist,
         send_receipt=s.send_receipt,
         base_url=plan.base_url,
+        client=client,
+        number=read[1],
     )
     internal, events = Internal(), list[Event]()
     if plan.token:
@@ -262,10 +280,10 @@ def bill_due(rt: Context, tx: Tx, job: Job) -> None:
     the bill's payment (``on_paid``) sees it, and may end the subscription after all."""
     assert job.merchant_id is not None
     merchant_id, period = job.merchant_id, job.payload["period"]
-    found = repo.get_subscriber(tx, merchant_id, job.payload["subscriber"])
+    found = repo.get_subscriber_to_bill(tx, merchant_id, job.payload["subscriber"])
     if found is None:  # deleted, with its template or its merchant
         return
-    s, plan = found
+    s, plan, client_json, number = found
     if plan.next_period != period or s.status not in ("active", "subscription_paused"):
         return  # ended since, or a chain that was replaced
     t = _template(tx, merchant_id, s.billing_template_id)
@@ -278,7 +296,9 @@ def bill_due(rt: Context, tx: Tx, job: Job) -> None:
     billing = s.status == "active"
     s, plan = schedule_from(rt, tx, merchant_id, t, s, plan, period + 1)
     if billing:  # _bill stores the subscriber (once, with what the payment changes)
-        _bill(rt, tx, merchant_id, t, s, plan, period, job.due_us // 1_000_000)
+        _bill(
+            rt, tx, merchant_id, t, s, plan, period, job.due_us // 1_000_000, (client_json, number)
+        )
     else:
         repo.update_subscriber(tx, merchant_id, s, plan)
 
