@@ -72,6 +72,7 @@ def new_purchase(
     now = now_s(rt)
     if client is None:
         client = purchases.client_of(tx, merchant_id, client_id)
+    day = t.invoice_issued if not subscription else None
     data = PurchaseInput(
         purchase=DetailsInput(products=[]),  # the template's details are given whole below
         brand_id=t.brand_id,
@@ -94,11 +95,10 @@ def new_purchase(
         reference_generated=f"EM{purchases_repo.next_number(tx) if number is None else number}",
         base_url=base_url,
         now=now,
+        issued=day or schedule.local_day(now, t.purchase.timezone).isoformat(),
     )
     p.product = SUBSCRIPTIONS if subscription else INVOICES
     p.billing_template_id = t.id if t.id else None
-    day = t.invoice_issued if not subscription else None
-    p.issued = day or schedule.local_day(now, t.purchase.timezone).isoformat()
     # the same for every bill of an instant (a memo scope: kernel.steps); never mutated
     p.issuer_details = memo.memoized(
         ("billing.issuer", merchant_id), lambda: purchases.issuer_of(tx, merchant_id)
