@@ -284,8 +284,10 @@ def build(
     reference_generated: str,
     base_url: str,
     now: int,
+    issued: str | None = None,
 ) -> Purchase:
-    """A new purchase, status created, with its pages' URLs under ``base_url``."""
+    """A new purchase, status created, with its pages' URLs under ``base_url``; ``issued``
+    is the day of ``now`` (UTC) unless given."""
     return Purchase(
         id=purchase_id,
         created_on=now,
@@ -303,7 +305,7 @@ def build(
         force_recurring=data.force_recurring,
         reference_generated=reference_generated,
         reference=data.reference,
-        issued=datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d"),
+        issued=issued or datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d"),
         due=data.due if data.due is not None else now + DUE_SECONDS,
         payment_method_whitelist=data.payment_method_whitelist,
         success_redirect=data.success_redirect,

@@ -214,8 +214,8 @@ class Internal(msgspec.Struct, kw_only=True):
 
 
 class TokenView(msgspec.Struct):
-    """What a charge reads of the purchase it uses as a recurring token, decoded alone from
-    the stored purchase (the rest of its JSON is skipped, not built)."""
+    """What a charge reads of the purchase it uses as a recurring token: its client while it
+    is one (the stored purchase's ``token_client_id`` column, not its JSON)."""
 
     client_id: str | None = None
     is_recurring_token: bool = False

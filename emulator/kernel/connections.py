@@ -67,6 +67,11 @@ def configure(conn: sqlite3.Connection, *, readonly: bool, mapped: bool = False)
         conn.execute("PRAGMA cache_size=-16384")
         # A WAL started over is cut back to this (kernel.checkpoint makes it start over).
         conn.execute(f"PRAGMA journal_size_limit={WAL_LIMIT_BYTES}")
+        # Deleted rows are not overwritten with zeros: SQLite's own default, which Debian's
+        # build turns on. Zeroing wrote every pruned 3.4 KB event's page again (a year of
+        # billing: 5 % of the writer's instructions, a quarter of its system time); a sandbox's
+        # file keeps nothing a deletion must scrub.
+        conn.execute("PRAGMA secure_delete=OFF")
     # The writer reads what its batches change from its cache; a point reader a page or two.
     conn.execute(f"PRAGMA mmap_size={MAP_BYTES if mapped else 0}")
     # Savepoints copy the pages they change into a sub-journal: in memory, not a temp file's

@@ -14,7 +14,6 @@ from emulator.kernel.storage import Tx
 _decode = msgspec.json.Decoder(Purchase)
 _decode_merchant = msgspec.json.Decoder(Merchant)
 _decode_internal = msgspec.json.Decoder(Internal)
-_decode_token = msgspec.json.Decoder(TokenView)
 _encode = msgspec.json.Encoder()
 
 
@@ -79,14 +78,16 @@ def get(tx: Tx, merchant_id: str, purchase_id: str) -> tuple[Purchase, Internal]
 
 
 def get_token(tx: Tx, merchant_id: str, purchase_id: str) -> tuple[TokenView, Internal] | None:
-    """What a charge needs of a purchase used as a recurring token (not the whole purchase)."""
+    """What a charge needs of a purchase used as a recurring token (not the whole purchase):
+    read from the ``token_client_id`` column, which says both (``insert``/``update`` keep it),
+    instead of its JSON."""
     row = tx.one(
-        "SELECT data, internal FROM purchases WHERE id = ? AND merchant_id = ?",
+        "SELECT token_client_id, internal FROM purchases WHERE id = ? AND merchant_id = ?",
         (purchase_id, merchant_id),
     )
     if row is None:
         return None
-    return _decode_token.decode(row[0]), _decode_internal.decode(row[1])
+    return TokenView(row[0], row[0] is not None), _decode_internal.decode(row[1])
 
 
 def get_any(tx: Tx, purchase_id: str) -> tuple[str, Purchase, Internal] | None:

@@ -11,7 +11,6 @@ purchase cancelled or expired ends a pending subscriber.
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from datetime import date
 from typing import TYPE_CHECKING
 
@@ -24,7 +23,13 @@ from emulator.domain.billing_model import BillingTemplate, Schedule, Subscriber
 from emulator.domain.errors import ApiError
 from emulator.domain.events import Event
 from emulator.domain.purchase_input import DetailsInput, PurchaseInput, build
-from emulator.domain.purchase_model import INVOICES, SUBSCRIPTIONS, Internal, Purchase
+from emulator.domain.purchase_model import (
+    INVOICES,
+    SUBSCRIPTIONS,
+    Internal,
+    Purchase,
+    PurchaseClient,
+)
 from emulator.kernel import memo
 from emulator.kernel.clock import in_clock_range
 from emulator.kernel.jobs import Job
@@ -32,10 +37,13 @@ from emulator.kernel.storage import Tx
 from emulator.repos import billing as repo
 from emulator.repos import purchases as purchases_repo
 from emulator.services import purchases
+from emulator.services.billing_held import Billed, Held, held_bill, purchase_of
 from emulator.services.purchase_common import emit, now_s
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context, JobHandler
+
+_decode_client = msgspec.json.Decoder(PurchaseClient)  # a stored client, as a purchase has it
 
 BILL_JOB = "billing.bill"
 CHARGE_FAILURE = "purchase.subscription_charge_failure"
@@ -54,11 +62,17 @@ def new_purchase(
     whitelist: list[str] | None,
     send_receipt: bool,
     base_url: str,
+    client: PurchaseClient | None = None,
+    number: int | None = None,
 ) -> tuple[Purchase, Event]:
     """A purchase from the template's data for one client (``reference``, ``whitelist`` and
     ``send_receipt`` from the subscriber or the invoice's entry), and its purchase.created;
-    not stored yet (``store``): billing finishes it first, so it is written once."""
+    not stored yet (``store``): billing finishes it first, so it is written once. The client
+    as the purchase carries it and the purchase's number are read here unless given."""
     now = now_s(rt)
+    if client is None:
+        client = purchases.client_of(tx, merchant_id, client_id)
+    day = t.invoice_issued if not subscription else None
     data = PurchaseInput(
         purchase=DetailsInput(products=[]),  # the template's details are given whole below
         brand_id=t.brand_id,
@@ -74,18 +88,17 @@ def new_purchase(
     p = build(
         data,
         msgspec.structs.replace(t.purchase),
-        purchases.client_of(tx, merchant_id, client_id),
+        client,
         client_id,
         purchase_id=rt.ids.uuid(),
         company_id=merchant_id,
-        reference_generated=f"EM{purchases_repo.next_number(tx)}",
+        reference_generated=f"EM{purchases_repo.next_number(tx) if number is None else number}",
         base_url=base_url,
         now=now,
+        issued=day or schedule.local_day(now, t.purchase.timezone).isoformat(),
     )
     p.product = SUBSCRIPTIONS if subscription else INVOICES
     p.billing_template_id = t.id if t.id else None
-    day = t.invoice_issued if not subscription else None
-    p.issued = day or schedule.local_day(now, t.purchase.timezone).isoformat()
     # the same for every bill of an instant (a memo scope: kernel.steps); never mutated
     p.issuer_details = memo.memoized(
         ("billing.issuer", merchant_id), lambda: purchases.issuer_of(tx, merchant_id)
@@ -206,8 +219,11 @@ def _bill(
     plan: Schedule,
     period: int,
     bill_at: int,
+    read: tuple[bytes | None, int],
 ) -> None:
-    """The period's purchase, charged with the token, or sent as an invoice without one."""
+    """The period's purchase, charged with the token, or sent as an invoice without one
+    (``read``: its client's stored JSON and its number, read with the subscriber)."""
+    client = _decode_client.decode(read[0]) if read[0] is not None else None
     due = schedule.after(
         bill_at, t.subscription_due_period, t.subscription_due_period_units, t.purchase.timezone
     )
@@ -223,6 +239,8 @@ def _bill(
         whitelist=s.payment_method_whitelist,
         send_receipt=s.send_receipt,
         base_url=plan.base_url,
+        client=client,
+        number=read[1],
     )
     internal, events = Internal(), list[Event]()
     if plan.token:
@@ -238,12 +256,12 @@ def _bill(
     # The payment's hook (on_paid) is handed the subscriber as this job holds it, instead of
     # reading the link, the subscriber and the template again; the subscriber is written once,
     # by the hook when it changes it, else here.
-    held = _Billing(purchase_id=p.id, s=s, plan=plan, t=t)
-    token = _billing.set(held)
+    held = Held(Billed(p.id, p.product, p.is_recurring_token, p.recurring_token), s, plan, t)
+    token = held_bill.set(held)
     try:
         store(rt, tx, merchant_id, p, internal, [created, *events])
     finally:
-        _billing.reset(token)
+        held_bill.reset(token)
     if not held.stored:
         repo.update_subscriber(tx, merchant_id, held.s, held.plan)
 
@@ -262,10 +280,10 @@ def bill_due(rt: Context, tx: Tx, job: Job) -> None:
     the bill's payment (``on_paid``) sees it, and may end the subscription after all."""
     assert job.merchant_id is not None
     merchant_id, period = job.merchant_id, job.payload["period"]
-    found = repo.get_subscriber(tx, merchant_id, job.payload["subscriber"])
+    found = repo.get_subscriber_to_bill(tx, merchant_id, job.payload["subscriber"])
     if found is None:  # deleted, with its template or its merchant
         return
-    s, plan = found
+    s, plan, client_json, number = found
     if plan.next_period != period or s.status not in ("active", "subscription_paused"):
         return  # ended since, or a chain that was replaced
     t = _template(tx, merchant_id, s.billing_template_id)
@@ -278,7 +296,9 @@ def bill_due(rt: Context, tx: Tx, job: Job) -> None:
     billing = s.status == "active"
     s, plan = schedule_from(rt, tx, merchant_id, t, s, plan, period + 1)
     if billing:  # _bill stores the subscriber (once, with what the payment changes)
-        _bill(rt, tx, merchant_id, t, s, plan, period, job.due_us // 1_000_000)
+        _bill(
+            rt, tx, merchant_id, t, s, plan, period, job.due_us // 1_000_000, (client_json, number)
+        )
     else:
         repo.update_subscriber(tx, merchant_id, s, plan)
 
@@ -292,38 +312,11 @@ def _template(tx: Tx, merchant_id: str, template_id: str) -> BillingTemplate | N
     )
 
 
-class _Billing(msgspec.Struct):
-    """The purchase a bill job is storing, with its subscriber and schedule as the job holds
-    them (``stored``: written to the database since) and its template."""
-
-    purchase_id: str
-    s: Subscriber
-    plan: Schedule
-    t: BillingTemplate
-    stored: bool = False
-
-
-_billing: ContextVar[_Billing | None] = ContextVar("billing", default=None)
-
-
 def _save(tx: Tx, merchant_id: str, s: Subscriber, plan: Schedule) -> None:
     repo.update_subscriber(tx, merchant_id, s, plan)
-    held = _billing.get()
+    held = held_bill.get()
     if held is not None and held.s.id == s.id:
         held.s, held.plan, held.stored = s, plan, True
-
-
-class Billed(msgspec.Struct):
-    """What the hooks read of a purchase event's payload, decoded alone (the rest of the
-    purchase's JSON is skipped, not built)."""
-
-    id: str
-    product: str = ""
-    is_recurring_token: bool = False
-    recurring_token: str | None = None
-
-
-_decode_billed = msgspec.json.Decoder(Billed)
 
 
 def _billed_by(
@@ -333,8 +326,8 @@ def _billed_by(
     template, when the bill job storing it already has it)."""
     if purchase.product != SUBSCRIPTIONS:
         return None
-    held = _billing.get()
-    if held is not None and held.purchase_id == purchase.id:
+    held = held_bill.get()
+    if held is not None and held.purchase.id == purchase.id:
         return held.s, held.plan, held.t
     subscriber_id = repo.subscriber_of_purchase(tx, purchase.id)
     found = repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None
@@ -379,9 +372,9 @@ def on_unpaid_for_good(rt: Context, tx: Tx, merchant_id: str, purchase: Billed) 
 
 def on_purchase_event(rt: Context, tx: Tx, merchant_id: str, event: Event) -> None:
     if event.type == "purchase.paid":
-        on_paid(rt, tx, merchant_id, _decode_billed.decode(event.raw))
+        on_paid(rt, tx, merchant_id, purchase_of(event))
     elif event.type in ("purchase.cancelled", "purchase.expired"):
-        on_unpaid_for_good(rt, tx, merchant_id, _decode_billed.decode(event.raw))
+        on_unpaid_for_good(rt, tx, merchant_id, purchase_of(event))
 
 
 def on_client_deleted(rt: Context, tx: Tx, merchant_id: str, client_id: str) -> None:

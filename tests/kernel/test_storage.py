@@ -31,6 +31,13 @@ async def test_database_is_a_wal_file(db: Database):
     assert db.path.is_file()
 
 
+async def test_the_writer_does_not_zero_what_it_deletes(db: Database):
+    """SQLite's default, whatever the build's (Debian's zeroes deleted content): the prune of
+    old events would otherwise write each freed page again."""
+    secure = await db.exclusive(lambda c: c.execute("PRAGMA secure_delete").fetchone())
+    assert tuple(secure) == (0,)
+
+
 async def test_only_the_scanning_reader_maps_the_file(db: Database):
     """The map's pages count in the process's RSS once per connection that touched them: the
     reader that scans (lists, exports) maps the file; the writer (its cache) and the point
