@@ -73,12 +73,11 @@ def emit(
     ``data``: that JSON, made already)."""
     if isinstance(obj, msgspec.Struct):
         status, object_id = str(obj.status), str(obj.id)  # type: ignore[attr-defined]
-        event = Event.encoded(
-            f"{EVENT_PREFIX[object_type]}.{status.lower()}",
-            object_type,
-            object_id,
-            obj if data is None else msgspec.Raw(data),
-        )
+        type_ = f"{EVENT_PREFIX[object_type]}.{status.lower()}"
+        if data is None:
+            event = Event.encoded(type_, object_type, object_id, obj)
+        else:  # the bytes just stored, as they are (an encode of them would copy them)
+            event = Event.of_json(type_, object_type, object_id, data)
     else:
         payload = msgspec.to_builtins(obj)
         event = Event(

@@ -18,6 +18,7 @@ from emulator.domain import unpaids
 from emulator.domain.bank import MANDATE_TRANSITIONS, MONEY_TRANSITIONS, InvalidTransition
 from emulator.domain.collections import Attempt, Collection, Step
 from emulator.domain.errors import BankBadRequest, ControlError
+from emulator.kernel.ids import uuid_of
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
@@ -160,7 +161,7 @@ def _statement(rt: Context, tx: Tx, merchant_id: str, account: str, day: str) ->
     """The statement's id, made if there is none yet. A statement found already there is
     kept for the rest of the unit (nothing in it deletes one); one made here is not (its job
     may still roll back alone, a failing job's savepoint)."""
-    new_id = rt.ids.uuid()  # drawn as before, made or not: a seed's ids stay as they were
+    drawn = rt.ids.draw()  # drawn as before, made or not: a seed's ids stay as they were
     unit, known = _STATEMENTS.get(rt, (None, {}))
     if unit is not tx:
         known = {}
@@ -170,7 +171,7 @@ def _statement(rt: Context, tx: Tx, merchant_id: str, account: str, day: str) ->
     if found is None:
         found = repo.existing_statement(tx, merchant_id, account, day)
         if found is None:
-            return repo.statement_id(tx, merchant_id, account, day, new_id)
+            return repo.statement_id(tx, merchant_id, account, day, uuid_of(drawn))
         known[key] = found
     return found
 
