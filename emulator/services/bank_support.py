@@ -67,10 +67,12 @@ def emit(
     object_type: ObjectType,
     obj: Any,
     data: bytes | None = None,
+    at_us: int | None = None,
 ) -> None:
     """The outbox event of a status change: type ``<object>.<status>``, payload the object
     exactly as the API returns it (its JSON encoded once, straight from the struct, or
-    ``data``: that JSON, made already)."""
+    ``data``: that JSON, made already), at ``at_us`` (the clock's now, read by the caller
+    already, or here)."""
     if isinstance(obj, msgspec.Struct):
         status, object_id = str(obj.status), str(obj.id)  # type: ignore[attr-defined]
         type_ = f"{EVENT_PREFIX[object_type]}.{status.lower()}"
@@ -86,7 +88,7 @@ def emit(
             object_id=str(payload["id"]),
             payload=payload,
         )
-    rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us())
+    rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us() if at_us is None else at_us)
 
 
 def book(

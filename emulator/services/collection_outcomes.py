@@ -126,7 +126,7 @@ def change_status(
         "status": status,
         "reason": reason,
         "reasonCode": code,
-        "updatedAt": now_iso(rt),
+        "updatedAt": cal.iso_us(now_us),  # now_iso(rt), the clock read once
     }
     if status == "COMPLETED":
         account = collection.creditor.accountNumber or ""
@@ -144,7 +144,7 @@ def change_status(
     updated = msgspec.structs.replace(collection, **changes)
     data = repo.encoded(updated)  # stored, and the event's payload: the same bytes
     repo.update_collection(tx, updated, data)
-    emit(rt, tx, merchant_id, "bank_collection", updated, data)
+    emit(rt, tx, merchant_id, "bank_collection", updated, data, now_us)
     if code is not None:
         _reach_mandate(rt, tx, merchant_id, updated, code)
     return updated
