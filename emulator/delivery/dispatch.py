@@ -19,6 +19,8 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from emulator.delivery import holds
 from emulator.delivery.outgoing import Outgoing, Prepare, Router
 from emulator.kernel import memo
@@ -95,6 +97,28 @@ class _Event(StoredEvent):
         return self._payload
 
 
+def _which(only: dict[str, list[str | None]]) -> tuple[str, list[str]]:
+    """The condition on outbox rows of the events some router may want, and its parameters:
+    the types every event of which is routed, and the others' with their routers' conditions."""
+    everything = sorted(t for t, conditions in only.items() if None in conditions)
+    parts = [f"object_type IN ({', '.join('?' for _ in everything)})"] if everything else []
+    params = list(everything)
+    for object_type, conditions in sorted(only.items()):
+        if None not in conditions:
+            parts.append(f"(object_type = ? AND ({' OR '.join(map(str, conditions))}))")
+            params.append(object_type)
+    return " OR ".join(parts) or "0", params
+
+
+def _after(tx: Tx, cursor: int, ids: set[str]) -> list[str]:
+    """Those of the event ``ids`` that are past the cursor (not yet dispatched)."""
+    rows = tx.all(
+        "SELECT id FROM outbox WHERE seq > ? AND id IN (SELECT value FROM json_each(?))",
+        (cursor, msgspec.json.encode(sorted(ids)).decode()),
+    )
+    return [row[0] for row in rows]
+
+
 def _events(tx: Tx, rows: list[Any]) -> list[StoredEvent]:
     payloads = _Payloads(tx, [row["seq"] for row in rows])
     return [_Event(row, payloads) for row in rows]
@@ -130,19 +154,30 @@ class Dispatcher:
         self._routers: list[tuple[frozenset[str], Router]] = []
         self._preparers: list[tuple[frozenset[str], Prepare]] = []
         self.object_types: frozenset[str] = frozenset()
+        # Each watched type's routers' conditions (None: every event of it), and the outbox
+        # rows they make, as SQL: what ``_pending`` reads.
+        self._only: dict[str, list[str | None]] = {}
+        self._which: tuple[str, list[str]] = ("0", [])
         self.queued = 0  # messages queued (a first send job scheduled) so far
         # Ids of events emitted by others' work during an advance (on the writer's thread):
         # their first attempts are not that advance's work (``kernel.foreign``).
         self.foreign_events: set[str] = set()
 
     def register(
-        self, router: Router, object_types: Iterable[str], prepare: Prepare | None = None
+        self,
+        router: Router,
+        object_types: Iterable[str],
+        prepare: Prepare | None = None,
+        only: str | None = None,
     ) -> None:
         types = frozenset(object_types)
         self._routers.append((types, router))
         if prepare is not None:
             self._preparers.append((types, prepare))
         self.object_types |= types
+        for object_type in types:
+            self._only.setdefault(object_type, []).append(only)
+        self._which = _which(self._only)
 
     def _pending(
         self, tx: Tx, limit: int, upto: int | None = None, after: int = 0
@@ -151,11 +186,10 @@ class Dispatcher:
         seq ``upto``) of the watched types."""
         row = tx.one("SELECT value FROM settings WHERE key = ?", (CURSOR_KEY,))
         cursor = max(int(row[0]) if row is not None else 0, after)
-        types = sorted(self.object_types)
-        marks = ", ".join("?" for _ in types)
+        which, types = self._which
         rows = tx.all(
             f"SELECT {HEAD_COLUMNS} FROM outbox WHERE seq > ? AND seq <= ?"
-            f" AND object_type IN ({marks}) ORDER BY seq LIMIT ?",
+            f" AND ({which}) ORDER BY seq LIMIT ?",
             (cursor, upto if upto is not None else 2**63 - 1, *types, limit),
         )
         return cursor, rows
@@ -210,6 +244,8 @@ class Dispatcher:
             found = tx.one("SELECT MAX(seq) FROM outbox")
             top = found[0] or 0 if found is not None else 0
             cursor = max(cursor, top if upto is None else min(top, upto))
+            if self.foreign_events:  # those passed over unread (no router wanted them) too
+                self.foreign_events.intersection_update(_after(tx, cursor, self.foreign_events))
         tx.execute(
             "INSERT INTO settings (key, value) VALUES (?, ?)"
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",

@@ -110,12 +110,18 @@ class DeliveryEngine:
         rt.outbox.listener = self._noticed
 
     def register(
-        self, router: Router, object_types: Iterable[str], prepare: Prepare | None = None
+        self,
+        router: Router,
+        object_types: Iterable[str],
+        prepare: Prepare | None = None,
+        only: str | None = None,
     ) -> None:
         """Route the events of these object types through ``router`` too; ``prepare(tx,
         event)``, if given, is called first on a read snapshot, off the writer, to make ahead
-        what the router will need (signatures): a head start only, never required."""
-        self._dispatcher.register(router, object_types, prepare)
+        what the router will need (signatures): a head start only, never required. ``only``:
+        an SQL condition on the outbox's columns that every event the router may send
+        something for meets (the others are passed over unread)."""
+        self._dispatcher.register(router, object_types, prepare, only)
 
     # -- waking up ---------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ import httpx
 
 from emulator import resources
 from emulator.delivery.bank import OBJECT_TYPES as BANK_OBJECT_TYPES
+from emulator.delivery.bank import WANTED as BANK_WANTED
 from emulator.delivery.bank import bank_router
 from emulator.delivery.engine import DeliveryEngine
 from emulator.delivery.gateway import OBJECT_TYPES, gateway_presigner, gateway_router
@@ -90,7 +91,7 @@ class Runtime:
         self.deliveries.register(
             gateway_router(self.signer), OBJECT_TYPES, gateway_presigner(self.signer)
         )
-        self.deliveries.register(bank_router, BANK_OBJECT_TYPES)
+        self.deliveries.register(bank_router, BANK_OBJECT_TYPES, only=BANK_WANTED)
 
     @property
     def snapshot_dir(self) -> Path:
