@@ -99,14 +99,20 @@ class _Event(StoredEvent):
 
 def _which(only: dict[str, list[str | None]]) -> tuple[str, list[str]]:
     """The condition on outbox rows of the events some router may want, and its parameters:
-    the types every event of which is routed, and the others' with their routers' conditions."""
-    everything = sorted(t for t, conditions in only.items() if None in conditions)
-    parts = [f"object_type IN ({', '.join('?' for _ in everything)})"] if everything else []
-    params = list(everything)
-    for object_type, conditions in sorted(only.items()):
-        if None not in conditions:
-            parts.append(f"(object_type = ? AND ({' OR '.join(map(str, conditions))}))")
-            params.append(object_type)
+    the types every event of which is routed, and the others, grouped by their routers'
+    conditions (each tested once per row)."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for object_type, given in sorted(only.items()):
+        key = () if None in given else tuple(sorted({c for c in given if c}))
+        groups.setdefault(key, []).append(object_type)
+    parts: list[str] = []
+    params: list[str] = []
+    for conditions, types in groups.items():
+        where = f"object_type IN ({', '.join('?' for _ in types)})"
+        if conditions:
+            where += f" AND ({' OR '.join(f'({c})' for c in conditions)})"
+        parts.append(f"({where})")
+        params += types
     return " OR ".join(parts) or "0", params
 
 
