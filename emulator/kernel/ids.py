@@ -20,15 +20,19 @@ class Ids:
         """Start the stream over from ``seed``, or from the OS's randomness when None."""
         self._random.seed(seed if seed is not None else random.SystemRandom().random())
 
+    def draw(self) -> int:
+        """What ``uuid`` would draw (the stream moves on as it would), for a caller that may
+        not need the UUID: ``str(uuid.UUID(int=bits, version=4))`` is the one it makes."""
+        return self._random.getrandbits(128)
+
     def uuid(self) -> str:
         """A random (version 4, RFC 4122 variant) UUID, formatted without the uuid module's
         object (which cost a tenth of a create's time)."""
-        return uuid_of(self._random.getrandbits(128))
-
-    def draw(self) -> int:
-        """What ``uuid`` would draw (the stream moves on as it would), for a caller that may
-        not need the UUID: ``uuid_of`` it, or leave it."""
-        return self._random.getrandbits(128)
+        bits = self._random.getrandbits(128)
+        bits = (bits & ~(0xF000 << 64)) | (0x4000 << 64)  # version 4
+        bits = (bits & ~(0xC000 << 48)) | (0x8000 << 48)  # variant RFC 4122
+        h = f"{bits:032x}"
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def token(self, length: int = 40) -> str:
         return "".join(self._random.choice(_ALPHANUMERIC) for _ in range(length))
@@ -39,11 +43,3 @@ class Ids:
 
     def digits(self, length: int) -> str:
         return "".join(self._random.choice(string.digits) for _ in range(length))
-
-
-def uuid_of(bits: int) -> str:
-    """The UUID ``Ids.uuid`` makes of 128 random bits."""
-    bits = (bits & ~(0xF000 << 64)) | (0x4000 << 64)  # version 4
-    bits = (bits & ~(0xC000 << 48)) | (0x8000 << 48)  # variant RFC 4122
-    h = f"{bits:032x}"
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
