@@ -91,6 +91,10 @@ def _requested(tx: Tx, event: StoredEvent) -> list[BankCallback]:
 
 
 OBJECT_TYPES = ("bank_collection", "bank_mandate", "bank_payment", REQUEST)
+# The events ``bank_router`` may make callbacks of, as SQL on the outbox's columns: trigger and
+# test requests, and changes of merchants with a callback URL (``messages_for``). Dispatch
+# passes over the others unread (a busy day's outcomes of a merchant without callbacks).
+WANTED = repo.wanted_events(REQUEST)
 
 
 def bank_router(tx: Tx, event: StoredEvent) -> list[Outgoing]:

@@ -26,6 +26,7 @@ nothing to escape, not the control plane. The rest go through httpx as before
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import ssl
 import time
@@ -78,8 +79,10 @@ class Target:
     authority: str  # the Host header's value
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the URL; the answer is immutable
 def simple(url: str) -> Target | None:
-    """The parts of ``url`` when this client sends to it as httpx would, else None."""
+    """The parts of ``url`` when this client sends to it as httpx would, else None (kept for
+    the next message, or attempt shown, to the same URL)."""
     if not url.isascii():
         return None
     try:

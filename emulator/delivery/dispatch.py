@@ -19,10 +19,12 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from emulator.delivery import holds
 from emulator.delivery.outgoing import Outgoing, Prepare, Router
 from emulator.kernel import memo
-from emulator.kernel.outbox import StoredEvent, stored_event
+from emulator.kernel.outbox import StoredEvent, decode_payload
 from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
 
@@ -35,6 +37,97 @@ SEND_JOB = "delivery.send"
 CURSOR_KEY = "delivery.cursor"
 DISPATCH_BATCH = 200
 PREPARE_MAX = DISPATCH_BATCH  # events prepared (their signatures made) then dispatched at a time
+
+
+# An event's columns but its payload: routers read the payloads of few events (those a
+# webhook or a callback wants), a batch's payloads are read then, all at once (``_Payloads``).
+HEAD_COLUMNS = "seq, id, merchant_id, event_type, object_type, object_id, client_id, created_us"
+
+
+class _Payloads:
+    """The payloads of one batch of events, read on first use, in one statement: a batch of
+    events nobody receives (a busy day's collections of a merchant without callbacks) reads
+    none, which was half the cost of its read."""
+
+    __slots__ = ("_read", "_seqs", "_tx")
+
+    def __init__(self, tx: Tx, seqs: list[int]) -> None:
+        self._tx, self._seqs = tx, seqs
+        self._read: dict[int, bytes] | None = None
+
+    def of(self, seq: int) -> bytes:
+        if self._read is None:
+            marks = ", ".join("?" for _ in self._seqs)
+            rows = self._tx.all(
+                f"SELECT seq, payload FROM outbox WHERE seq IN ({marks})", self._seqs
+            )
+            self._read = {row[0]: row[1] for row in rows}
+        return self._read[seq]
+
+
+class _Event(StoredEvent):
+    """An outbox row read without its payload (``HEAD_COLUMNS``): read with its batch's, in
+    the same unit of work, when a router first wants it."""
+
+    __slots__ = ("_payloads",)
+
+    def __init__(self, row: Any, payloads: _Payloads) -> None:
+        self.seq = row["seq"]
+        self.id = row["id"]
+        self.merchant_id = row["merchant_id"]
+        self.event_type = row["event_type"]
+        self.object_type = row["object_type"]
+        self.object_id = row["object_id"]
+        self.client_id = row["client_id"]
+        self.created_us = row["created_us"]
+        self._raw = b""
+        self._payload = None
+        self._payloads = payloads
+
+    @property
+    def raw(self) -> bytes:
+        if not self._raw:
+            self._raw = self._payloads.of(self.seq)
+        return self._raw
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        if self._payload is None:
+            self._payload = decode_payload(self.raw)
+        return self._payload
+
+
+def _which(only: dict[str, list[str | None]]) -> tuple[str, list[str]]:
+    """The condition on outbox rows of the events some router may want, and its parameters:
+    the types every event of which is routed, and the others, grouped by their routers'
+    conditions (each tested once per row)."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for object_type, given in sorted(only.items()):
+        key = () if None in given else tuple(sorted({c for c in given if c}))
+        groups.setdefault(key, []).append(object_type)
+    parts: list[str] = []
+    params: list[str] = []
+    for conditions, types in groups.items():
+        where = f"object_type IN ({', '.join('?' for _ in types)})"
+        if conditions:
+            where += f" AND ({' OR '.join(f'({c})' for c in conditions)})"
+        parts.append(f"({where})")
+        params += types
+    return " OR ".join(parts) or "0", params
+
+
+def _after(tx: Tx, cursor: int, ids: set[str]) -> list[str]:
+    """Those of the event ``ids`` that are past the cursor (not yet dispatched)."""
+    rows = tx.all(
+        "SELECT id FROM outbox WHERE seq > ? AND id IN (SELECT value FROM json_each(?))",
+        (cursor, msgspec.json.encode(sorted(ids)).decode()),
+    )
+    return [row[0] for row in rows]
+
+
+def _events(tx: Tx, rows: list[Any]) -> list[StoredEvent]:
+    payloads = _Payloads(tx, [row["seq"] for row in rows])
+    return [_Event(row, payloads) for row in rows]
 
 
 def _do(work: list[Callable[[], object]]) -> None:
@@ -67,19 +160,30 @@ class Dispatcher:
         self._routers: list[tuple[frozenset[str], Router]] = []
         self._preparers: list[tuple[frozenset[str], Prepare]] = []
         self.object_types: frozenset[str] = frozenset()
+        # Each watched type's routers' conditions (None: every event of it), and the outbox
+        # rows they make, as SQL: what ``_pending`` reads.
+        self._only: dict[str, list[str | None]] = {}
+        self._which: tuple[str, list[str]] = ("0", [])
         self.queued = 0  # messages queued (a first send job scheduled) so far
         # Ids of events emitted by others' work during an advance (on the writer's thread):
         # their first attempts are not that advance's work (``kernel.foreign``).
         self.foreign_events: set[str] = set()
 
     def register(
-        self, router: Router, object_types: Iterable[str], prepare: Prepare | None = None
+        self,
+        router: Router,
+        object_types: Iterable[str],
+        prepare: Prepare | None = None,
+        only: str | None = None,
     ) -> None:
         types = frozenset(object_types)
         self._routers.append((types, router))
         if prepare is not None:
             self._preparers.append((types, prepare))
         self.object_types |= types
+        for object_type in types:
+            self._only.setdefault(object_type, []).append(only)
+        self._which = _which(self._only)
 
     def _pending(
         self, tx: Tx, limit: int, upto: int | None = None, after: int = 0
@@ -88,11 +192,10 @@ class Dispatcher:
         seq ``upto``) of the watched types."""
         row = tx.one("SELECT value FROM settings WHERE key = ?", (CURSOR_KEY,))
         cursor = max(int(row[0]) if row is not None else 0, after)
-        types = sorted(self.object_types)
-        marks = ", ".join("?" for _ in types)
+        which, types = self._which
         rows = tx.all(
-            f"SELECT * FROM outbox WHERE seq > ? AND seq <= ? AND object_type IN ({marks})"
-            " ORDER BY seq LIMIT ?",
+            f"SELECT {HEAD_COLUMNS} FROM outbox WHERE seq > ? AND seq <= ?"
+            f" AND ({which}) ORDER BY seq LIMIT ?",
             (cursor, upto if upto is not None else 2**63 - 1, *types, limit),
         )
         return cursor, rows
@@ -114,7 +217,7 @@ class Dispatcher:
         _, rows = self._pending(tx, PREPARE_MAX, after=after if after <= top else 0)
         work: list[Callable[[], object]] = []
         with memo.scope():
-            for event in map(stored_event, rows):
+            for event in _events(tx, rows):
                 for object_types, prepare in self._preparers:
                     if event.object_type in object_types:
                         try:
@@ -132,7 +235,7 @@ class Dispatcher:
         cursor, rows = self._pending(tx, DISPATCH_BATCH, upto)
         routes = [
             (event, router)
-            for event in map(stored_event, rows)
+            for event in _events(tx, rows)
             for object_types, router in self._routers
             if event.object_type in object_types
         ]
@@ -147,6 +250,8 @@ class Dispatcher:
             found = tx.one("SELECT MAX(seq) FROM outbox")
             top = found[0] or 0 if found is not None else 0
             cursor = max(cursor, top if upto is None else min(top, upto))
+            if self.foreign_events:  # those passed over unread (no router wanted them) too
+                self.foreign_events.intersection_update(_after(tx, cursor, self.foreign_events))
         tx.execute(
             "INSERT INTO settings (key, value) VALUES (?, ?)"
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",

@@ -33,17 +33,16 @@ SWITCHABLE = {"webhook": "webhooks", "callback": "callbacks"}  # kind -> its pat
 DAY_US = 86_400 * 1_000_000
 
 
-EndpointState = tuple[tuple[bool, bool] | None, int | None]  # (enabled, drop), auto-disable days
+EndpointState = repo.EndpointRow  # (enabled, drop) or None, auto-disable days or None
 
 
-def state_of(tx: Tx, message: repo.Message) -> EndpointState | None:
-    """Read with the message about to be attempted, in the same point read: its endpoint's
-    state and its merchant's auto-disable days (two rows by key), or None when its kind is
-    never switched off."""
+def state_of(message: repo.Message, read: EndpointState) -> EndpointState | None:
+    """What ``keep_if_off`` looks at for the message about to be attempted: its endpoint's
+    state and its merchant's auto-disable days, read with it (``repos.deliveries.to_send``: one
+    point read), or None when its kind is never switched off."""
     if message.kind not in SWITCHABLE or message.merchant_id is None:
         return None
-    state = ops.endpoint_state(tx, message.kind, message.target_id)
-    return state, ops.auto_disable_days(tx, message.merchant_id)
+    return read
 
 
 async def keep_if_off(

@@ -55,7 +55,35 @@ log = logging.getLogger(__name__)
 FLUSH_ROUNDS = 20  # a delivered message releases the one behind it: a few rounds drain a chain
 HELD_ROUNDS = 2  # another's run of due jobs was starting a send: look again, this often at most
 SEND_WAIT_SECONDS = 3.0  # a read of deliveries waits for sends under way (< the 5 s timeout)
+LOG_FLUSH_SECONDS = 0.1  # the log's lines of attempts are written this often, at most
+LOG_PREFIX = "INFO:     "  # uvicorn's level prefix (the access log's lines carry it too)
 DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
+
+
+class Lines:
+    """The log's line per attempt, gathered and written every ``LOG_FLUSH_SECONDS`` as one
+    record (as the access log's, ``http.accesslog``): a record per attempt (the logging
+    module's look-up of its caller, the record, a write) cost a fifth of a send."""
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+        self._timer: asyncio.TimerHandle | None = None
+
+    def enabled(self) -> bool:
+        return log.isEnabledFor(logging.INFO)
+
+    def add(self, line: str) -> None:
+        self._lines.append(line)
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(LOG_FLUSH_SECONDS, self.flush)
+
+    def flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        lines, self._lines = self._lines, []
+        if lines:  # the handler prefixes the first line; the others as it would have
+            log.info("%s", f"\n{LOG_PREFIX}".join(lines))
 
 
 class EngineContext(Context, Protocol):
@@ -76,17 +104,24 @@ class DeliveryEngine:
         # its clock moves past that instant (``dispatch_now``): its messages are due then.
         self._undispatched = False
         self._prepared = 0  # the last outbox seq the engine's own task has prepared
+        self._lines = Lines()
         rt.scheduler.handle_async(SEND_JOB, self._send)
         rt.scheduler.before_step = self.dispatch_now
         rt.outbox.listener = self._noticed
 
     def register(
-        self, router: Router, object_types: Iterable[str], prepare: Prepare | None = None
+        self,
+        router: Router,
+        object_types: Iterable[str],
+        prepare: Prepare | None = None,
+        only: str | None = None,
     ) -> None:
         """Route the events of these object types through ``router`` too; ``prepare(tx,
         event)``, if given, is called first on a read snapshot, off the writer, to make ahead
-        what the router will need (signatures): a head start only, never required."""
-        self._dispatcher.register(router, object_types, prepare)
+        what the router will need (signatures): a head start only, never required. ``only``:
+        an SQL condition on the outbox's columns that every event the router may send
+        something for meets (the others are passed over unread)."""
+        self._dispatcher.register(router, object_types, prepare, only)
 
     # -- waking up ---------------------------------------------------------------------------
 
@@ -129,6 +164,7 @@ class DeliveryEngine:
         self._wake.set()  # events a crash left undispatched
 
     async def stop(self) -> None:
+        self._lines.flush()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -235,16 +271,12 @@ class DeliveryEngine:
         at_us = rt.clock.now_us()  # the scheduler serves the job on its merchant's clock
         status, error, duration_us = await self._post(message, attempt, at_us)
         success = status is not None and 200 <= status < 300
-        log.info(
-            "%s %s of %s %s to %s: %s (attempt %d)",
-            message.kind,
-            message.event_type,
-            message.object_type,
-            message.object_id,
-            message.url,
-            status if status is not None else error,
-            attempt,
-        )
+        if self._lines.enabled():
+            self._lines.add(
+                f"{message.kind} {message.event_type} of {message.object_type}"
+                f" {message.object_id} to {message.url}:"
+                f" {status if status is not None else error} (attempt {attempt})"
+            )
         outcome = (status, error, success, duration_us)
         return lambda tx: self._record(tx, message, attempt, at_us, *outcome)
 
@@ -309,10 +341,10 @@ class DeliveryEngine:
 
 
 def _to_send(message_id: int, tx: Tx) -> tuple[repo.Message | None, endpoints.EndpointState | None]:
-    message = repo.message(tx, message_id)
+    message, endpoint = repo.to_send(tx, message_id)
     if message is None or message.state != "queued":
         return message, None
-    return message, endpoints.state_of(tx, message)
+    return message, endpoints.state_of(message, endpoint)
 
 
 def attempt_view(row: dict[str, Any]) -> dict[str, Any]:

@@ -29,6 +29,10 @@ from emulator.scenarios import points
 
 # The object types whose events gateway webhooks carry (WebhookSourceType).
 OBJECT_TYPES = ("purchase", "payment", "payout", "billing_template_client")
+# The events the gateway's router may send something for, as SQL on the outbox's columns
+# (``_receivers``): purchase.paid (a success callback), and any event of a merchant with a
+# webhook. Dispatch passes over the others unread.
+WANTED = repo.wanted_events("purchase.paid")
 
 _encode = msgspec.json.Encoder()
 

@@ -59,6 +59,7 @@ class StoredEvent:
 
 
 _decode_payload = msgspec.json.Decoder(dict[str, Any])
+decode_payload = _decode_payload.decode  # a payload as stored, decoded
 
 
 class Outbox:

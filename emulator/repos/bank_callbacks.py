@@ -36,6 +36,15 @@ def client_of_profile(tx: Tx, merchant_id: str, profile_code: str) -> int | None
     return memo.memoized(("client_of_profile", merchant_id, profile_code), read)
 
 
+def wanted_events(request_type: str) -> str:
+    """An SQL condition on outbox rows: events of ``request_type`` (trigger and test requests)
+    or of a merchant that registered any callback URL (``any_registered``)."""
+    return (
+        f"object_type = '{request_type}'"
+        " OR merchant_id IN (SELECT merchant_id FROM bank_callback_urls)"
+    )
+
+
 def any_registered(tx: Tx, merchant_id: str) -> bool:
     """Whether the merchant registered any callback URL; once per memo scope."""
 

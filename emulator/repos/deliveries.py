@@ -111,8 +111,38 @@ _MESSAGE_COLUMNS = (
 
 def message(tx: Tx, message_id: int) -> Message | None:
     row = tx.one(f"SELECT {_MESSAGE_COLUMNS} FROM delivery_messages WHERE id = ?", (message_id,))
+    return None if row is None else _message(row)
+
+
+# The message with its endpoint's state and its merchant's auto-disable days, in one statement
+# (``to_send``): three rows by key.
+_TO_SEND = (
+    "SELECT m.id, m.merchant_id, m.event_id, m.event_type, m.object_type, m.object_id, m.kind,"
+    " m.target_id, m.url, m.headers, m.body, m.state, m.attempts, m.fail_attempts, m.reorder,"
+    " m.not_before_us, m.first_us, e.enabled AS enabled, e.drop_while_off AS drop_while_off,"
+    " s.auto_disable_after_days AS days"
+    " FROM delivery_messages AS m"
+    " LEFT JOIN endpoint_state AS e ON e.kind = m.kind AND e.target_id = m.target_id"
+    " LEFT JOIN delivery_settings AS s ON s.merchant_id = m.merchant_id"
+    " WHERE m.id = ?"
+)
+
+EndpointRow = tuple[tuple[bool, bool] | None, int | None]  # (enabled, drop), auto-disable days
+
+
+def to_send(tx: Tx, message_id: int) -> tuple[Message | None, EndpointRow]:
+    """The message and what its endpoint says of it (its state, or None when it was never
+    switched; its merchant's auto-disable days, or None), read together."""
+    row = tx.one(_TO_SEND, (message_id,))
     if row is None:
-        return None
+        return None, (None, None)
+    enabled = row["enabled"]
+    state = None if enabled is None else (bool(enabled), bool(row["drop_while_off"]))
+    days = row["days"]
+    return _message(row), (state, None if days is None else int(days))
+
+
+def _message(row: Any) -> Message:
     return Message(
         id=row["id"],
         merchant_id=row["merchant_id"],

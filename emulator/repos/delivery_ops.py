@@ -136,15 +136,6 @@ def insert_replay(tx: Tx, row: Any, headers: str, at_us: int) -> int:
 # -- endpoints switched off ------------------------------------------------------------------
 
 
-def endpoint_state(tx: Tx, kind: str, target_id: str) -> tuple[bool, bool] | None:
-    """(enabled, drop while off) of an endpoint with a state, None for one never switched."""
-    row = tx.one(
-        "SELECT enabled, drop_while_off FROM endpoint_state WHERE kind = ? AND target_id = ?",
-        (kind, target_id),
-    )
-    return None if row is None else (bool(row[0]), bool(row[1]))
-
-
 def set_endpoint_state(
     tx: Tx,
     merchant_id: str,

@@ -49,6 +49,12 @@ def page_raw(tx: Tx, merchant_id: str, limit: int, offset: int) -> list[bytes]:
     return [bytes(r[0]) for r in rows]
 
 
+def wanted_events(paid_type: str) -> str:
+    """An SQL condition on outbox rows: events of ``paid_type`` (their purchase may name a
+    success callback) or of a merchant with any webhook (``with_keys``)."""
+    return f"event_type = '{paid_type}' OR merchant_id IN (SELECT merchant_id FROM webhooks)"
+
+
 def with_keys(tx: Tx, merchant_id: str) -> list[tuple[Webhook, str]]:
     """Every webhook of the merchant with its private key, oldest first; once per memo scope
     (a dispatch batch)."""

@@ -67,18 +67,19 @@ def emit(
     object_type: ObjectType,
     obj: Any,
     data: bytes | None = None,
+    at_us: int | None = None,
 ) -> None:
     """The outbox event of a status change: type ``<object>.<status>``, payload the object
     exactly as the API returns it (its JSON encoded once, straight from the struct, or
-    ``data``: that JSON, made already)."""
+    ``data``: that JSON, made already), at ``at_us`` (the clock's now, read by the caller
+    already, or here)."""
     if isinstance(obj, msgspec.Struct):
         status, object_id = str(obj.status), str(obj.id)  # type: ignore[attr-defined]
-        event = Event.encoded(
-            f"{EVENT_PREFIX[object_type]}.{status.lower()}",
-            object_type,
-            object_id,
-            obj if data is None else msgspec.Raw(data),
-        )
+        type_ = f"{EVENT_PREFIX[object_type]}.{status.lower()}"
+        if data is None:
+            event = Event.encoded(type_, object_type, object_id, obj)
+        else:  # the bytes just stored, as they are (an encode of them would copy them)
+            event = Event.of_json(type_, object_type, object_id, data)
     else:
         payload = msgspec.to_builtins(obj)
         event = Event(
@@ -87,7 +88,7 @@ def emit(
             object_id=str(payload["id"]),
             payload=payload,
         )
-    rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us())
+    rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us() if at_us is None else at_us)
 
 
 def book(

@@ -4,6 +4,7 @@ control plane's settle."""
 
 from __future__ import annotations
 
+import uuid
 import weakref
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
@@ -125,7 +126,7 @@ def change_status(
         "status": status,
         "reason": reason,
         "reasonCode": code,
-        "updatedAt": now_iso(rt),
+        "updatedAt": cal.iso_us(now_us),  # now_iso(rt), the clock read once
     }
     if status == "COMPLETED":
         account = collection.creditor.accountNumber or ""
@@ -143,7 +144,7 @@ def change_status(
     updated = msgspec.structs.replace(collection, **changes)
     data = repo.encoded(updated)  # stored, and the event's payload: the same bytes
     repo.update_collection(tx, updated, data)
-    emit(rt, tx, merchant_id, "bank_collection", updated, data)
+    emit(rt, tx, merchant_id, "bank_collection", updated, data, now_us)
     if code is not None:
         _reach_mandate(rt, tx, merchant_id, updated, code)
     return updated
@@ -160,7 +161,7 @@ def _statement(rt: Context, tx: Tx, merchant_id: str, account: str, day: str) ->
     """The statement's id, made if there is none yet. A statement found already there is
     kept for the rest of the unit (nothing in it deletes one); one made here is not (its job
     may still roll back alone, a failing job's savepoint)."""
-    new_id = rt.ids.uuid()  # drawn as before, made or not: a seed's ids stay as they were
+    drawn = rt.ids.draw()  # drawn as before, made or not: a seed's ids stay as they were
     unit, known = _STATEMENTS.get(rt, (None, {}))
     if unit is not tx:
         known = {}
@@ -170,6 +171,7 @@ def _statement(rt: Context, tx: Tx, merchant_id: str, account: str, day: str) ->
     if found is None:
         found = repo.existing_statement(tx, merchant_id, account, day)
         if found is None:
+            new_id = str(uuid.UUID(int=drawn, version=4))  # the UUID Ids.uuid makes of it
             return repo.statement_id(tx, merchant_id, account, day, new_id)
         known[key] = found
     return found

@@ -3,7 +3,8 @@ events and the transitions they show), match them (``domain.expectation_match``)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import msgspec
 
@@ -28,6 +29,8 @@ from emulator.repos import merchants as merchants_repo
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context
+
+T = TypeVar("T")
 
 
 def parse(body: Any) -> ExpectationSet:
@@ -117,15 +120,26 @@ def _tails(tx: Tx, merchant_id: str, kinds: set[type]) -> Records:
     )
 
 
+class Reader(Protocol):
+    """How a check reads (``Database.read`` unless told otherwise)."""
+
+    def __call__(self, unit: Callable[[Tx], T], /) -> Awaitable[T]: ...
+
+
 async def check(
-    rt: Context, merchant_id: str, expectations: ExpectationSet, start_us: int | None
+    rt: Context,
+    merchant_id: str,
+    expectations: ExpectationSet,
+    start_us: int | None,
+    read: Reader | None = None,
 ) -> Report:
     """The set against what the merchant's records hold now (``start_us``: the set's start;
     None: the set's own ``start``, else the merchant's creation, on its clock). When an item
     failed with no match at all, a second, bounded read finds its closest candidates."""
     if any(isinstance(item.spec, RequestSpec) for item in expectations.items):
         await rt.journal.flush()  # what was answered before this is in the journal
-    gathered = await rt.db.read(lambda tx: _gather(tx, merchant_id, expectations))
+    read = read or rt.db.read
+    gathered = await read(lambda tx: _gather(tx, merchant_id, expectations))
     if start_us is None:
         start_us = expectations.start_us
     if start_us is None:
@@ -139,7 +153,7 @@ async def check(
     }
     if not unmatched:
         return report
-    near = await rt.db.read(lambda tx: _tails(tx, merchant_id, unmatched))
+    near = await read(lambda tx: _tails(tx, merchant_id, unmatched))
     return evaluate(expectations, records, start_us, near, counted)
 
 

@@ -13,9 +13,10 @@ import httpx
 
 from emulator import resources
 from emulator.delivery.bank import OBJECT_TYPES as BANK_OBJECT_TYPES
+from emulator.delivery.bank import WANTED as BANK_WANTED
 from emulator.delivery.bank import bank_router
 from emulator.delivery.engine import DeliveryEngine
-from emulator.delivery.gateway import OBJECT_TYPES, gateway_presigner, gateway_router
+from emulator.delivery.gateway import OBJECT_TYPES, WANTED, gateway_presigner, gateway_router
 from emulator.delivery.signing import Signer
 from emulator.delivery.transport import Sender
 from emulator.domain.urls import UrlRule
@@ -88,9 +89,9 @@ class Runtime:
         self.signer = Signer()
         self.deliveries = DeliveryEngine(self)
         self.deliveries.register(
-            gateway_router(self.signer), OBJECT_TYPES, gateway_presigner(self.signer)
+            gateway_router(self.signer), OBJECT_TYPES, gateway_presigner(self.signer), WANTED
         )
-        self.deliveries.register(bank_router, BANK_OBJECT_TYPES)
+        self.deliveries.register(bank_router, BANK_OBJECT_TYPES, only=BANK_WANTED)
 
     @property
     def snapshot_dir(self) -> Path:

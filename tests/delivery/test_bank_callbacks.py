@@ -142,6 +142,19 @@ async def test_the_test_endpoint_simulates_a_status_and_can_override_the_url(
     assert status["status"] == "PENDING"  # nothing real changed
 
 
+async def test_an_override_url_gets_its_callback_from_a_merchant_without_registrations(
+    http, v2, profile
+):
+    """Dispatch passes over, unread, the events of merchants without callback URLs: not the
+    test endpoint's requests, which name their own URL."""
+    created = await collection(http, v2, profile)
+    path = f"/v2/callback/test/collection/eft/{created['id']}/"
+    body = {"collectionStatus": "UNPAID", "callbackVersion": "V2",
+            "overrideUrl": SINK.format(name="only")}  # fmt: skip
+    assert (await http.post(path, json=body, headers=v2)).json()["callbacks"] == 1
+    assert [m["json"]["status"] for m in await received(http, "only")] == ["UNPAID"]
+
+
 @pytest.mark.parametrize(
     ("body", "status", "message"),
     [
