@@ -165,9 +165,10 @@ async def test_checkpoints_run_off_the_writer(db: Database):
 
 async def test_a_long_wal_starts_over(db: Database, monkeypatch):
     """Once the WAL holds RESTART_FRAMES frames, all copied back, the writer makes the next
-    commit write it from the start (under steady commits and reads it never would by itself),
-    and the file is cut back to the writer's journal_size_limit."""
+    commit write it from the start (under steady commits and reads it never would by itself)
+    as soon as it is idle, and the file is cut back to the writer's journal_size_limit."""
     monkeypatch.setattr("emulator.kernel.checkpoint.RESTART_FRAMES", 64)
+    monkeypatch.setattr("emulator.kernel.checkpoint.RESTART_CEILING", 1_000)  # idle only
     monkeypatch.setattr("emulator.kernel.checkpoint.PACE_SECONDS", 0.001)
     limit = await db.exclusive(lambda c: c.execute("PRAGMA journal_size_limit").fetchone())
     assert tuple(limit) == (64 * 1024 * 1024,)
@@ -186,6 +187,27 @@ async def test_a_long_wal_starts_over(db: Database, monkeypatch):
     await db.write(lambda tx: insert(tx, 999))  # starts the WAL over
     frames = await db.exclusive(lambda c: c.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone())
     assert frames[1] < 64 * 2  # frames in the WAL now: not every commit's since the start
+
+
+async def test_a_busy_writer_starts_the_wal_over_only_past_the_ceiling(
+    db: Database, tmp_path: Path, monkeypatch
+):
+    """While units keep coming (the writer never idle), the WAL starts over only once it holds
+    RESTART_CEILING times RESTART_FRAMES frames: each start over syncs the file on the writer's
+    thread, a stall of every request queued behind it."""
+    monkeypatch.setattr("emulator.kernel.checkpoint.RESTART_FRAMES", 64)
+    monkeypatch.setattr("emulator.kernel.checkpoint.PACE_SECONDS", 0.001)
+    monkeypatch.setattr("emulator.kernel.storage.IDLE_SECONDS", 60.0)  # never idle here
+    wal = db.path.with_name(db.path.name + "-wal")
+    longest = 0
+    for n in range(2_000):
+        await db.write(lambda tx, n=n: tx.execute("INSERT INTO t VALUES (?, ?)", (f"b{n}", n)))
+        if db.wal_restarts > 0:
+            break
+        longest = max(longest, wal.stat().st_size)
+        await asyncio.sleep(0.001)  # the checkpointer's turn; far from an idle writer
+    assert db.wal_restarts > 0
+    assert longest >= 64 * 4 * 4096  # RESTART_CEILING (4) times RESTART_FRAMES pages
 
 
 async def test_replace_swaps_in_a_copy_and_keeps_the_source(db: Database, tmp_path: Path):
