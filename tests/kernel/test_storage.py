@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from emulator.kernel import checkpoint
 from emulator.kernel.dbfile import DatabaseInUse
 from emulator.kernel.schema import apply_migrations, migration_files
 from emulator.kernel.storage import Database, Tx
@@ -89,6 +90,33 @@ async def test_a_failing_unit_rolls_back_alone_in_a_shared_batch(db: Database):
         db.write(good("x")), db.write(bad), db.write(good("y")), return_exceptions=True
     )
     assert isinstance(results[1], ValueError)
+    keys = await db.read(lambda tx: [r[0] for r in tx.all("SELECT k FROM t ORDER BY k")])
+    assert keys == ["x", "y"]
+
+
+async def test_a_refusal_before_any_write_leaves_its_batch_as_it_ran(db: Database):
+    """A unit that fails having changed no row (a refusal: nearly every failure) has nothing to
+    undo: the others of its batch run once each and commit. One that fails after writing has
+    the batch run again, each unit in a savepoint (the test above)."""
+    runs: list[str] = []
+
+    def good(key: str):
+        def unit(tx: Tx) -> None:
+            runs.append(key)
+            tx.execute("INSERT INTO t VALUES (?, 1)", (key,))
+
+        return unit
+
+    def refuse(tx: Tx) -> None:
+        runs.append("refused")
+        tx.one("SELECT v FROM t WHERE k = 'nothing'")
+        raise ValueError("domain says no")
+
+    results = await asyncio.gather(
+        db.write(good("x")), db.write(refuse), db.write(good("y")), return_exceptions=True
+    )
+    assert isinstance(results[1], ValueError)
+    assert runs == ["x", "refused", "y"]  # one batch, no unit run twice
     keys = await db.read(lambda tx: [r[0] for r in tx.all("SELECT k FROM t ORDER BY k")])
     assert keys == ["x", "y"]
 
@@ -189,25 +217,24 @@ async def test_a_long_wal_starts_over(db: Database, monkeypatch):
     assert frames[1] < 64 * 2  # frames in the WAL now: not every commit's since the start
 
 
-async def test_a_busy_writer_starts_the_wal_over_only_past_the_ceiling(
-    db: Database, tmp_path: Path, monkeypatch
-):
-    """While units keep coming (the writer never idle), the WAL starts over only once it holds
-    RESTART_CEILING times RESTART_FRAMES frames: each start over syncs the file on the writer's
-    thread, a stall of every request queued behind it."""
-    monkeypatch.setattr("emulator.kernel.checkpoint.RESTART_FRAMES", 64)
-    monkeypatch.setattr("emulator.kernel.checkpoint.PACE_SECONDS", 0.001)
+async def test_a_busy_writer_starts_the_wal_over_only_past_the_ceiling(db: Database, monkeypatch):
+    """While units keep coming (the writer never idle), a long WAL, all copied back, starts
+    over only once it holds RESTART_CEILING times RESTART_FRAMES frames: each start over syncs
+    the file on the writer's thread, a stall of every request queued behind it."""
     monkeypatch.setattr("emulator.kernel.storage.IDLE_SECONDS", 60.0)  # never idle here
-    wal = db.path.with_name(db.path.name + "-wal")
-    longest = 0
-    for n in range(2_000):
-        await db.write(lambda tx, n=n: tx.execute("INSERT INTO t VALUES (?, ?)", (f"b{n}", n)))
-        if db.wal_restarts > 0:
-            break
-        longest = max(longest, wal.stat().st_size)
-        await asyncio.sleep(0.001)  # the checkpointer's turn; far from an idle writer
-    assert db.wal_restarts > 0
-    assert longest >= 64 * 4 * 4096  # RESTART_CEILING (4) times RESTART_FRAMES pages
+    copied_back = db._checkpointer._restart  # what the checkpointer calls, told the frames
+    assert copied_back is not None
+
+    def insert(tx: Tx, n: int) -> None:
+        tx.execute("INSERT INTO t VALUES (?, ?)", (f"b{n}", n))
+
+    copied_back(checkpoint.RESTART_FRAMES * checkpoint.RESTART_CEILING - 1)
+    for n in range(20):
+        await db.write(lambda tx, n=n: insert(tx, n))
+    assert db.wal_restarts == 0  # waits for an idle writer
+    copied_back(checkpoint.RESTART_FRAMES * checkpoint.RESTART_CEILING)
+    await db.write(lambda tx: insert(tx, 99))  # queued after the start over
+    assert db.wal_restarts == 1
 
 
 async def test_replace_swaps_in_a_copy_and_keeps_the_source(db: Database, tmp_path: Path):
