@@ -58,8 +58,19 @@ def parse_int(raw: str | None) -> int | None:
     return int(raw)
 
 
+def header(request: Request, name: bytes) -> str | None:
+    """The first header ``name`` (lower case, as ASGI gives them) as text: what
+    ``request.headers.get`` answers, without building the headers' mapping, whose ``get`` of
+    a header not sent raised and caught a KeyError (three look-ups a request)."""
+    for key, value in request.scope["headers"]:
+        if key == name:
+            text: str = value.decode("latin-1")
+            return text
+    return None
+
+
 async def read_body(request: Request, limit: int = BODY_LIMIT) -> bytes:
-    declared = request.headers.get("content-length")
+    declared = header(request, b"content-length")
     size_declared = parse_int(declared)
     if size_declared is not None and size_declared > limit:
         raise BodyTooLarge(f"Request body is too large (limit {limit} bytes).")

@@ -11,15 +11,17 @@ from collections.abc import Iterator
 from starlette.requests import Request
 
 from emulator.domain.errors import ApiError, BankBadRequest, FieldError
-from emulator.http.common import NOTE_KEY, runtime
+from emulator.http.common import NOTE_KEY, header, runtime
 from emulator.scenarios import outcomes
 from emulator.services import outcome_header
+
+_HEADER = outcomes.HEADER.lower().encode()
 
 
 def forced_of(request: Request, kind: outcomes.Kind) -> outcomes.Forced | None:
     """The header's outcome for a creating call of ``kind`` (None: none given, or ignored);
     a 400 in the interface's dialect naming the allowed forms when it is not one."""
-    value = request.headers.get(outcomes.HEADER)
+    value = header(request, _HEADER)
     if value is None or not runtime(request).settings.outcome_header:
         return None
     try:

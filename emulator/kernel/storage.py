@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from emulator.kernel import checkpoint
 from emulator.kernel.checkpoint import Checkpointer, restart_wal
 from emulator.kernel.connections import PointReader, configure
 from emulator.kernel.connections import Tx as Tx  # every unit of work names it from here
@@ -51,6 +52,8 @@ from emulator.kernel.units import Pending, run, take_batch
 log = logging.getLogger(__name__)
 
 MEMORY = ":memory:"  # the path of a database kept in memory
+# The writer this long without a unit to run is idle: a WAL's start over waits for that.
+IDLE_SECONDS = 0.05
 
 T = TypeVar("T")
 
@@ -78,6 +81,7 @@ class Database:
         self._closing = False
         self._checkpointer = Checkpointer(path, self._restart_wal)
         self._restarting = False  # a restart_wal unit is queued
+        self._restart_wanted = False  # ...or waits for the writer to be idle
         self.wal_restarts = 0
         self._lock = FileLock(path)
         self._reads_open = asyncio.Event()  # cleared while the file is being swapped
@@ -227,12 +231,19 @@ class Database:
             if self._reads_in_flight == 0:
                 self._reads_idle.set()
 
-    def _restart_wal(self) -> None:
-        """The checkpointer found the WAL long and copied back: the writer, between two units,
-        makes the next commit write it from the start (``checkpoint.restart_wal``)."""
+    def _restart_wal(self, frames: int) -> None:
+        """The checkpointer found the WAL long (``frames``) and copied back: the writer, between
+        two units, makes the next commit write it from the start (``checkpoint.restart_wal``),
+        once it is idle, or at once when the WAL is ``RESTART_CEILING`` times as long."""
         if self._restarting or self._task is None or self._closing:
             return
-        self._restarting = True
+        if frames < checkpoint.RESTART_FRAMES * checkpoint.RESTART_CEILING:
+            self._restart_wanted = True  # the write loop queues it once it is idle
+            return
+        self._queue_restart()
+
+    def _queue_restart(self) -> None:
+        self._restarting, self._restart_wanted = True, False
 
         def restart(tx: Tx) -> None:
             self.wal_restarts += restart_wal(tx.conn)
@@ -281,6 +292,11 @@ class Database:
 
     async def _write_loop(self) -> None:
         while True:
+            if self._restart_wanted and not self._wake.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), IDLE_SECONDS)
+                if not self._wake.is_set() and self._restart_wanted and not self._restarting:
+                    self._queue_restart()  # sets _wake: no unit came meanwhile
             await self._wake.wait()
             self._wake.clear()
             while self._queue:

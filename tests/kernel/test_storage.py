@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from emulator.kernel import checkpoint
 from emulator.kernel.dbfile import DatabaseInUse
 from emulator.kernel.schema import apply_migrations, migration_files
 from emulator.kernel.storage import Database, Tx
@@ -100,6 +101,33 @@ async def test_a_failing_unit_rolls_back_alone_in_a_shared_batch(db: Database):
     assert keys == ["x", "y"]
 
 
+async def test_a_refusal_before_any_write_leaves_its_batch_as_it_ran(db: Database):
+    """A unit that fails having changed no row (a refusal: nearly every failure) has nothing to
+    undo: the others of its batch run once each and commit. One that fails after writing has
+    the batch run again, each unit in a savepoint (the test above)."""
+    runs: list[str] = []
+
+    def good(key: str):
+        def unit(tx: Tx) -> None:
+            runs.append(key)
+            tx.execute("INSERT INTO t VALUES (?, 1)", (key,))
+
+        return unit
+
+    def refuse(tx: Tx) -> None:
+        runs.append("refused")
+        tx.one("SELECT v FROM t WHERE k = 'nothing'")
+        raise ValueError("domain says no")
+
+    results = await asyncio.gather(
+        db.write(good("x")), db.write(refuse), db.write(good("y")), return_exceptions=True
+    )
+    assert isinstance(results[1], ValueError)
+    assert runs == ["x", "refused", "y"]  # one batch, no unit run twice
+    keys = await db.read(lambda tx: [r[0] for r in tx.all("SELECT k FROM t ORDER BY k")])
+    assert keys == ["x", "y"]
+
+
 async def test_unique_index_decides_races(db: Database):
     """Two concurrent inserts of the same key: exactly one wins."""
     insert = lambda tx: tx.execute("INSERT INTO t VALUES ('same', 1)")  # noqa: E731
@@ -172,9 +200,10 @@ async def test_checkpoints_run_off_the_writer(db: Database):
 
 async def test_a_long_wal_starts_over(db: Database, monkeypatch):
     """Once the WAL holds RESTART_FRAMES frames, all copied back, the writer makes the next
-    commit write it from the start (under steady commits and reads it never would by itself),
-    and the file is cut back to the writer's journal_size_limit."""
+    commit write it from the start (under steady commits and reads it never would by itself)
+    as soon as it is idle, and the file is cut back to the writer's journal_size_limit."""
     monkeypatch.setattr("emulator.kernel.checkpoint.RESTART_FRAMES", 64)
+    monkeypatch.setattr("emulator.kernel.checkpoint.RESTART_CEILING", 1_000)  # idle only
     monkeypatch.setattr("emulator.kernel.checkpoint.PACE_SECONDS", 0.001)
     limit = await db.exclusive(lambda c: c.execute("PRAGMA journal_size_limit").fetchone())
     assert tuple(limit) == (64 * 1024 * 1024,)
@@ -193,6 +222,30 @@ async def test_a_long_wal_starts_over(db: Database, monkeypatch):
     await db.write(lambda tx: insert(tx, 999))  # starts the WAL over
     frames = await db.exclusive(lambda c: c.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone())
     assert frames[1] < 64 * 2  # frames in the WAL now: not every commit's since the start
+
+
+async def test_a_busy_writer_starts_the_wal_over_only_past_the_ceiling(db: Database, monkeypatch):
+    """While units keep coming (the writer never idle), a long WAL, all copied back, starts
+    over only once it holds RESTART_CEILING times RESTART_FRAMES frames: each start over syncs
+    the file on the writer's thread, a stall of every request queued behind it."""
+    monkeypatch.setattr("emulator.kernel.storage.IDLE_SECONDS", 60.0)  # never idle here
+    copied_back = db._checkpointer._restart  # what the checkpointer calls, told the frames
+    assert copied_back is not None
+
+    def insert(tx: Tx, n: int) -> None:
+        tx.execute("INSERT INTO t VALUES (?, ?)", (f"b{n}", n))
+
+    copied_back(checkpoint.RESTART_FRAMES * checkpoint.RESTART_CEILING - 1)
+    for n in range(20):
+        await db.write(lambda tx, n=n: insert(tx, n))
+    assert db.wal_restarts == 0  # waits for an idle writer
+    for n in range(100, 120):  # one that meets a checkpoint of the checkpointer's is tried again
+        copied_back(checkpoint.RESTART_FRAMES * checkpoint.RESTART_CEILING)
+        await db.write(lambda tx, n=n: insert(tx, n))  # queued after the start over
+        if db.wal_restarts:
+            break
+        await asyncio.sleep(checkpoint.PACE_SECONDS * 2)  # that checkpoint's end
+    assert db.wal_restarts == 1
 
 
 async def test_replace_swaps_in_a_copy_and_keeps_the_source(db: Database, tmp_path: Path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 
 from emulator.domain.errors import MissingAuthorization
-from emulator.http.common import CALLER_KEY, runtime
+from emulator.http.common import CALLER_KEY, header, runtime
 from emulator.services.auth import Caller
 
 
@@ -22,8 +22,7 @@ def no_bearer(request: Request, what: str) -> str:
 
 def bearer(request: Request) -> str | None:
     """The token of a well-formed ``Bearer`` header, else None."""
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
+    scheme, _, token = (header(request, b"authorization") or "").partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token or " " in token:
         return None
