@@ -103,7 +103,8 @@ def _run_batch(conn: sqlite3.Connection, batch: list[Pending]) -> list[Result]:
                 if conn.total_changes == changes and conn.in_transaction:
                     results.append((False, exc, []))  # it changed nothing: nothing to undo
                     continue
-                conn.execute("ROLLBACK")  # (SQLite may have rolled back itself: then it raises)
+                if conn.in_transaction:  # SQLite may have rolled it back itself (an I/O error)
+                    conn.execute("ROLLBACK")
                 return _run_guarded(conn, batch)
             results.append((True, value, tx.hooks))
         conn.execute("COMMIT")
