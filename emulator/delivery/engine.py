@@ -47,6 +47,7 @@ from emulator.kernel.clock import TIME_HEADER, from_us, iso
 from emulator.kernel.context import Context
 from emulator.kernel.foreign import is_own
 from emulator.kernel.jobs import Job
+from emulator.kernel.loglines import BatchedLines
 from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
 
@@ -55,35 +56,7 @@ log = logging.getLogger(__name__)
 FLUSH_ROUNDS = 20  # a delivered message releases the one behind it: a few rounds drain a chain
 HELD_ROUNDS = 2  # another's run of due jobs was starting a send: look again, this often at most
 SEND_WAIT_SECONDS = 3.0  # a read of deliveries waits for sends under way (< the 5 s timeout)
-LOG_FLUSH_SECONDS = 0.1  # the log's lines of attempts are written this often, at most
-LOG_PREFIX = "INFO:     "  # uvicorn's level prefix (the access log's lines carry it too)
 DOWN = "the receiver is treated as down by a scenario (fail_attempts)"
-
-
-class Lines:
-    """The log's line per attempt, gathered and written every ``LOG_FLUSH_SECONDS`` as one
-    record (as the access log's, ``http.accesslog``): a record per attempt (the logging
-    module's look-up of its caller, the record, a write) cost a fifth of a send."""
-
-    def __init__(self) -> None:
-        self._lines: list[str] = []
-        self._timer: asyncio.TimerHandle | None = None
-
-    def enabled(self) -> bool:
-        return log.isEnabledFor(logging.INFO)
-
-    def add(self, line: str) -> None:
-        self._lines.append(line)
-        if self._timer is None:
-            self._timer = asyncio.get_running_loop().call_later(LOG_FLUSH_SECONDS, self.flush)
-
-    def flush(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        lines, self._lines = self._lines, []
-        if lines:  # the handler prefixes the first line; the others as it would have
-            log.info("%s", f"\n{LOG_PREFIX}".join(lines))
 
 
 class EngineContext(Context, Protocol):
@@ -104,7 +77,8 @@ class DeliveryEngine:
         # its clock moves past that instant (``dispatch_now``): its messages are due then.
         self._undispatched = False
         self._prepared = 0  # the last outbox seq the engine's own task has prepared
-        self._lines = Lines()
+        # the log's line per attempt, written in batches (its handler prefixes a record)
+        self._lines = BatchedLines(log, prefixed=True)
         rt.scheduler.handle_async(SEND_JOB, self._send)
         rt.scheduler.before_step = self.dispatch_now
         rt.outbox.listener = self._noticed

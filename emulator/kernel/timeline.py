@@ -52,7 +52,7 @@ class Timeline:
     @contextlib.asynccontextmanager
     async def run_hold(self) -> AsyncIterator[None]:
         """Hold the lock for a run of what is due now (``Scheduler.run_due``), which starts
-        sends in the background before it lets go: ``Timelines.runs_done`` waits for it."""
+        sends in the background before it lets go: ``Timelines.runs`` finds it to wait for."""
         async with self.lock:
             done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self.running = (done, asyncio.current_task())

@@ -9,6 +9,7 @@ import msgspec
 from emulator.domain.billing_model import LIVE, BillingTemplate, Schedule, Subscriber
 from emulator.domain.errors import InvalidToken, SubscriberAlreadyExists
 from emulator.kernel.storage import Tx
+from emulator.repos.purchases import NEXT_NUMBER
 
 _decode_template = msgspec.json.Decoder(BillingTemplate)
 _decode_subscriber = msgspec.json.Decoder(Subscriber)
@@ -149,9 +150,9 @@ def get_subscriber_to_bill(
     tx: Tx, merchant_id: str, subscriber_id: str
 ) -> tuple[Subscriber, Schedule, bytes | None, int] | None:
     """A subscriber with what its bill reads besides, in one statement: its client's stored
-    JSON (None when gone) and the number of the next purchase (``purchases.next_number``)."""
+    JSON (None when gone) and the number of the next purchase (``purchases.NEXT_NUMBER``)."""
     row = tx.one(
-        "SELECT s.data, s.internal, c.data, (SELECT COALESCE(MAX(seq), 0) + 1 FROM purchases)"
+        f"SELECT s.data, s.internal, c.data, ({NEXT_NUMBER})"
         " FROM billing_subscribers s LEFT JOIN clients c"
         " ON c.id = lower(s.client_id) AND c.merchant_id = s.merchant_id"
         " WHERE s.id = ? AND s.merchant_id = ?",

@@ -21,9 +21,13 @@ def _token_client(p: Purchase) -> str | None:
     return p.client_id if p.is_recurring_token else None
 
 
+# The number of the next purchase, as SQL: a read that needs it with other rows selects it too.
+NEXT_NUMBER = "SELECT COALESCE(MAX(seq), 0) + 1 FROM purchases"
+
+
 def next_number(tx: Tx) -> int:
     """A number for reference_generated (grows with every purchase)."""
-    row = tx.one("SELECT COALESCE(MAX(seq), 0) + 1 FROM purchases")
+    row = tx.one(NEXT_NUMBER)
     assert row is not None
     return int(row[0])
 
@@ -33,7 +37,7 @@ def creation_context(tx: Tx, merchant_id: str, brand_id: str) -> tuple[Merchant,
     issuer details) and the purchase's number (``next_number``); None when the merchant has
     no such brand (or is gone)."""
     row = tx.one(
-        "SELECT m.data, (SELECT COALESCE(MAX(seq), 0) + 1 FROM purchases) FROM merchants m"
+        f"SELECT m.data, ({NEXT_NUMBER}) FROM merchants m"
         " WHERE m.id = ?"
         " AND EXISTS (SELECT 1 FROM brands b WHERE b.id = ? AND b.merchant_id = m.id)",
         (merchant_id, brand_id),

@@ -4,7 +4,6 @@ control plane's settle."""
 
 from __future__ import annotations
 
-import uuid
 import weakref
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,7 @@ from emulator.domain import unpaids
 from emulator.domain.bank import MANDATE_TRANSITIONS, MONEY_TRANSITIONS, InvalidTransition
 from emulator.domain.collections import Attempt, Collection, Step
 from emulator.domain.errors import BankBadRequest, ControlError
+from emulator.kernel.ids import uuid_of
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
@@ -171,7 +171,7 @@ def _statement(rt: Context, tx: Tx, merchant_id: str, account: str, day: str) ->
     if found is None:
         found = repo.existing_statement(tx, merchant_id, account, day)
         if found is None:
-            new_id = str(uuid.UUID(int=drawn, version=4))  # the UUID Ids.uuid makes of it
+            new_id = uuid_of(drawn)  # the UUID Ids.uuid makes of it
             return repo.statement_id(tx, merchant_id, account, day, new_id)
         known[key] = found
     return found
