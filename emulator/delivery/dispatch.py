@@ -24,7 +24,7 @@ import msgspec
 from emulator.delivery import holds
 from emulator.delivery.outgoing import Outgoing, Prepare, Router
 from emulator.kernel import memo
-from emulator.kernel.outbox import StoredEvent, decode_payload
+from emulator.kernel.outbox import EVENTS, StoredEvent, decode_payload
 from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
 
@@ -59,7 +59,7 @@ class _Payloads:
         if self._read is None:
             marks = ", ".join("?" for _ in self._seqs)
             rows = self._tx.all(
-                f"SELECT seq, payload FROM outbox WHERE seq IN ({marks})", self._seqs
+                f"SELECT seq, payload FROM {EVENTS} WHERE seq IN ({marks})", self._seqs
             )
             self._read = {row[0]: row[1] for row in rows}
         return self._read[seq]

@@ -2,6 +2,13 @@
 
 Delivery (webhooks, callbacks) reads undispatched rows later; nothing here sends anything.
 The same rows are the event log that feeds read (a gateway client's feed, v2 event polls).
+
+An event whose payload is its purchase exactly as stored refers to the purchase's row instead
+of holding a copy (``ref``; migration 0019): a purchase's JSON is 3.4 KB, and a bill's
+purchase.paid or a new purchase's purchase.created would write it a second time. Payloads are
+read through ``EVENTS`` (the view ``outbox_events``), which resolves the reference; the row's
+repository copies the JSON into the events that refer to it before the row changes
+(``repos.purchases``).
 """
 
 from __future__ import annotations
@@ -71,12 +78,15 @@ class Outbox:
         self.listener: Callable[[Tx, Event, str, str], None] | None = None
         self.notices: Notices | None = None  # told of each commit that emitted (waits)
 
-    def emit(self, tx: Tx, merchant_id: str, event: Event, created_us: int) -> str:
-        """Record ``event``; returns its id (stable across redeliveries)."""
+    def emit(
+        self, tx: Tx, merchant_id: str, event: Event, created_us: int, *, ref: bool = False
+    ) -> str:
+        """Record ``event``; returns its id (stable across redeliveries). ``ref``: its payload
+        is its purchase's row as stored now, and is not copied (the module's docstring)."""
         event_id = self._ids.uuid()
         tx.execute(
             "INSERT INTO outbox (id, merchant_id, event_type, object_type, object_id, client_id,"
-            " created_us, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            " created_us, payload, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 event_id,
                 merchant_id,
@@ -85,7 +95,8 @@ class Outbox:
                 event.object_id,
                 event.client_id,
                 created_us,
-                event.raw,
+                b"" if ref else event.raw,
+                1 if ref else 0,
             ),
         )
         if self.listener is not None:
@@ -101,6 +112,8 @@ def stored_event(row: Any) -> StoredEvent:
 
 
 COLUMNS = "seq, id, merchant_id, event_type, object_type, object_id, client_id, created_us, payload"
+# What reads payloads reads this view of the outbox: the same columns, a reference resolved.
+EVENTS = "outbox_events"
 
 
 def events_of_client(
@@ -108,7 +121,7 @@ def events_of_client(
 ) -> list[StoredEvent]:
     """A client's events, newest first."""
     rows = tx.all(
-        f"SELECT {COLUMNS} FROM outbox WHERE client_id = ? AND merchant_id = ?"
+        f"SELECT {COLUMNS} FROM {EVENTS} WHERE client_id = ? AND merchant_id = ?"
         " ORDER BY seq DESC LIMIT ? OFFSET ?",
         (client_id, merchant_id, limit, offset),
     )

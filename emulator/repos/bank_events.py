@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.kernel.outbox import COLUMNS, StoredEvent, stored_event
+from emulator.kernel.outbox import COLUMNS, EVENTS, StoredEvent, stored_event
 from emulator.kernel.storage import Tx
 
 FEEDS = frozenset({"bank_collection", "bank_mandate", "bank_payment"})
@@ -40,5 +40,5 @@ def events(
     sql.append("ORDER BY seq LIMIT ? OFFSET ?")
     params += [take, skip]
     # The seqs first, then their rows: a deep OFFSET walks the index, not the payloads.
-    page = f"SELECT {COLUMNS} FROM outbox WHERE seq IN ({' '.join(sql)}) ORDER BY seq"
+    page = f"SELECT {COLUMNS} FROM {EVENTS} WHERE seq IN ({' '.join(sql)}) ORDER BY seq"
     return [stored_event(r) for r in tx.all(page, params)]

@@ -22,6 +22,7 @@ from emulator.domain.expectation_records import (
     RequestRecord,
 )
 from emulator.domain.expectations import DeliverySpec, EventSpec, RequestSpec, TransitionSpec
+from emulator.kernel.outbox import EVENTS
 from emulator.kernel.storage import Tx
 
 MAX_ROWS = 100_000  # per kind and read: the journal keeps 50,000 entries in all
@@ -238,7 +239,7 @@ def _events(
     payload = "payload" if payloads else "NULL"
     rows = tx.conn.execute(
         f"SELECT seq, id, created_us, event_type, object_type, object_id, {state}, {payload}"
-        f" FROM outbox WHERE {where} LIMIT {int(limit)}",
+        f" FROM {EVENTS} WHERE {where} LIMIT {int(limit)}",
         params,
     ).fetchall()
     return [

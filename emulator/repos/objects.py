@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 
 from emulator.kernel.clock import from_us, iso
-from emulator.kernel.outbox import COLUMNS, stored_event
+from emulator.kernel.outbox import COLUMNS, EVENTS, stored_event
 from emulator.kernel.storage import Tx
 from emulator.repos import deliveries
 
@@ -129,7 +129,7 @@ def one(tx: Tx, kind: str, object_id: str) -> tuple[str, dict[str, Any]] | None:
 def events(tx: Tx, merchant_id: str, object_id: str, limit: int) -> list[dict[str, Any]]:
     """The events naming the object, oldest first."""
     rows = tx.all(
-        f"SELECT {COLUMNS} FROM outbox WHERE object_id = ? AND merchant_id = ?"
+        f"SELECT {COLUMNS} FROM {EVENTS} WHERE object_id = ? AND merchant_id = ?"
         " ORDER BY seq LIMIT ?",
         (object_id, merchant_id, limit),
     )

@@ -63,12 +63,25 @@ def insert(tx: Tx, merchant_id: str, p: Purchase, internal: Internal) -> bytes:
     return data
 
 
-def update(tx: Tx, merchant_id: str, p: Purchase, internal: Internal) -> None:
+def update(tx: Tx, merchant_id: str, p: Purchase, internal: Internal) -> bytes:
+    """Store the purchase's new state; returns its JSON as stored. The events that referred
+    to the row (``kernel.outbox``: ``ref``) get a copy of its JSON first, as it was."""
+    tx.execute(_KEEP_EVENTS, (p.id, merchant_id, p.id, merchant_id))
+    data = _encode.encode(p)
     tx.execute(
         "UPDATE purchases SET token_client_id = ?, data = ?, internal = ?"
         " WHERE id = ? AND merchant_id = ?",
-        (_token_client(p), _encode.encode(p), _encode.encode(internal), p.id, merchant_id),
+        (_token_client(p), data, _encode.encode(internal), p.id, merchant_id),
     )
+    return data
+
+
+# The row's JSON into the events that refer to it. The condition on object_type lets SQLite
+# use the outbox's object index (partial: object_type <> 'client').
+_KEEP_EVENTS = (
+    "UPDATE outbox SET payload = (SELECT data FROM purchases WHERE id = ? AND merchant_id = ?),"
+    " ref = 0 WHERE object_id = ? AND merchant_id = ? AND object_type <> 'client' AND ref = 1"
+)
 
 
 def get(tx: Tx, merchant_id: str, purchase_id: str) -> tuple[Purchase, Internal] | None:

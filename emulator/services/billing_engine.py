@@ -110,8 +110,8 @@ def store(
     rt: Context, tx: Tx, merchant_id: str, p: Purchase, internal: Internal, events: list[Event]
 ) -> None:
     """Write a purchase billing made, emit its events; unpaid, its due date is a job."""
-    purchases_repo.insert(tx, merchant_id, p, internal)
-    emit(rt, tx, merchant_id, events)
+    stored = purchases_repo.insert(tx, merchant_id, p, internal)
+    emit(rt, tx, merchant_id, events, stored)  # purchase.paid refers to the row (kernel.outbox)
     if p.status in purchases_domain.UNPAID:
         purchases.schedule_due(rt, tx, merchant_id, p)
 

@@ -17,7 +17,7 @@ from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import purchases as repo
 from emulator.scenarios import points
-from emulator.services.purchase_common import book, emit, now_s, subject
+from emulator.services.purchase_common import book, now_s, save, subject
 from emulator.services.purchase_jobs import schedule_hold_expiry
 
 if TYPE_CHECKING:
@@ -85,8 +85,7 @@ async def view(rt: Context, purchase_id: str, *, looked_only: bool = False) -> P
             return p
         p, events = domain.view(p, now_s(rt))
         if events:
-            repo.update(tx, merchant_id, p, internal)
-            emit(rt, tx, merchant_id, events)
+            save(rt, tx, merchant_id, p, internal, events)
         return p
 
     return await rt.db.write(unit)
@@ -101,8 +100,7 @@ def _settle(
     changed: tuple[Purchase, Internal, list[Event]],
 ) -> Purchase:
     p, i, events = changed
-    repo.update(tx, merchant_id, p, i)
-    emit(rt, tx, merchant_id, events)
+    save(rt, tx, merchant_id, p, i, events)
     book(tx, merchant_id, p, i, rt.clock.now_us())
     schedule_hold_expiry(rt, tx, merchant_id, p, now_s(rt))
     return p

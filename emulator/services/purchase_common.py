@@ -20,13 +20,27 @@ def now_s(rt: Context) -> int:
     return rt.clock.now_us() // 1_000_000
 
 
-def emit(rt: Context, tx: Tx, merchant_id: str, events: list[Event]) -> None:
+def emit(
+    rt: Context, tx: Tx, merchant_id: str, events: list[Event], stored: bytes | None = None
+) -> None:
     """Emit a purchase's events; each also goes to the runtime's purchase event hooks
-    (billing: a paid bill counts a cycle), in the same unit of work."""
+    (billing: a paid bill counts a cycle), in the same unit of work. ``stored``: the JSON of
+    the purchase as just written; an event whose payload is those very bytes refers to the
+    row instead of copying them (``kernel.outbox``)."""
     for event in events:
-        rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us())
+        ref = stored is not None and event.object_type == "purchase" and event.raw == stored
+        rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us(), ref=ref)
         for hook in rt.purchase_event_hooks:
             hook(tx, merchant_id, event)
+
+
+def save(
+    rt: Context, tx: Tx, merchant_id: str, p: Purchase, internal: Internal, events: list[Event]
+) -> None:
+    """Write the changed purchase, then emit its events (``emit``: those that show it as
+    written refer to its row)."""
+    stored = repo.update(tx, merchant_id, p, internal)
+    emit(rt, tx, merchant_id, events, stored)
 
 
 def book(tx: Tx, merchant_id: str, p: Purchase, internal: Internal, at_us: int) -> None:

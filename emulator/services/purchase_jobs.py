@@ -12,7 +12,7 @@ from emulator.domain.purchase_model import Internal, Purchase
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import purchases as repo
-from emulator.services.purchase_common import book, emit, now_s
+from emulator.services.purchase_common import book, now_s, save
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context, JobHandler
@@ -47,8 +47,7 @@ def _apply(rt: Context, tx: Tx, job: Job, change: Change) -> None:
     p, internal = found
     p, events = change(p, internal, now_s(rt))
     if events:
-        repo.update(tx, job.merchant_id, p, internal)
-        emit(rt, tx, job.merchant_id, events)
+        save(rt, tx, job.merchant_id, p, internal, events)
         book(tx, job.merchant_id, p, internal, rt.clock.now_us())
 
 

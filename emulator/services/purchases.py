@@ -31,7 +31,7 @@ from emulator.repos import ledger
 from emulator.repos import merchants as merchants_repo
 from emulator.repos import purchases as repo
 from emulator.scenarios import points
-from emulator.services.purchase_common import book, emit, load, now_s, subject
+from emulator.services.purchase_common import book, emit, load, now_s, save, subject
 from emulator.services.purchase_jobs import CAPTURE_JOB, CHARGE_JOB, DUE_JOB, SLOW_SECONDS
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def insert_new(
     raw = repo.insert(tx, merchant_id, p, Internal())
     # the event's payload is the purchase as stored: the same bytes, not a second encoding
     created = Event.of_json("purchase.created", "purchase", p.id, raw, client_id=p.client_id)
-    emit(rt, tx, merchant_id, [created])
+    emit(rt, tx, merchant_id, [created], raw)  # it refers to the row (kernel.outbox)
     return raw
 
 
@@ -163,8 +163,7 @@ async def _act(
     def unit(tx: Tx) -> Purchase:
         p, internal = load(tx, merchant_id, purchase_id)
         p, internal, events = action(tx, p, internal, now_s(rt))
-        repo.update(tx, merchant_id, p, internal)
-        emit(rt, tx, merchant_id, events)
+        save(rt, tx, merchant_id, p, internal, events)
         return p
 
     return await rt.db.write(unit)

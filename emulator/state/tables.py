@@ -32,6 +32,7 @@ class Table:
     drop: tuple[str, ...] = ()  # numbered anew on import
     where: str = "merchant_id = ?"
     owned: bool = True  # has a merchant_id column
+    source: str = ""  # read from this view instead of the table (written into the table)
 
 
 # A merchant's tables, in the order they are written (what a row refers to comes first).
@@ -64,7 +65,8 @@ TABLES: tuple[Table, ...] = (
     Table("payments", "bank_payments", "seq", ("seq",)),
     Table("bulk_rows", "bank_bulk_rows", "bulk_id, line"),
     Table("callback_urls", "bank_callback_urls", "id", ("id",)),
-    Table("events", "outbox", "seq", ("dispatched",)),  # the delivery cursor says that
+    # The delivery cursor says what was dispatched; payloads are read resolved (kernel.outbox)
+    Table("events", "outbox", "seq", ("dispatched", "ref"), source="outbox_events"),
 )
 BY_KEY = {table.key: table for table in TABLES}
 
@@ -133,7 +135,8 @@ def rows_of(tx: Tx, table: Table, merchant_id: str) -> list[dict[str, Any]]:
     cols = columns(tx, table)
     names = ", ".join(f'"{c.name}"' for c in cols)
     found = tx.all(
-        f'SELECT {names} FROM "{table.name}" WHERE {table.where} ORDER BY {table.order}',
+        f'SELECT {names} FROM "{table.source or table.name}" WHERE {table.where}'
+        f" ORDER BY {table.order}",
         (merchant_id,),
     )
     return [entry(row, cols) for row in found]

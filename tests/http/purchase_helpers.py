@@ -70,7 +70,8 @@ async def events(runtime: Runtime, object_id: str) -> list[tuple[str, dict[str, 
 
     rows = await runtime.db.read(
         lambda tx: tx.all(
-            "SELECT event_type, payload FROM outbox WHERE object_id = ? ORDER BY seq", (object_id,)
+            "SELECT event_type, payload FROM outbox_events WHERE object_id = ? ORDER BY seq",
+            (object_id,),
         )
     )
     return [(r[0], msgspec.json.decode(r[1])) for r in rows]

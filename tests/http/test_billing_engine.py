@@ -47,7 +47,7 @@ async def created_purchases(runtime, template_id: str) -> list[str]:
     """Ids of the template's purchases, in the order of their purchase.created events."""
     rows = await runtime.db.read(
         lambda tx: tx.all(
-            "SELECT object_id, payload FROM outbox WHERE event_type = 'purchase.created' "
+            "SELECT object_id, payload FROM outbox_events WHERE event_type = 'purchase.created' "
             "ORDER BY seq"
         )
     )

@@ -140,7 +140,7 @@ async def _paid_subscriber(http, gw, merchant, **template):
 async def _bill_times(runtime, template_id):
     rows = await runtime.db.read(
         lambda tx: tx.all(
-            "SELECT json_extract(payload, '$.created_on') FROM outbox"
+            "SELECT json_extract(payload, '$.created_on') FROM outbox_events"
             " WHERE event_type = 'purchase.created'"
             " AND json_extract(payload, '$.billing_template_id') = ? ORDER BY seq",
             (template_id,),

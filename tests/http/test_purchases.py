@@ -79,7 +79,7 @@ async def test_the_created_event_is_the_purchase_as_answered_byte_for_byte(
     pid = response.json()["id"]
     rows = await runtime.db.read(
         lambda tx: tx.all(
-            "SELECT o.payload, p.data FROM outbox o JOIN purchases p ON p.id = o.object_id"
+            "SELECT o.payload, p.data FROM outbox_events o JOIN purchases p ON p.id = o.object_id"
             " WHERE o.object_id = ? AND o.event_type = 'purchase.created'",
             (pid,),
         )

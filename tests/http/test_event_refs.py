@@ -1,0 +1,71 @@
+"""Events that refer to their purchase's row (kernel.outbox, migration 0019): a new purchase's
+purchase.created holds no copy of its JSON while the row still holds it; once the row changes,
+the event gets the JSON as it was, and every reader sees the same bytes as before."""
+
+from __future__ import annotations
+
+import msgspec
+
+from tests.http.purchase_helpers import pay, purchase_body
+from tests.http.test_billing_engine import advance_to, bills, subscribed
+
+
+async def _rows(runtime, purchase_id: str) -> list[tuple[str, int, bytes, bytes]]:
+    """(type, ref, payload stored, payload read) of the purchase's events, oldest first."""
+    rows = await runtime.db.read(
+        lambda tx: tx.all(
+            "SELECT o.event_type, o.ref, o.payload, e.payload FROM outbox o"
+            " JOIN outbox_events e ON e.seq = o.seq WHERE o.object_id = ? ORDER BY o.seq",
+            (purchase_id,),
+        )
+    )
+    return [(r[0], r[1], bytes(r[2]), bytes(r[3])) for r in rows]
+
+
+async def test_a_new_purchase_event_refers_to_the_row_until_it_changes(http, merchant, gw, runtime):
+    created = await http.post("/api/v1/purchases/", json=purchase_body(merchant), headers=gw)
+    assert created.status_code == 201
+    pid = created.json()["id"]
+    # no copy while the row holds exactly the event's payload
+    assert await _rows(runtime, pid) == [("purchase.created", 1, b"", created.content)]
+
+    assert (await pay(http, pid)).status_code == 200
+    paid = await http.get(f"/api/v1/purchases/{pid}/", headers=gw)
+    rows = await _rows(runtime, pid)
+    # the created event got the row's JSON as it was before the payment changed it
+    assert rows[0] == ("purchase.created", 0, created.content, created.content)
+    assert msgspec.json.decode(rows[0][3])["status"] == "created"
+    # the payment's event shows the purchase as now stored
+    assert ("purchase.paid", 1, b"", paid.content) in rows
+    for _, ref, stored, read in rows:
+        if ref:  # a reference reads the row as it is now
+            assert (stored, read) == (b"", paid.content)
+        else:
+            assert stored == read != b""
+
+
+async def test_readers_see_the_payloads(http, merchant, gw):
+    """The object's page (history and events) reads each event's payload as it was: a
+    created event that referred to the row, then the payment's that refers to it now."""
+    created = await http.post("/api/v1/purchases/", json=purchase_body(merchant), headers=gw)
+    pid = created.json()["id"]
+    before = (await http.get(f"/_emulator/objects/purchases/{pid}")).json()
+    assert [e["payload"] for e in before["events"]] == [created.json()]
+    assert (await pay(http, pid)).status_code == 200
+    after = (await http.get(f"/_emulator/objects/purchases/{pid}")).json()
+    assert [h["status"] for h in after["history"]] == ["created", "paid"]
+    assert after["events"][0]["payload"] == created.json()
+    assert after["events"][-1]["payload"] == after["object"]
+
+
+async def test_a_bill_paid_at_once_refers_to_its_row(http, merchant, gw, runtime):
+    """A bill's purchase.paid shows the purchase as stored (no copy); its purchase.created,
+    the bill before its charge, holds its own JSON."""
+    t, _, first = await subscribed(http, gw, merchant)
+    await advance_to(http, "2026-02-05T00:00:00Z")
+    [bill] = await bills(http, gw, runtime, t["id"], skip=first["id"])
+    stored = (await http.get(f"/api/v1/purchases/{bill['id']}/", headers=gw)).content
+    rows = {kind: (ref, raw, read) for kind, ref, raw, read in await _rows(runtime, bill["id"])}
+    assert rows["purchase.paid"] == (1, b"", stored)
+    ref, raw, read = rows["purchase.created"]
+    assert ref == 0 and raw == read and msgspec.json.decode(read)["status"] == "created"
