@@ -145,6 +145,8 @@ class Checkpointer:
         writes (or during the ``CATCH_UP_RUNS``-th). False: the WAL started over meanwhile,
         or a reader kept a run from copying every frame (the next commit's run tries again)."""
         for _ in range(CATCH_UP_RUNS):
+            if self._closing:
+                return False
             now, copied = await self._passive()
             self.catch_ups += 1
             if now < frames or copied < now:
