@@ -231,18 +231,19 @@ class Database:
             if self._reads_in_flight == 0:
                 self._reads_idle.set()
 
-    def _restart_wal(self, frames: int) -> None:
+    def _restart_wal(self, frames: int) -> asyncio.Future[Any] | None:
         """The checkpointer found the WAL long (``frames``) and copied back: the writer, between
         two units, makes the next commit write it from the start (``checkpoint.restart_wal``),
-        once it is idle, or at once when the WAL is ``RESTART_CEILING`` times as long."""
+        once it is idle, or at once (that unit, returned) when it is ``RESTART_CEILING`` times
+        as long."""
         if self._restarting or self._task is None or self._closing:
-            return
+            return None
         if frames < checkpoint.RESTART_FRAMES * checkpoint.RESTART_CEILING:
             self._restart_wanted = True  # the write loop queues it once it is idle
-            return
-        self._queue_restart()
+            return None
+        return self._queue_restart()
 
-    def _queue_restart(self) -> None:
+    def _queue_restart(self) -> asyncio.Future[Any]:
         self._restarting, self._restart_wanted = True, False
 
         def restart(tx: Tx) -> None:
@@ -252,7 +253,10 @@ class Database:
             self._restarting = False
             _consume_exception(future)
 
-        self._enqueue(restart, exclusive=True, background=True).add_done_callback(done)
+        # First in the queue: it copies and syncs what came since the checkpointer's last run.
+        future = self._enqueue(restart, exclusive=True, background=True, first=True)
+        future.add_done_callback(done)
+        return future
 
     def others_waiting(self) -> bool:
         """On the writer, inside a unit: whether units that someone waits for are queued."""
@@ -281,12 +285,14 @@ class Database:
         swap: Path | None = None,
         background: bool = False,
         alone: bool = False,
+        first: bool = False,
     ) -> asyncio.Future[Any]:
         if self._task is None or self._closing or self.loop is None:
             raise RuntimeError("database is not open")
         future: asyncio.Future[Any] = self.loop.create_future()
         context = contextvars.copy_context()
-        self._queue.append(Pending(unit, future, exclusive, swap, background, alone, context))
+        pending = Pending(unit, future, exclusive, swap, background, alone, context)
+        self._queue.insert(0 if first else len(self._queue), pending)
         self._wake.set()
         return future
 

@@ -206,7 +206,7 @@ async def test_a_long_wal_starts_over(db: Database, monkeypatch):
     monkeypatch.setattr("emulator.kernel.checkpoint.RESTART_CEILING", 1_000)  # idle only
     monkeypatch.setattr("emulator.kernel.checkpoint.PACE_SECONDS", 0.001)
     limit = await db.exclusive(lambda c: c.execute("PRAGMA journal_size_limit").fetchone())
-    assert tuple(limit) == (64 * 1024 * 1024,)
+    assert tuple(limit) == (checkpoint.WAL_LIMIT_BYTES,)
 
     def insert(tx: Tx, n: int) -> None:
         tx.execute("INSERT INTO t VALUES (?, ?)", (f"row{n}", n))
