@@ -18,7 +18,8 @@ import asyncio
 import json
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, NamedTuple
+from urllib.parse import unquote
 
 import httpx
 import msgspec
@@ -40,14 +41,28 @@ class NoAnswer(Exception):
     """The app returned without starting a response."""
 
 
+class Target(NamedTuple):
+    """Where a request goes, as an ASGI scope names it."""
+
+    scheme: str
+    host: str
+    port: int | None
+    raw_path: bytes  # without the query
+    query: bytes
+
+    @classmethod
+    def of(cls, url: httpx.URL) -> Target:
+        return cls(url.scheme, url.host, url.port, url.raw_path.split(b"?")[0], url.query)
+
+
 async def asgi_exchange(
     app: ASGIApp,
     method: str,
-    url: httpx.URL,
+    target: Target,
     headers: Headers,
     body: bytes,
 ) -> Answer:
-    """``method url`` with these (lower-case) headers and body through ``app``: its status,
+    """``method target`` with these (lower-case) headers and body through ``app``: its status,
     headers and body, as ``httpx.ASGITransport`` would give them."""
     scope = {
         "type": "http",
@@ -55,11 +70,11 @@ async def asgi_exchange(
         "http_version": "1.1",
         "method": method,
         "headers": headers,
-        "scheme": url.scheme,
-        "path": url.path,
-        "raw_path": url.raw_path.split(b"?")[0],
-        "query_string": url.query,
-        "server": (url.host, url.port),
+        "scheme": target.scheme,
+        "path": unquote(target.raw_path.decode("ascii")) or "/",
+        "raw_path": target.raw_path,
+        "query_string": target.query,
+        "server": (target.host, target.port),
         "client": CLIENT,
         "root_path": "",
     }
@@ -106,7 +121,7 @@ class Exchanger(httpx.BaseTransport):
     def exchange(
         self,
         method: str,
-        url: httpx.URL,
+        target: Target,
         headers: Headers,
         body: bytes,
         timeout: float | None,
@@ -123,6 +138,13 @@ class DirectCall:
 
     def __init__(self, http: httpx.Client, transport: Exchanger) -> None:
         self._http, self._transport = http, transport
+        self._base: tuple[httpx.URL, Target, bytes] | None = None  # the base URL's parts
+
+    def _base_of(self, url: httpx.URL) -> tuple[Target, bytes]:
+        """The client's base URL as a target, and its netloc (read again if it was changed)."""
+        if self._base is None or self._base[0] is not url:
+            self._base = (url, Target.of(url), url.netloc)
+        return self._base[1], self._base[2]
 
     def call(self, method: str, path: str, body: Any, params: Any) -> dict[str, Any] | None:
         http = self._http
@@ -139,13 +161,11 @@ class DirectCall:
         ):
             return None
         method = method.upper()
-        base = http.base_url
-        url = base.copy_with(raw_path=base.raw_path + path.encode("ascii"))
-        if params is not None:
-            query = str(httpx.QueryParams(params))
-            if query:
-                url = url.copy_with(query=query.encode("ascii"))
-        headers: Headers = [(b"host", url.netloc)]
+        base_url = http.base_url
+        base, netloc = self._base_of(base_url)
+        query = str(httpx.QueryParams(params)).encode("ascii") if params is not None else b""
+        target = base._replace(raw_path=base.raw_path + path.encode("ascii"), query=query)
+        headers: Headers = [(b"host", netloc)]
         content = b""
         if body is not None:
             content = json.dumps(
@@ -159,12 +179,13 @@ class DirectCall:
             headers.append((b"content-type", b"application/json"))
 
         def request() -> httpx.Request:  # what httpx would have sent: for errors' messages
+            url = base_url.copy_with(raw_path=target.raw_path, query=query or None)
             built = httpx.Request(method, url, headers=headers, content=content)
             built.extensions = {"timeout": http.timeout.as_dict()}
             return built
 
         status, answer_headers, answer = self._transport.exchange(
-            method, url, headers, content, http.timeout.read, request
+            method, target, headers, content, http.timeout.read, request
         )
         if 200 <= status < 400:
             try:

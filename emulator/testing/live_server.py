@@ -30,6 +30,7 @@ from emulator.testing.direct import (
     Exchanger,
     Headers,
     NoAnswer,
+    Target,
     asgi_exchange,
 )
 
@@ -116,14 +117,14 @@ class InProcessTransport(Exchanger):
         headers = [(key.lower(), value) for key, value in request.headers.raw]
         timeout = request.extensions.get("timeout", {}).get("read")
         status, answer_headers, answer = self.exchange(
-            request.method, request.url, headers, body, timeout, lambda: request
+            request.method, Target.of(request.url), headers, body, timeout, lambda: request
         )
         return httpx.Response(status, headers=answer_headers, content=answer)
 
     def exchange(
         self,
         method: str,
-        url: httpx.URL,
+        target: Target,
         headers: Headers,
         body: bytes,
         timeout: float | None,
@@ -135,7 +136,7 @@ class InProcessTransport(Exchanger):
             raise httpx.ConnectError("the in-process emulator is not running", request=request())
         try:
             future = asyncio.run_coroutine_threadsafe(
-                asgi_exchange(app, method, url, headers, body), loop
+                asgi_exchange(app, method, target, headers, body), loop
             )
         except RuntimeError:  # the loop closed meanwhile
             raise httpx.ConnectError(
