@@ -8,8 +8,9 @@ back. ``DirectCall`` is ``EmulatorClient.call``'s short path through an in-proce
 the request httpx would send (its URL, headers and JSON body, byte for byte) and the answer it
 would give, without building, merging and parsing ``httpx.Request``/``Response`` objects (half
 of a control call's CPU in the test's thread). Whatever it does not cover (a client given event
-hooks, auth or cookies, a path or query it does not handle plainly) goes through httpx as
-before, and so does every error's answer (``EmulatorError`` carries httpx's response).
+hooks, auth, cookies, default query parameters or redirects to follow; a path it does not
+handle plainly) goes through httpx as before, and so does every error's answer
+(``EmulatorError`` carries httpx's response).
 """
 
 from __future__ import annotations
@@ -155,6 +156,8 @@ class DirectCall:
             or hooks["response"]
             or http.auth is not None
             or http.cookies
+            or http.params
+            or http.follow_redirects
             or path.startswith("/")
             or not _PLAIN_PATH.match(path)
             or any(segment in (".", "..") for segment in path.split("/"))
