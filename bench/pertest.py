@@ -94,21 +94,23 @@ def _times(
     emulator: Emulator, runs: int, server: Server | None = None
 ) -> tuple[list[Measured], list[str], str]:
     """``runs`` typical tests after ``WARMUP`` ones; their problems; and the CPU they cost
-    per test (this process's, the tests' and the in-process emulator's with its key pool;
-    and a served emulator's), which a loaded machine inflates less than their times."""
+    per test (this process's, the tests' and the in-process emulator's with its key pool, and
+    of it the test's own thread's: its clients; and a served emulator's), which a loaded
+    machine inflates less than their times."""
     for _ in range(WARMUP):
         measure(emulator)
     times: list[Measured] = []
     problems: list[str] = []
     server_before = server.cpu_seconds() if server is not None else None
-    process_before = time.process_time()
+    process_before, thread_before = time.process_time(), time.thread_time()
     for _ in range(runs):
         try:
             times.append(measure(emulator))
         except Exception as exc:  # a failed test is a figure's error, not the harness's
             problems.append(f"{type(exc).__name__}: {exc}")
     spent = (time.process_time() - process_before) / runs * 1000
-    cpu = f"CPU per test: this process {spent:.1f} ms"
+    own = (time.thread_time() - thread_before) / runs * 1000
+    cpu = f"CPU per test: this process {spent:.1f} ms (the test's thread {own:.1f} ms)"
     server_after = server.cpu_seconds() if server is not None else None
     if server_before is not None and server_after is not None:
         cpu += f", the server {(server_after - server_before) / runs * 1000:.1f} ms"

@@ -111,3 +111,46 @@ def test_an_in_process_call_to_a_stopped_server_is_a_connect_error():
         assert client.health()["status"] == "ok"
     with client, pytest.raises(httpx.ConnectError):
         client.health()
+
+
+def test_an_in_process_call_sends_what_httpx_would(server: EmulatorServer):
+    """``EmulatorClient.call`` in process skips httpx's request objects: the sink records the
+    same method, path, headers and body as for the same request sent through httpx (a JSON
+    body, and none)."""
+    with server.client() as client:
+        sink = client.sink(prefix="direct")
+        path = f"sink/{sink.segment}"
+        body = {"name": "é x", "n": [1, 2.5, None, True]}
+        client.call("POST", path, json=body)
+        client.http.post(path, json=body)
+        client.call("POST", path)
+        client.http.post(path)
+        first, second, third, fourth = sink.wait_for(4)
+    for direct, through_httpx in ((first, second), (third, fourth)):
+        assert (direct.method, direct.path, direct.headers, direct.body) == (
+            through_httpx.method,
+            through_httpx.path,
+            through_httpx.headers,
+            through_httpx.body,
+        )
+    assert first.json == body and third.headers["content-length"] == "0"
+
+
+def test_an_in_process_error_names_the_request_as_over_http(server: EmulatorServer):
+    with server.client() as inside, EmulatorClient(server.url) as outside:
+        errors = []
+        for client in (inside, outside):
+            with pytest.raises(EmulatorError) as refused:
+                client.call("POST", "merchants/no-such-merchant/clock/advance", json={"seconds": 1})
+            errors.append((refused.value.status, refused.value.code, str(refused.value)))
+        assert errors[0] == errors[1]
+        assert errors[0][:2] == (404, "merchant_not_found")
+
+
+def test_a_client_with_event_hooks_calls_through_httpx(server: EmulatorServer):
+    """What the short path would skip (a hook on the client's requests) is still called."""
+    seen: list[str] = []
+    with server.client() as client:
+        client.http.event_hooks["request"].append(lambda request: seen.append(request.url.path))
+        assert client.health()["status"] == "ok"
+    assert seen == ["/_emulator/health"]

@@ -165,6 +165,7 @@ class Dispatcher:
         self._only: dict[str, list[str | None]] = {}
         self._which: tuple[str, list[str]] = ("0", [])
         self.queued = 0  # messages queued (a first send job scheduled) so far
+        self.caught_up = False  # the last dispatch reached the outbox's last event
         # Ids of events emitted by others' work during an advance (on the writer's thread):
         # their first attempts are not that advance's work (``kernel.foreign``).
         self.foreign_events: set[str] = set()
@@ -244,12 +245,14 @@ class Dispatcher:
         if self.foreign_events:
             self.foreign_events.difference_update(event["id"] for event in rows)
         more = len(rows) == DISPATCH_BATCH
+        self.caught_up = False
         if more:
             cursor = rows[-1]["seq"]
         else:
             found = tx.one("SELECT MAX(seq) FROM outbox")
             top = found[0] or 0 if found is not None else 0
             cursor = max(cursor, top if upto is None else min(top, upto))
+            self.caught_up = cursor >= top
             if self.foreign_events:  # those passed over unread (no router wanted them) too
                 self.foreign_events.intersection_update(_after(tx, cursor, self.foreign_events))
         tx.execute(

@@ -77,6 +77,11 @@ class DeliveryEngine:
         # its clock moves past that instant (``dispatch_now``): its messages are due then.
         self._undispatched = False
         self._prepared = 0  # the last outbox seq the engine's own task has prepared
+        # Watched events emitted so far (counted on the writer, in their unit), and that count
+        # as of the last committed dispatch that left none behind (-1: not known): equal, there
+        # is nothing to dispatch, and a flush or a step of an advance does not look.
+        self._emitted = 0
+        self._dispatched_at = -1
         # the log's line per attempt, written in batches (its handler prefixes a record)
         self._lines = BatchedLines(log, prefixed=True)
         rt.scheduler.handle_async(SEND_JOB, self._send)
@@ -105,6 +110,7 @@ class DeliveryEngine:
         deliveries go out as without the advance (``kernel.foreign``)."""
         if event.object_type in self._dispatcher.object_types:
             self._undispatched = True
+            self._emitted += 1
             tx.after_commit(self._wake.set)
             scheduler = self._rt.scheduler
             own = is_own(scheduler.timeline_of(merchant_id), merchant_id, scheduler.under_way)
@@ -123,13 +129,32 @@ class DeliveryEngine:
         if not any(timeline.advancing for timeline in self._rt.scheduler.timelines.busy()):
             return False
         self._undispatched = False
-        while self._dispatcher.dispatch(tx):
+        if self._emitted == self._dispatched_at:  # the engine's own task dispatched them
+            return False
+        while self._dispatch(tx):
             pass
         return True
+
+    def _dispatch(self, tx: Tx, upto: int | None = None) -> bool:
+        """One batch of dispatch (``Dispatcher.dispatch``); once it has committed, notes what
+        it left behind: nothing, when it reached the outbox's end."""
+        seen = self._emitted
+        more = self._dispatcher.dispatch(tx, upto)
+        if not more and self._dispatcher.caught_up:
+            tx.after_commit(lambda: self._caught_up(seen))
+        return more
+
+    def _caught_up(self, seen: int) -> None:
+        self._dispatched_at = max(self._dispatched_at, seen)
+
+    def _nothing_new(self) -> bool:
+        """No watched event was emitted since the last dispatch that left none behind."""
+        return self._emitted == self._dispatched_at
 
     def wake(self) -> None:
         """Look for undispatched events now (after a start, reset or restore)."""
         self._prepared = 0  # the outbox may have been replaced
+        self._dispatched_at = -1
         holds.ask_again(self._rt)  # and the holds with it
         self._wake.set()
 
@@ -173,7 +198,7 @@ class DeliveryEngine:
         try:
             queued = self._dispatcher.queued
             async with self._dispatching:
-                dispatch = functools.partial(self._dispatcher.dispatch, upto=upto)
+                dispatch = functools.partial(self._dispatch, upto=upto)
                 while await self._rt.db.write(dispatch, background=True):  # no request waits
                     pass
             if self._dispatcher.queued != queued:  # their first attempts start in the background
@@ -190,10 +215,11 @@ class DeliveryEngine:
         scheduler = self._rt.scheduler
         others = HELD_ROUNDS  # rounds that others' runs alone may add (a busy server has many)
         for _ in range(FLUSH_ROUNDS):
-            async with self._dispatching:
-                await self._dispatcher.prepare()  # a batch's signatures made off the writer
-                while await self._rt.db.write(self._dispatcher.dispatch):
-                    pass
+            if not self._nothing_new():  # else every event committed so far is dispatched
+                async with self._dispatching:
+                    await self._dispatcher.prepare()  # a batch's signatures made off the writer
+                    while await self._rt.db.write(self._dispatch):
+                        pass
             await scheduler.kicked()  # it may be starting a send that a delivery released
             started = await scheduler.run_due_everywhere()  # sends start in the background...
             if held := scheduler.timelines.runs(merchant_id):  # ...or by another's run

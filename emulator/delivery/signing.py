@@ -9,6 +9,8 @@ webhook takes a ready pair, or one made in a worker thread before its unit of wo
 from __future__ import annotations
 
 import base64
+import concurrent.futures
+import contextlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # cryptography: imported by the first key, not by serve's start
@@ -42,6 +44,7 @@ def pems(key: rsa.RSAPrivateKey) -> tuple[str, str]:
 
 
 PRESIGNED_MAX = 4_096  # signatures made ahead and not yet used, at most
+WAIT_SECONDS = 5.0  # how long ``sign`` waits for one being made ahead, at most
 
 
 class Signer:
@@ -49,12 +52,18 @@ class Signer:
 
     ``presign`` makes a signature ahead, off the database writer (the delivery engine does,
     for the events it is about to route, in a worker thread: cryptography signs without the
-    GIL); ``sign`` then takes it instead of signing again. PKCS#1 v1.5 signatures
+    GIL); ``sign`` then takes it instead of signing again, or, when it is still being made,
+    waits for it (an advance routing the event while the worker signs it: the writer waits
+    less than it would take to sign, and the signature is made once). PKCS#1 v1.5 signatures
     are deterministic: one made ahead is the very one ``sign`` would make."""
 
     def __init__(self) -> None:
         self._keys: dict[str, rsa.RSAPrivateKey] = {}
         self._made: dict[tuple[str, bytes], str] = {}  # used once; any thread
+        self._making: dict[tuple[str, bytes], concurrent.futures.Future[str]] = {}
+        # Hashes of what ``sign`` made itself: a presign asked later makes nothing again (a
+        # collision costs only a head start).
+        self._signed: set[int] = set()
 
     def _key(self, private_pem: str) -> rsa.RSAPrivateKey:
         key = self._keys.get(private_pem)
@@ -71,15 +80,39 @@ class Signer:
         return key
 
     def sign(self, private_pem: str, body: bytes) -> str:
+        making = self._making.get((private_pem, body))  # before _made: a presign ends there
         made = self._made.pop((private_pem, body), None)
-        return made if made is not None else self._signature(private_pem, body)
+        if made is not None:
+            return made
+        if making is not None:
+            with contextlib.suppress(Exception):  # its failure: signed here instead
+                made = making.result(WAIT_SECONDS)
+                self._made.pop((private_pem, body), None)
+                return made
+        made = self._signature(private_pem, body)
+        if len(self._signed) >= PRESIGNED_MAX:
+            self._signed.clear()
+        self._signed.add(hash((private_pem, body)))
+        return made
 
     def presign(self, private_pem: str, body: bytes) -> None:
-        if (private_pem, body) in self._made:  # a read of deliveries prepared it too
-            return
+        key = (private_pem, body)
+        if key in self._made or key in self._making or hash(key) in self._signed:
+            return  # a read of deliveries prepared it too, or it was signed already
         if len(self._made) >= PRESIGNED_MAX:  # made ahead for what was routed meanwhile
             self._made.clear()
-        self._made[private_pem, body] = self._signature(private_pem, body)
+        making: concurrent.futures.Future[str] = concurrent.futures.Future()
+        self._making[key] = making
+        try:
+            made = self._signature(private_pem, body)
+        except BaseException as exc:
+            making.set_exception(exc)
+            raise
+        else:
+            self._made[key] = made
+            making.set_result(made)
+        finally:
+            self._making.pop(key, None)
 
     def _signature(self, private_pem: str, body: bytes) -> str:
         from cryptography.hazmat.primitives import hashes

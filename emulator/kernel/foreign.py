@@ -201,6 +201,9 @@ class ForeignRunner:
         """As an advance starts: its timeline's async jobs (sends) already due are not on its
         way; they go out in the background as without it (a backlog of them under load would
         otherwise be sent one by one by the advance)."""
+        due = timeline.next_due_us  # its earliest due time, those under way left out
+        if due is None or due > timeline.clock.now_us():
+            return  # none is due yet
         find = functools.partial(
             overdue, key=timeline.key, now_us=timeline.clock.now_us(), kinds=kinds,
             exclude=self._under_way.ids(),

@@ -80,6 +80,10 @@ def get(tx: Tx, company_id: str) -> Merchant | None:
     return _decode_merchant.decode(row[0]) if row is not None else None
 
 
+def exists(tx: Tx, company_id: str) -> bool:
+    return tx.one("SELECT 1 FROM merchants WHERE id = ?", (company_id,)) is not None
+
+
 def set_bank_accounts(tx: Tx, company_id: str, merchant: Merchant) -> None:
     """Store the merchant's bank accounts (its other fields are as they were)."""
     tx.execute("UPDATE merchants SET data = ? WHERE id = ?", (_encode.encode(merchant), company_id))

@@ -189,7 +189,8 @@ async def resume(
 
 
 async def _merchant(rt: Context, company_id: str) -> None:
-    if await rt.db.read(lambda tx: merchants_repo.get(tx, company_id)) is None:
+    """404 unless the merchant exists (a point read: one row by key, on the loop)."""
+    if not await rt.db.read_point(lambda tx: merchants_repo.exists(tx, company_id)):
         raise ControlError(404, "merchant_not_found", f"no merchant with company_id {company_id!r}")
 
 

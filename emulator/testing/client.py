@@ -14,6 +14,7 @@ import msgspec
 
 from emulator.kernel.clock import Mode, iso, parse_iso
 from emulator.testing.actors import Actors
+from emulator.testing.direct import DirectCall, Exchanger
 from emulator.testing.expectations import ExpectationsMixin
 from emulator.testing.records import (
     ClockInfo,
@@ -126,6 +127,10 @@ class EmulatorClient(Actors, ExpectationsMixin, StateMixin):
             **with_tls_context({} if transport is None else {"transport": transport}),
         )
         self.changed_clock = False
+        # in process: calls skip httpx's request and response objects (testing.direct)
+        self._direct = (
+            DirectCall(self.http, transport) if isinstance(transport, Exchanger) else None
+        )
 
     def close(self) -> None:
         self.http.close()
@@ -140,6 +145,10 @@ class EmulatorClient(Actors, ExpectationsMixin, StateMixin):
         self, method: str, path: str, *, json: Any = None, params: Any = None
     ) -> dict[str, Any]:
         """One control-plane request (``path`` relative to ``/_emulator/``); its JSON answer."""
+        if self._direct is not None:
+            answer = self._direct.call(method, path, json, params)
+            if answer is not None:
+                return answer
         return json_object(self.http.request(method, path, json=json, params=params))
 
     def page(self, method: str, url: str, *, json: Any = None) -> dict[str, Any]:

@@ -14,26 +14,30 @@ import socket
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar
+from typing import TYPE_CHECKING, Literal, Self, TypeVar
 
 import httpx
 import uvicorn
 
 from emulator.http.protocol import JoinedWritesProtocol
 from emulator.kernel.clock import Mode, parse_iso
+from emulator.testing.direct import (
+    Answer,
+    ASGIApp,
+    Exchanger,
+    Headers,
+    NoAnswer,
+    Target,
+    asgi_exchange,
+)
 
 if TYPE_CHECKING:
     from emulator.serving.runtime import Runtime
 
 T = TypeVar("T")
-Message = MutableMapping[str, Any]
-ASGIApp = Callable[
-    [Message, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]],
-    Awaitable[None],
-]
 LoopKind = Literal["auto", "uvloop", "asyncio"]
 
 
@@ -90,13 +94,15 @@ class _Server(uvicorn.Server):
         self.ready.set()
 
 
-class InProcessTransport(httpx.BaseTransport):
+class InProcessTransport(Exchanger):
     """An httpx transport that hands each request to the in-process emulator's app on the
-    server's own event loop (``httpx.ASGITransport`` there): the same app, the same answers,
-    without encoding and parsing HTTP/1.1 on both sides of a loopback socket (httpcore and
-    h11 in the caller's thread, httptools and uvicorn in the server's: a third of a
-    control-plane call's CPU). ``EmulatorServer.client()`` uses it; the clients a test gets
-    for the merchant's interfaces (``gateway``, ``bank``) stay on real HTTP.
+    server's own event loop (as ``httpx.ASGITransport`` would: ``direct.asgi_exchange``): the
+    same app, the same answers, without encoding and parsing HTTP/1.1 on both sides of a
+    loopback socket (httpcore and h11 in the caller's thread, httptools and uvicorn in the
+    server's: a third of a control-plane call's CPU). ``EmulatorClient`` calls it without
+    httpx's request and response objects (``direct.DirectCall``). ``EmulatorServer.client()``
+    uses it; the clients a test gets for the merchant's interfaces (``gateway``, ``bank``)
+    stay on real HTTP.
 
     What an HTTP client sees stays: the client's read timeout bounds the wait for an answer
     (``httpx.ReadTimeout``); a server that is not running is ``httpx.ConnectError``, one that
@@ -105,41 +111,46 @@ class InProcessTransport(httpx.BaseTransport):
 
     def __init__(self, server: LiveServer) -> None:
         self._server = server
-        self._asgi: tuple[ASGIApp, httpx.ASGITransport] | None = None
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        body = request.read()  # its body, as the sync client built it
+        headers = [(key.lower(), value) for key, value in request.headers.raw]
+        timeout = request.extensions.get("timeout", {}).get("read")
+        status, answer_headers, answer = self.exchange(
+            request.method, Target.of(request.url), headers, body, timeout, lambda: request
+        )
+        return httpx.Response(status, headers=answer_headers, content=answer)
+
+    def exchange(
+        self,
+        method: str,
+        target: Target,
+        headers: Headers,
+        body: bytes,
+        timeout: float | None,
+        request: Callable[[], httpx.Request],
+    ) -> Answer:
         server = self._server
         loop, app = server._event_loop, server.app
         if loop is None or app is None or not server.running or loop.is_closed():
-            raise httpx.ConnectError("the in-process emulator is not running", request=request)
-        if self._asgi is None or self._asgi[0] is not app:  # a server started anew
-            self._asgi = (app, httpx.ASGITransport(app=app))
-        request.read()  # its body, as the sync client built it, readable from the loop
-        timeout = request.extensions.get("timeout", {}).get("read")
+            raise httpx.ConnectError("the in-process emulator is not running", request=request())
         try:
-            future = asyncio.run_coroutine_threadsafe(_exchange(self._asgi[1], request), loop)
+            future = asyncio.run_coroutine_threadsafe(
+                asgi_exchange(app, method, target, headers, body), loop
+            )
         except RuntimeError:  # the loop closed meanwhile
             raise httpx.ConnectError(
-                "the in-process emulator is not running", request=request
+                "the in-process emulator is not running", request=request()
             ) from None
         try:
-            status, headers, body = future.result(timeout)
+            return future.result(timeout)
         except TimeoutError:  # concurrent.futures'
             future.cancel()
-            raise httpx.ReadTimeout(f"no answer in {timeout} s", request=request) from None
-        except concurrent.futures.CancelledError:  # the server stopped under the request
+            raise httpx.ReadTimeout(f"no answer in {timeout} s", request=request()) from None
+        except (concurrent.futures.CancelledError, NoAnswer):  # the server stopped under it
             raise httpx.RemoteProtocolError(
-                "Server disconnected without sending a response.", request=request
+                "Server disconnected without sending a response.", request=request()
             ) from None
-        return httpx.Response(status, headers=headers, content=body)
-
-
-async def _exchange(
-    asgi: httpx.ASGITransport, request: httpx.Request
-) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-    response = await asgi.handle_async_request(request)
-    body = await response.aread()
-    return response.status_code, response.headers.raw, body
 
 
 class LiveServer:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import concurrent.futures
+
 import msgspec
 
 from emulator.delivery import signing
@@ -138,3 +140,21 @@ def test_a_signature_made_ahead_is_the_one_signing_makes_and_is_taken_once():
     assert made == fresh.sign(private, b'{"a": 1}') == ahead.sign(private, b'{"a": 1}')
     verify(public, made, b'{"a": 1}')
     assert ahead.sign(private, b'{"a": 2}') == fresh.sign(private, b'{"a": 2}')
+
+
+def test_a_signature_being_made_ahead_is_waited_for_not_lost():
+    """An advance may route an event while a worker still signs it ahead: ``sign`` takes the
+    worker's signature (waiting for it) or makes its own, the same bytes either way; one
+    signed first is not made ahead again, and signing again still gives it."""
+    private, public = signing.generate()
+    ahead, fresh = signing.Signer(), signing.Signer()
+    bodies = [f'{{"n": {n}}}'.encode() for n in range(12)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as worker:
+        for body in bodies:
+            presigning = worker.submit(ahead.presign, private, body)
+            assert ahead.sign(private, body) == fresh.sign(private, body)
+            presigning.result()
+    signed = ahead.sign(private, b'{"late": 1}')
+    ahead.presign(private, b'{"late": 1}')
+    assert ahead.sign(private, b'{"late": 1}') == signed
+    verify(public, signed, b'{"late": 1}')
