@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from emulator.kernel import checkpoint
 from emulator.repos import retention as repo
 from emulator.services import retention
 from emulator.serving.app import create_app
@@ -120,7 +121,8 @@ async def test_a_long_run_at_a_one_minute_window_stops_growing(
     history tables hold a steady number of rows and their share of the file (with the free
     pages new rows reuse) stops growing; what grows is state, the purchases, never pruned.
     The WAL starts over once it has RESTART_FRAMES frames, all copied back (64 MiB; 1 MiB
-    here, so that this short run writes many times as much): it stays that size."""
+    here, so that this short run writes many times as much), when the writer is idle, or at
+    RESTART_CEILING times that at once: it stays bounded."""
     monkeypatch.setattr("emulator.kernel.checkpoint.RESTART_FRAMES", 256)
     rounds, warm = 40, 12
     rows: list[dict[str, int]] = []
@@ -145,8 +147,12 @@ async def test_a_long_run_at_a_one_minute_window_stops_growing(
         assert all(later[t] <= made[t] * 1.25 + 3 for t in PRUNED), (made, later)
     assert max(history[warm:]) <= history[warm - 1] * 1.25 + 64 * 1024, history
     assert history[-1] > 0
-    # 256 frames of 4 KiB and a pace's writes (unbounded, this run's WAL reached 18 MB)
-    assert max(wal[warm:]) <= 8 * 1024 * 1024, wal
+    # In this run the WAL grows about 1 MiB a round until the ceiling (4 x 256 frames of
+    # 4 KiB) starts it over, then stays at the size reached: 6-7 MB on a quiet machine, 9.6 MB
+    # once on a loaded one (what is committed while a start over waits for its moment).
+    # Unbounded, this run's WAL reached 18 MB.
+    ceiling = checkpoint.RESTART_CEILING * 256 * 4096
+    assert max(wal[warm:]) <= 3 * ceiling, wal
     assert rows[-1]["delivery_messages"] * 2 < rounds * 3, rows[-1]  # most were pruned
 
 
