@@ -9,7 +9,10 @@ webhook takes a ready pair, or one made in a worker thread before its unit of wo
 from __future__ import annotations
 
 import base64
+import hashlib
 from typing import TYPE_CHECKING
+
+from emulator.kernel.bounded import Bounded
 
 if TYPE_CHECKING:  # cryptography: imported by the first key, not by serve's start
     from cryptography.hazmat.primitives.asymmetric import rsa
@@ -41,7 +44,8 @@ def pems(key: rsa.RSAPrivateKey) -> tuple[str, str]:
     return private, public
 
 
-PRESIGNED_MAX = 4_096  # signatures made ahead and not yet used, at most
+PRESIGNED_MAX = 4_096  # signatures made ahead and not yet used, at most (the oldest go)
+KEYS_KEPT = 512  # private keys kept parsed (the first parsed go first: parsed again if used)
 
 
 class Signer:
@@ -50,11 +54,17 @@ class Signer:
     ``presign`` makes a signature ahead, off the database writer (the delivery engine does,
     for the events it is about to route, in a worker thread: cryptography signs without the
     GIL); ``sign`` then takes it instead of signing again. PKCS#1 v1.5 signatures
-    are deterministic: one made ahead is the very one ``sign`` would make."""
+    are deterministic: one made ahead is the very one ``sign`` would make.
 
-    def __init__(self) -> None:
-        self._keys: dict[str, rsa.RSAPrivateKey] = {}
-        self._made: dict[tuple[str, bytes], str] = {}  # used once; any thread
+    Both are bounded (``emulator/kernel/bounded.py``): a long-running server sees ever more
+    webhooks' keys, and a signature made ahead for an event the writer routed first is
+    never taken. Those are held by the SHA-256 of their body, not the body (3 KB for a
+    purchase's event): 4,096 of them, about 2 MB at most."""
+
+    def __init__(self, keys_kept: int = KEYS_KEPT, presigned_max: int = PRESIGNED_MAX) -> None:
+        self._keys: Bounded[str, rsa.RSAPrivateKey] = Bounded(keys_kept)
+        # (key, the body's digest) -> signature; used once; any thread
+        self._made: Bounded[tuple[str, bytes], str] = Bounded(presigned_max)
 
     def _key(self, private_pem: str) -> rsa.RSAPrivateKey:
         key = self._keys.get(private_pem)
@@ -71,15 +81,21 @@ class Signer:
         return key
 
     def sign(self, private_pem: str, body: bytes) -> str:
-        made = self._made.pop((private_pem, body), None)
-        return made if made is not None else self._signature(private_pem, body)
+        if self._made:
+            made = self._made.pop((private_pem, hashlib.sha256(body).digest()), None)
+            if made is not None:
+                return made
+        return self._signature(private_pem, body)
 
     def presign(self, private_pem: str, body: bytes) -> None:
-        if (private_pem, body) in self._made:  # a read of deliveries prepared it too
+        key = (private_pem, hashlib.sha256(body).digest())
+        if key in self._made:  # a read of deliveries prepared it too
             return
-        if len(self._made) >= PRESIGNED_MAX:  # made ahead for what was routed meanwhile
-            self._made.clear()
-        self._made[private_pem, body] = self._signature(private_pem, body)
+        self._made[key] = self._signature(private_pem, body)
+
+    def kept(self) -> tuple[int, int]:
+        """How many private keys are kept parsed, and signatures made ahead."""
+        return len(self._keys), len(self._made)
 
     def _signature(self, private_pem: str, body: bytes) -> str:
         from cryptography.hazmat.primitives import hashes
