@@ -4,8 +4,9 @@ Starts ``python -m emulator serve`` (real clock, a fresh database, ``--retain`` 
 runs N closed-loop workers of mixed traffic for S seconds: a client, a purchase (its
 ``purchase.created`` goes to a webhook on the built-in sink), paying it through the control
 plane (``purchase.paid`` to the webhook and the success callback), reading it back and reading
-the sink. Prints the database's size (file plus WAL) and the rows of the tables retention
-prunes every ``--every`` seconds, and at the end. SQLite reuses the pages of deleted rows: with
+the sink. Prints the database's size (file plus WAL), the rows of the tables retention
+prunes and the server's resident memory (its own part apart) every ``--every`` seconds, and
+at the end. SQLite reuses the pages of deleted rows: with
 retention the file stops growing rather than shrinking.
 """
 
@@ -41,6 +42,19 @@ def _size(db: Path) -> int:
     return sum(p.stat().st_size for p in (db, Path(f"{db}-wal")) if p.exists())
 
 
+def _memory(pid: int | None) -> str:
+    """The server's RSS and its own (anonymous) part, in MiB; empty without /proc."""
+    fields: dict[str, float] = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "RssAnon"):
+                fields[key] = int(value.split()[0]) / 1024
+    except (OSError, ValueError):
+        return ""
+    return f"  RSS {fields.get('VmRSS', 0):.0f} MiB ({fields.get('RssAnon', 0):.0f} its own)"
+
+
 def _rows(db: Path) -> dict[str, int]:
     with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)) as c:
         return {t: int(c.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]) for t in TABLES}
@@ -69,7 +83,9 @@ async def _worker(client: httpx.AsyncClient, brand_id: str, n: int, stop: float)
     return done
 
 
-async def _soak(url: str, db: Path, seconds: float, workers: int, every: float) -> int:
+async def _soak(
+    url: str, db: Path, seconds: float, workers: int, every: float, pid: int | None = None
+) -> int:
     async with httpx.AsyncClient(base_url=url, timeout=30) as client:
         merchant = (await client.get("/_emulator/merchants")).json()["merchants"][0]
         hook = {"title": "soak", "all_events": True, "callback": f"{url}/_emulator/sink/hooks"}
@@ -83,7 +99,8 @@ async def _soak(url: str, db: Path, seconds: float, workers: int, every: float) 
         while not all(t.done() for t in tasks):
             await asyncio.wait(tasks, timeout=every)
             elapsed = time.monotonic() - started
-            print(f"{elapsed:6.0f} s  {_size(db) / 1e6:8.1f} MB  {_rows(db)}", flush=True)
+            memory = _memory(pid) if pid is not None else ""
+            print(f"{elapsed:6.0f} s  {_size(db) / 1e6:8.1f} MB  {_rows(db)}{memory}", flush=True)
         return sum(t.result() for t in tasks)
 
 
@@ -114,14 +131,16 @@ def main(argv: list[str] | None = None) -> int:
                     return 2
                 time.sleep(0.05)
             print(f"soak: {args.workers} workers, {args.seconds:g} s, --retain {args.retain}")
-            requests = asyncio.run(_soak(url, db, args.seconds, args.workers, args.every))
+            soak = _soak(url, db, args.seconds, args.workers, args.every, server.pid)
+            requests = asyncio.run(soak)
+            memory = _memory(server.pid)
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
         size = _size(db)
         print(
             f"done: {requests:,} requests; database {size / 1e6:.1f} MB"
-            f" ({size / max(requests, 1) / 1e3:.2f} KB per request); rows {_rows(db)}"
+            f" ({size / max(requests, 1) / 1e3:.2f} KB per request); rows {_rows(db)}{memory}"
         )
     return 0
 

@@ -98,11 +98,11 @@ def restart_with_objects(plan: Plan, workdir: Path) -> Timing:
 def _rss(pid: int, db: Path | None = None) -> dict[str, float]:
     """The process's resident memory in MiB: all of it, its own (anonymous) and the file
     pages it maps; of those, ``DbMapped``: the database's (read through a memory map: the
-    kernel's page cache, shared), the rest being the libraries."""
+    kernel's page cache, shared), the rest being the libraries; ``VmHWM``: the most it was."""
     fields: dict[str, float] = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key, _, value = line.partition(":")
-        if key in ("VmRSS", "RssAnon", "RssFile"):
+        if key in ("VmRSS", "RssAnon", "RssFile", "VmHWM"):
             fields[key] = int(value.split()[0]) / 1024
     if db is not None:
         mapped, name, path = 0, "", str(db.resolve())
@@ -149,6 +149,6 @@ def soak_rss(plan: Plan, workdir: Path) -> Timing:
         detail=f"RSS {rss:.0f} MiB: {memory.get('RssAnon', 0.0):.0f} MiB the process's own,"
         f" {memory.get('RssFile', 0.0):.0f} MiB mapped files (of which"
         f" {memory.get('DbMapped', 0.0):.0f} MiB the database read through a memory map, the"
-        " rest the libraries)",
+        f" rest the libraries); at most {memory.get('VmHWM', 0.0):.0f} MiB during the soak",
         extra={"rss_mib": rss, **{k.lower() + "_mib": v for k, v in memory.items()}},
     )

@@ -11,7 +11,10 @@ from __future__ import annotations
 import base64
 import concurrent.futures
 import contextlib
+import hashlib
 from typing import TYPE_CHECKING
+
+from emulator.kernel.bounded import Bounded
 
 if TYPE_CHECKING:  # cryptography: imported by the first key, not by serve's start
     from cryptography.hazmat.primitives.asymmetric import rsa
@@ -43,7 +46,8 @@ def pems(key: rsa.RSAPrivateKey) -> tuple[str, str]:
     return private, public
 
 
-PRESIGNED_MAX = 4_096  # signatures made ahead and not yet used, at most
+PRESIGNED_MAX = 4_096  # signatures made ahead and not yet used, at most (the oldest go)
+KEYS_KEPT = 512  # private keys kept parsed (the first parsed go first: parsed again if used)
 WAIT_SECONDS = 5.0  # how long ``sign`` waits for one being made ahead, at most
 
 
@@ -55,15 +59,20 @@ class Signer:
     GIL); ``sign`` then takes it instead of signing again, or, when it is still being made,
     waits for it (an advance routing the event while the worker signs it: the writer waits
     less than it would take to sign, and the signature is made once). PKCS#1 v1.5 signatures
-    are deterministic: one made ahead is the very one ``sign`` would make."""
+    are deterministic: one made ahead is the very one ``sign`` would make.
 
-    def __init__(self) -> None:
-        self._keys: dict[str, rsa.RSAPrivateKey] = {}
-        self._made: dict[tuple[str, bytes], str] = {}  # used once; any thread
+    Both are bounded (``emulator/kernel/bounded.py``): a long-running server sees ever more
+    webhooks' keys, and a signature made ahead for an event the writer routed first is
+    never taken. Those are held by the SHA-256 of their body, not the body (3 KB for a
+    purchase's event): 4,096 of them, about 2 MB at most."""
+
+    def __init__(self, keys_kept: int = KEYS_KEPT, presigned_max: int = PRESIGNED_MAX) -> None:
+        self._keys: Bounded[str, rsa.RSAPrivateKey] = Bounded(keys_kept)
+        # (key, the body's digest) -> signature; used once; any thread
+        self._made: Bounded[tuple[str, bytes], str] = Bounded(presigned_max)
         self._making: dict[tuple[str, bytes], concurrent.futures.Future[str]] = {}
-        # Hashes of what ``sign`` made itself: a presign asked later makes nothing again (a
-        # collision costs only a head start).
-        self._signed: set[int] = set()
+        # What ``sign`` made itself: a presign asked later makes nothing again
+        self._signed: Bounded[tuple[str, bytes], None] = Bounded(presigned_max)
 
     def _key(self, private_pem: str) -> rsa.RSAPrivateKey:
         key = self._keys.get(private_pem)
@@ -80,27 +89,24 @@ class Signer:
         return key
 
     def sign(self, private_pem: str, body: bytes) -> str:
-        making = self._making.get((private_pem, body))  # before _made: a presign ends there
-        made = self._made.pop((private_pem, body), None)
+        key = (private_pem, hashlib.sha256(body).digest())
+        making = self._making.get(key)  # before _made: a presign ends there
+        made = self._made.pop(key, None)
         if made is not None:
             return made
         if making is not None:
             with contextlib.suppress(Exception):  # its failure: signed here instead
                 made = making.result(WAIT_SECONDS)
-                self._made.pop((private_pem, body), None)
+                self._made.pop(key, None)
                 return made
         made = self._signature(private_pem, body)
-        if len(self._signed) >= PRESIGNED_MAX:
-            self._signed.clear()
-        self._signed.add(hash((private_pem, body)))
+        self._signed[key] = None
         return made
 
     def presign(self, private_pem: str, body: bytes) -> None:
-        key = (private_pem, body)
-        if key in self._made or key in self._making or hash(key) in self._signed:
+        key = (private_pem, hashlib.sha256(body).digest())
+        if key in self._made or key in self._making or key in self._signed:
             return  # a read of deliveries prepared it too, or it was signed already
-        if len(self._made) >= PRESIGNED_MAX:  # made ahead for what was routed meanwhile
-            self._made.clear()
         making: concurrent.futures.Future[str] = concurrent.futures.Future()
         self._making[key] = making
         try:
@@ -113,6 +119,10 @@ class Signer:
             making.set_result(made)
         finally:
             self._making.pop(key, None)
+
+    def kept(self) -> tuple[int, int]:
+        """How many private keys are kept parsed, and signatures made ahead."""
+        return len(self._keys), len(self._made)
 
     def _signature(self, private_pem: str, body: bytes) -> str:
         from cryptography.hazmat.primitives import hashes

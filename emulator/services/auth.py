@@ -1,8 +1,10 @@
 """Credentials: API keys (gateway), OAuth client credentials and access tokens (both).
 
-Lookups are cached in memory (the rows stay in SQLite); the cache is dropped whenever the
-whole state changes at once (reset, snapshot restore). Expiry is always checked against the
-emulator clock, so an advanced clock expires a cached token too.
+Lookups are cached in memory (the rows stay in SQLite), ``CACHED`` of each kind at most (the
+oldest go: a long-running server sees ever more merchants and tokens); the cache is dropped
+whenever the whole state changes at once (reset, snapshot restore) or a merchant is deleted.
+Expiry is always checked against the emulator clock, so an advanced clock expires a cached
+token too.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.domain.errors import Forbidden, InvalidToken
 from emulator.domain.merchants import ACCESS_TOKEN_SECONDS
+from emulator.kernel.bounded import Bounded
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import merchants as repo
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
     from emulator.kernel.context import Context, JobHandler
 
 TOKEN_EXPIRY_JOB = "oauth.token_expiry"
+CACHED = 10_000  # API keys, tokens and OAuth clients cached, of each (a few MB at most)
 PRODUCTION_KEY = "a production API key: this emulator is a sandbox, use the sandbox api_key"
 
 
@@ -45,14 +49,19 @@ class _Token:
 
 
 class Credentials:
-    def __init__(self, rt: Context) -> None:
+    def __init__(self, rt: Context, cached: int = CACHED) -> None:
         self._rt = rt
-        self._keys: dict[str, tuple[str, str]] = {}
-        self._tokens: dict[str, _Token] = {}
-        self._clients: dict[str, tuple[str, str]] = {}  # client id → (merchant, secret)
+        self._keys: Bounded[str, tuple[str, str]] = Bounded(cached)
+        self._tokens: Bounded[str, _Token] = Bounded(cached)
+        # client id → (merchant, secret)
+        self._clients: Bounded[str, tuple[str, str]] = Bounded(cached)
         # Bumped by forget(): a lookup that read the database before a reset or restore must
         # not cache what it read after it (the credential may be gone).
         self._generation = 0
+
+    def cached(self) -> int:
+        """How many credentials are cached (API keys, tokens and OAuth clients)."""
+        return len(self._keys) + len(self._tokens) + len(self._clients)
 
     def forget(self) -> None:
         self._keys.clear()

@@ -8,7 +8,9 @@ one to ``watch``, which serves it and, when it is answered 2xx (or a page's redi
 notes it (before the answer goes out) under the object's merchant with
 the journal entry it came after (so the recorder orders calls and moves as they happened)
 and the merchant's instant. Kept in memory, bounded: a record of what a tester just did,
-not state (a reset, an import or a restore forgets it).
+not state (a reset, an import or a restore forgets it, a merchant's deletion its moves).
+``MOVES_PER_MERCHANT`` of a merchant, ``MOVES_KEPT`` in all (about 200 bytes each: 10 MB);
+past that the least recently moved merchants' moves are forgotten.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 
 MOVES_PER_MERCHANT = 2_000
 MERCHANTS = 1_000  # the merchants with moves kept (the least recently moved are forgotten)
+MOVES_KEPT = 50_000  # moves kept in all, of every merchant
 
 # path -> (the table of the object it names, the flow's act verb); the id is group 1
 WATCHED: tuple[tuple[re.Pattern[str], str, str], ...] = (
@@ -55,23 +58,40 @@ TRUE = ("1", "true", "on", "yes")
 
 
 class Moves:
-    def __init__(self) -> None:
+    def __init__(self, kept: int = MOVES_KEPT, per_merchant: int = MOVES_PER_MERCHANT) -> None:
         self._by_merchant: OrderedDict[str, deque[Move]] = OrderedDict()
+        self._kept = kept
+        self._per_merchant = per_merchant
+        self._count = 0  # moves kept, of every merchant
 
     def add(self, merchant_id: str, move: Move) -> None:
         kept = self._by_merchant.pop(merchant_id, None)
         if kept is None:
-            kept = deque(maxlen=MOVES_PER_MERCHANT)
+            kept = deque(maxlen=self._per_merchant)
+        if len(kept) < self._per_merchant:  # else its oldest goes as this one comes
+            self._count += 1
         kept.append(move)
         self._by_merchant[merchant_id] = kept
-        while len(self._by_merchant) > MERCHANTS:
-            self._by_merchant.popitem(last=False)
+        while len(self._by_merchant) > MERCHANTS or self._count > self._kept:
+            _, gone = self._by_merchant.popitem(last=False)
+            self._count -= len(gone)
 
     def of(self, merchant_id: str) -> list[Move]:
         return list(self._by_merchant.get(merchant_id, ()))
 
+    def count(self) -> int:
+        """How many moves are kept, of every merchant."""
+        return self._count
+
+    def drop(self, merchant_id: str) -> None:
+        """Forget a merchant's moves (it was deleted)."""
+        gone = self._by_merchant.pop(merchant_id, None)
+        if gone is not None:
+            self._count -= len(gone)
+
     def clear(self) -> None:
         self._by_merchant.clear()
+        self._count = 0
 
 
 _MOVES: weakref.WeakKeyDictionary[Runtime, Moves] = weakref.WeakKeyDictionary()

@@ -12,6 +12,7 @@ from starlette.routing import Route
 from emulator.domain.errors import ControlError
 from emulator.domain.merchants import control_character
 from emulator.http.common import JSON, runtime
+from emulator.http.control.flow_moves import moves_of
 from emulator.http.control.flow_record import ROUTES as FLOW_RECORD_ROUTES
 from emulator.services import merchants
 
@@ -31,7 +32,12 @@ async def delete_merchant(request: Request) -> Response:
     """The merchant and everything of it; its credentials stop working at once."""
     rt = runtime(request)
     company_id = request.path_params["company_id"]
-    return JSON(await merchants.delete(rt, company_id, rt.forget_credentials))
+
+    def forget() -> None:  # what is kept of it in memory
+        rt.forget_credentials()
+        moves_of(rt).drop(company_id)
+
+    return JSON(await merchants.delete(rt, company_id, forget))
 
 
 ROUTES = [
