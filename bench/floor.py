@@ -145,18 +145,23 @@ def replay(capture: Capture, before: Path, work: Path, batch: int = BATCH) -> tu
     for start in range(0, len(statements), per_batch):
         conn.execute("BEGIN IMMEDIATE")
         for many, reads, sql, params in statements[start : start + per_batch]:
-            if many:
-                conn.executemany(sql, params)
-            elif reads:
-                conn.execute(sql, params).fetchall()
-            else:
-                conn.execute(sql, params)
+            _run(conn, many, reads, sql, params)
         conn.execute("COMMIT")
     replayed = time.thread_time()
     conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
     checkpoint = time.thread_time() - replayed
     conn.close()
     return (replayed - started) / capture.purchases, checkpoint / capture.purchases
+
+
+def _run(conn: sqlite3.Connection, many: bool, reads: bool, sql: str, params: Any) -> None:
+    """One captured statement, as the writer ran it (a read's rows fetched)."""
+    if many:
+        conn.executemany(sql, params)
+    elif reads:
+        conn.execute(sql, params).fetchall()
+    else:
+        conn.execute(sql, params)
 
 
 def _shape(sql: str) -> str:
@@ -183,12 +188,7 @@ def by_statement(capture: Capture, before: Path, work: Path) -> dict[str, tuple[
             rows = params if many else [params]
             size = sum(len(v) for row in rows for v in row if isinstance(v, str | bytes))
             began = clock()
-            if many:
-                conn.executemany(sql, params)
-            elif reads:
-                conn.execute(sql, params).fetchall()
-            else:
-                conn.execute(sql, params)
+            _run(conn, many, reads, sql, params)
             note(_shape(sql), clock() - began, size)
         began = clock()
         conn.execute("COMMIT")
