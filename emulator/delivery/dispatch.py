@@ -24,7 +24,7 @@ import msgspec
 from emulator.delivery import holds
 from emulator.delivery.outgoing import Outgoing, Prepare, Router
 from emulator.kernel import memo
-from emulator.kernel.outbox import EVENTS, StoredEvent, decode_payload
+from emulator.kernel.outbox import EVENTS, HEAD_COLUMNS, StoredEvent
 from emulator.kernel.storage import Tx
 from emulator.repos import deliveries as repo
 
@@ -39,13 +39,9 @@ DISPATCH_BATCH = 200
 PREPARE_MAX = DISPATCH_BATCH  # events prepared (their signatures made) then dispatched at a time
 
 
-# An event's columns but its payload: routers read the payloads of few events (those a
-# webhook or a callback wants), a batch's payloads are read then, all at once (``_Payloads``).
-HEAD_COLUMNS = "seq, id, merchant_id, event_type, object_type, object_id, client_id, created_us"
-
-
 class _Payloads:
-    """The payloads of one batch of events, read on first use, in one statement: a batch of
+    """Routers read the payloads of few events (those a webhook or a callback wants): the
+    payloads of one batch of events, read on first use, in one statement: a batch of
     events nobody receives (a busy day's collections of a merchant without callbacks) reads
     none, which was half the cost of its read."""
 
@@ -85,16 +81,10 @@ class _Event(StoredEvent):
         self._payloads = payloads
 
     @property
-    def raw(self) -> bytes:
+    def raw(self) -> bytes:  # its payload read with its batch's (``StoredEvent.payload``: decoded)
         if not self._raw:
             self._raw = self._payloads.of(self.seq)
         return self._raw
-
-    @property
-    def payload(self) -> dict[str, Any]:
-        if self._payload is None:
-            self._payload = decode_payload(self.raw)
-        return self._payload
 
 
 def _which(only: dict[str, list[str | None]]) -> tuple[str, list[str]]:

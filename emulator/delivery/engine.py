@@ -129,7 +129,7 @@ class DeliveryEngine:
         if not any(timeline.advancing for timeline in self._rt.scheduler.timelines.busy()):
             return False
         self._undispatched = False
-        if self._emitted == self._dispatched_at:  # the engine's own task dispatched them
+        if self._nothing_new():  # the engine's own task dispatched them
             return False
         while self._dispatch(tx):
             pass

@@ -56,7 +56,7 @@ class StoredEvent:
     @property
     def payload(self) -> dict[str, Any]:
         if self._payload is None:
-            self._payload = _decode_payload.decode(self._raw)
+            self._payload = _decode_payload.decode(self.raw)
         return self._payload
 
     @property
@@ -66,7 +66,6 @@ class StoredEvent:
 
 
 _decode_payload = msgspec.json.Decoder(dict[str, Any])
-decode_payload = _decode_payload.decode  # a payload as stored, decoded
 
 
 class Outbox:
@@ -111,7 +110,9 @@ def stored_event(row: Any) -> StoredEvent:
     return StoredEvent(row)
 
 
-COLUMNS = "seq, id, merchant_id, event_type, object_type, object_id, client_id, created_us, payload"
+# An event's columns but its payload (dispatch reads payloads only for the events it routes)
+HEAD_COLUMNS = "seq, id, merchant_id, event_type, object_type, object_id, client_id, created_us"
+COLUMNS = f"{HEAD_COLUMNS}, payload"
 # What reads payloads reads this view of the outbox: the same columns, a reference resolved.
 EVENTS = "outbox_events"
 

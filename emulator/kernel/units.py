@@ -20,9 +20,10 @@ get a transaction of their own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -71,20 +72,30 @@ def run(conn: sqlite3.Connection, batch: list[Pending]) -> list[Result]:
     return _run_batch(conn, batch)
 
 
-def _run_one(conn: sqlite3.Connection, pending: Pending) -> list[Result]:
-    tx = Tx(conn)
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` around the block, unless the block ended the
+    transaction itself (a failed unit's ``ROLLBACK``); rolled back when the commit fails or
+    the writer is stopping."""
     conn.execute("BEGIN IMMEDIATE")
     try:
+        yield
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _run_one(conn: sqlite3.Connection, pending: Pending) -> list[Result]:
+    tx = Tx(conn)
+    with _transaction(conn):
         try:
             value = _call(pending, tx)
         except Exception as exc:  # the unit failed: its transaction goes, the writer goes on
             conn.execute("ROLLBACK")
             return [(False, exc, [])]
-        conn.execute("COMMIT")
-    except BaseException:  # the commit failed, or the writer is stopping
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
     return [(True, value, tx.hooks)]
 
 
@@ -92,8 +103,7 @@ def _run_batch(conn: sqlite3.Connection, batch: list[Pending]) -> list[Result]:
     """The batch without savepoints; guarded (``_run_guarded``) once a unit fails after
     changing rows."""
     results: list[Result] = []
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with _transaction(conn):
         for pending in batch:
             tx = Tx(conn)
             changes = conn.total_changes
@@ -105,21 +115,17 @@ def _run_batch(conn: sqlite3.Connection, batch: list[Pending]) -> list[Result]:
                     continue
                 if conn.in_transaction:  # SQLite may have rolled it back itself (an I/O error)
                     conn.execute("ROLLBACK")
-                return _run_guarded(conn, batch)
+                break
             results.append((True, value, tx.hooks))
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    return results
+        else:
+            return results
+    return _run_guarded(conn, batch)
 
 
 def _run_guarded(conn: sqlite3.Connection, batch: list[Pending]) -> list[Result]:
     """The batch again, each unit in a savepoint of its own: a failing one rolls back alone."""
     results: list[Result] = []
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with _transaction(conn):
         for pending in batch:
             tx = Tx(conn)
             conn.execute("SAVEPOINT unit")
@@ -132,11 +138,6 @@ def _run_guarded(conn: sqlite3.Connection, batch: list[Pending]) -> list[Result]
             else:
                 conn.execute("RELEASE unit")
                 results.append((True, value, tx.hooks))
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
     return results
 
 
