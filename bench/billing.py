@@ -16,6 +16,7 @@ START = "2026-01-05T09:00:00Z"  # the subscriptions' anchor: bills fall on the 5
 YEAR_SECONDS = 365 * 86_400
 BILLS_PER_SUBSCRIBER = 12  # 2026-02-05 .. 2027-01-05
 TEMPLATES = "/api/v1/billing_templates/"
+YEAR_TARGET = Target("<=", 2_500, "ms")  # issue 32: the year on a server doing nothing else
 
 
 def _template(server: Server, headers: dict[str, str], brand_id: str) -> str:
@@ -94,7 +95,13 @@ def subscribe_and_pay(
 
 
 def billed(
-    name: str, server: Server, headers: dict[str, str], template: str, count: int, advance: Reply
+    name: str,
+    server: Server,
+    headers: dict[str, str],
+    template: str,
+    count: int,
+    advance: Reply,
+    target: Target | None = YEAR_TARGET,
 ) -> Timing:
     """The figure of a year's advance over ``count`` subscribers of ``template``: its time, and
     an error for each subscriber not billed all 12 months."""
@@ -110,7 +117,7 @@ def billed(
         errors=len(short) + abs(count - len(passed)),
         label="total",
         value_ms=advance.ms,
-        target=Target("<=", 2_500, "ms"),
+        target=target,
         judged_as="",
         detail=f"{bills:,} bills charged and paid = {rate:,.0f} bills/s; {jobs:,} jobs run",
         extra={"bills": bills, "bills_per_second": rate, "jobs_run": jobs},
