@@ -319,20 +319,18 @@ class DeliveryEngine:
         success: bool,
         duration_us: int | None,
     ) -> None:
-        now = repo.progress(tx, sent.id)
-        if now is None or now[0] != "queued" or now[1] != sent.attempts:
-            return  # a reset or restore replaced it while the request was out
         message = sent  # as it was sent (nothing else of it changes while it is queued)
+        first_us = sent.first_us if sent.first_us is not None else at_us
+        due = None if success else retry_due_us(first_us, attempt)
+        state = "queued" if due is not None else "delivered" if success else "failed"
+        if not repo.move_on(tx, sent, state, attempt, first_us):
+            return  # a reset or restore replaced it while the request was out
         repo.insert_attempt(tx, message, attempt, at_us, status, error, success, duration_us)
         self._rt.notices.after_commit(tx, message.merchant_id, "delivery")  # expectations
-        first_us = now[2] if now[2] is not None else at_us
-        due = None if success else retry_due_us(first_us, attempt)
         if due is not None:
-            repo.set_state(tx, message.id, "queued", attempt, first_us)
             due_us = max(due, self._rt.clock.now_us())
             schedule_send(self._rt, tx, message.id, due_us, message.merchant_id, attempt + 1)
             return
-        repo.set_state(tx, message.id, "delivered" if success else "failed", attempt, first_us)
         if message.reorder:
             return  # it never held anything back, so it releases nothing either
         behind = repo.next_waiting(tx, message)
