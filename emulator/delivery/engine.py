@@ -261,8 +261,9 @@ class DeliveryEngine:
         rt = self._rt
         message_id = int(job.payload["message"])
         # The message and its endpoint's state: rows by key, in one point read (no thread hop)
-        # with those of the sends starting with it.
-        message, endpoint = await self._reads.read(message_id)
+        # with those of the sends starting with it, or alone when an advance awaits it.
+        alone = rt.scheduler.under_way.sending_for(job.merchant_id)
+        message, endpoint = await self._reads.read(message_id, alone=alone)
         if message is None or message.state != "queued":
             return None  # delivered meanwhile, or gone with a reset or restore
         attempt = message.attempts + 1

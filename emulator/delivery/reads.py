@@ -7,7 +7,8 @@ its background slots, 64), each in a task of its own: the first of them to ask h
 made once every task started in the same turn of the event loop has asked too, and all of
 them get their rows from that one statement and snapshot. Each is still read when its send
 is about to start (in the same turn), never earlier: what an attempt is made of is as fresh
-as before.
+as before. A send an advance awaits (one at a time, ``UnderWay.sending_for``) reads alone, at
+once: waiting for the turn's end would put it behind other clients' work.
 """
 
 from __future__ import annotations
@@ -31,9 +32,14 @@ class SendReads:
         self._asked: dict[int, list[asyncio.Future[ToSend]]] | None = None
         self._reading: asyncio.Task[None] | None = None  # the last read started
 
-    async def read(self, message_id: int) -> ToSend:
+    async def read(self, message_id: int, *, alone: bool = False) -> ToSend:
         """The message (None when it is gone) and, when it is queued, its endpoint's state
-        (``endpoints.state_of``)."""
+        (``endpoints.state_of``). ``alone``: read at once, not with others (an advance awaits
+        its sends one at a time: waiting for a turn of the event loop would only delay it
+        behind other clients' work)."""
+        if alone:
+            found = await self._db.read_point(functools.partial(_to_send, [message_id]))
+            return found.get(message_id, (None, None))
         loop = asyncio.get_running_loop()
         asked = self._asked
         if asked is None:
