@@ -30,6 +30,7 @@ import functools
 import re
 import ssl
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -151,7 +152,9 @@ Origin = tuple[str, str, int]
 
 
 class Client:
-    def __init__(self, context: ssl.SSLContext) -> None:
+    def __init__(self, context: ssl.SSLContext | Callable[[], ssl.SSLContext]) -> None:
+        """``context``: the TLS context, or what makes it when the first ``https`` URL is
+        sent to (loading the system's CAs costs ~40 ms: plain HTTP receivers never pay it)."""
         self._context = context
         self._idle: dict[Origin, list[_Connection]] = {}
         self._targets: dict[str, Target | None] = {}
@@ -229,13 +232,19 @@ class Client:
             else:
                 del self._idle[origin]
 
+    def _tls(self) -> ssl.SSLContext:
+        context = self._context
+        if not isinstance(context, ssl.SSLContext):
+            context = self._context = context()
+        return context
+
     async def _connect(self, target: Target) -> _Connection:
         tls = target.scheme == "https"
         try:
             reader, writer = await asyncio.open_connection(
                 target.host,
                 target.port,
-                ssl=self._context if tls else None,
+                ssl=self._tls() if tls else None,
                 server_hostname=target.host if tls else None,
                 limit=HEAD_LIMIT,
             )

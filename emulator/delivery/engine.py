@@ -41,6 +41,7 @@ from emulator.delivery import endpoints, holds
 from emulator.delivery.client import wire_headers
 from emulator.delivery.dispatch import SEND_JOB, Dispatcher, schedule_send
 from emulator.delivery.outgoing import TIMEOUT_SECONDS, Prepare, Router, retry_due_us
+from emulator.delivery.reads import SendReads
 from emulator.delivery.transport import Sender
 from emulator.domain.events import Event
 from emulator.kernel.clock import TIME_HEADER, from_us, iso
@@ -70,6 +71,7 @@ class DeliveryEngine:
     def __init__(self, rt: EngineContext) -> None:
         self._rt = rt
         self._dispatcher = Dispatcher(rt)
+        self._reads = SendReads(rt.db)
         self._wake = asyncio.Event()
         self._dispatching = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
@@ -258,8 +260,10 @@ class DeliveryEngine:
         """One attempt; its record is the unit the scheduler commits with the job's removal."""
         rt = self._rt
         message_id = int(job.payload["message"])
-        # The message and its endpoint's state: rows by key, in one point read (no thread hop).
-        message, endpoint = await rt.db.read_point(functools.partial(_to_send, message_id))
+        # The message and its endpoint's state: rows by key, in one point read (no thread hop)
+        # with those of the sends starting with it, or alone when an advance awaits it.
+        alone = rt.scheduler.under_way.sending_for(job.merchant_id)
+        message, endpoint = await self._reads.read(message_id, alone=alone)
         if message is None or message.state != "queued":
             return None  # delivered meanwhile, or gone with a reset or restore
         attempt = message.attempts + 1
@@ -316,20 +320,18 @@ class DeliveryEngine:
         success: bool,
         duration_us: int | None,
     ) -> None:
-        now = repo.progress(tx, sent.id)
-        if now is None or now[0] != "queued" or now[1] != sent.attempts:
-            return  # a reset or restore replaced it while the request was out
         message = sent  # as it was sent (nothing else of it changes while it is queued)
+        first_us = sent.first_us if sent.first_us is not None else at_us
+        due = None if success else retry_due_us(first_us, attempt)
+        state = "queued" if due is not None else "delivered" if success else "failed"
+        if not repo.move_on(tx, sent, state, attempt, first_us):
+            return  # a reset or restore replaced it while the request was out
         repo.insert_attempt(tx, message, attempt, at_us, status, error, success, duration_us)
         self._rt.notices.after_commit(tx, message.merchant_id, "delivery")  # expectations
-        first_us = now[2] if now[2] is not None else at_us
-        due = None if success else retry_due_us(first_us, attempt)
         if due is not None:
-            repo.set_state(tx, message.id, "queued", attempt, first_us)
             due_us = max(due, self._rt.clock.now_us())
             schedule_send(self._rt, tx, message.id, due_us, message.merchant_id, attempt + 1)
             return
-        repo.set_state(tx, message.id, "delivered" if success else "failed", attempt, first_us)
         if message.reorder:
             return  # it never held anything back, so it releases nothing either
         behind = repo.next_waiting(tx, message)
@@ -340,19 +342,13 @@ class DeliveryEngine:
             schedule_send(self._rt, tx, next_id, due_us, message.merchant_id)
 
 
-def _to_send(message_id: int, tx: Tx) -> tuple[repo.Message | None, endpoints.EndpointState | None]:
-    message, endpoint = repo.to_send(tx, message_id)
-    if message is None or message.state != "queued":
-        return message, None
-    return message, endpoints.state_of(message, endpoint)
-
-
 def attempt_view(row: dict[str, Any]) -> dict[str, Any]:
     """An attempt as the control plane shows it (every detail, body included). ``headers``:
     every header that went on the wire, in order: the HTTP client's own (Host, Accept...,
     rebuilt by its own rules, ``client.wire_headers``), the message's, the attempt's
     ``X-Emulator-Time`` (its instant, stamped when it was sent) and Content-Length."""
     body = bytes(row["body"])
+    at = iso(from_us(row["at_us"]))
     view = {
         "id": row["id"],
         "message_id": row["message_id"],
@@ -366,12 +362,12 @@ def attempt_view(row: dict[str, Any]) -> dict[str, Any]:
         "url": row["url"],
         "headers": wire_headers(
             row["url"],
-            {**msgspec.json.decode(row["headers"]), TIME_HEADER: iso(from_us(row["at_us"]))},
+            {**msgspec.json.decode(row["headers"]), TIME_HEADER: at},
             len(body),
         ),
         "body": body.decode("utf-8", "replace"),
         "attempt": row["attempt"],
-        "at": iso(from_us(row["at_us"])),
+        "at": at,
         "status": row["status"],
         "error": row["error"],
         "success": bool(row["success"]),

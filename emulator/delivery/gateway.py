@@ -22,6 +22,7 @@ from emulator.delivery import keypool, signing
 from emulator.delivery.outgoing import Outgoing, Prepare, Router
 from emulator.domain.webhooks import EVENT_SET
 from emulator.kernel import memo
+from emulator.kernel.bounded import Bounded
 from emulator.kernel.outbox import StoredEvent
 from emulator.kernel.storage import Tx
 from emulator.repos import webhooks as repo
@@ -66,6 +67,30 @@ def body_of(event: StoredEvent) -> bytes:
     return _encode.encode({**event.payload, "event_type": event.event_type})
 
 
+BODIES_AHEAD = 512  # bodies made ahead and not yet routed, at most (the oldest go)
+
+
+class Bodies:
+    """Webhook bodies made ahead by the presigner (on a read snapshot, off the writer) and
+    taken by the router, which then neither reads the event's payload nor decodes and encodes
+    it again. A body is a function of its event's stored payload, which never changes (an
+    event that refers to its purchase's row is given a copy before the row changes), so the
+    one made ahead is the very one the router would make. Entries are taken once; those never
+    taken (an event an advance routed first) are forgotten past ``BODIES_AHEAD``
+    (``kernel.bounded``: about 1.7 MB at most)."""
+
+    def __init__(self, limit: int = BODIES_AHEAD) -> None:
+        self._made: Bounded[tuple[int, str], bytes] = Bounded(limit)
+
+    def make(self, event: StoredEvent) -> bytes:
+        body = self._made[(event.seq, event.id)] = body_of(event)
+        return body
+
+    def take(self, event: StoredEvent) -> bytes:
+        body = self._made.pop((event.seq, event.id), None)
+        return body if body is not None else body_of(event)
+
+
 def _receivers(tx: Tx, event: StoredEvent, *, make_key: bool) -> list[tuple[str, Any, str, str]]:
     """(url, kind, target id, private key) of each receiver of the event; the company key is
     made on first use only with ``make_key`` (else a merchant without one has no callback)."""
@@ -93,12 +118,14 @@ def _receivers(tx: Tx, event: StoredEvent, *, make_key: bool) -> list[tuple[str,
     return found
 
 
-def gateway_router(signer: signing.Signer) -> Router:
+def gateway_router(signer: signing.Signer, bodies: Bodies | None = None) -> Router:
+    """``bodies``: those the presigner made ahead (``gateway_presigner`` with the same)."""
+
     def route(tx: Tx, event: StoredEvent) -> list[Outgoing]:
         receivers = _receivers(tx, event, make_key=True)
         if not receivers:
             return []
-        body = body_of(event)
+        body = bodies.take(event) if bodies is not None else body_of(event)
         return [
             Outgoing(
                 url=url,
@@ -125,15 +152,16 @@ def gateway_router(signer: signing.Signer) -> Router:
     return route
 
 
-def gateway_presigner(signer: signing.Signer) -> Prepare:
+def gateway_presigner(signer: signing.Signer, bodies: Bodies | None = None) -> Prepare:
     """On a read snapshot, before the events are routed: the signatures ``route`` will need,
-    to be made ahead in a worker thread (``Signer.presign``), so the writer does not make them."""
+    to be made ahead in a worker thread (``Signer.presign``), so the writer does not make them;
+    and their bodies, kept in ``bodies`` for the router."""
 
     def prepare(tx: Tx, event: StoredEvent) -> list[Callable[[], object]]:
         receivers = _receivers(tx, event, make_key=False)
         if not receivers:
             return []
-        body = body_of(event)
+        body = bodies.make(event) if bodies is not None else body_of(event)
         return [functools.partial(signer.presign, key, body) for _, _, _, key in receivers]
 
     return prepare

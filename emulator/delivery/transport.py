@@ -114,8 +114,8 @@ class Sender:
         trust: tuple[Path, ...] = (),
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        # The TLS context (the system's CAs loaded) and the lean client are made by the first
-        # delivery, not before the server's first answer.
+        # The lean client is made by the first delivery, not before the server's first answer;
+        # the TLS context (the system's CAs loaded) by its first https one.
         self._routing = SelfRoutingTransport(port, app, trust)
         self._trust, self._lean = trust, transport is None
         self._client: Client | None = None
@@ -128,7 +128,7 @@ class Sender:
         ``httpx.TimeoutException`` after ``TIMEOUT_SECONDS``, else why (refused, reset...)."""
         client = self._client
         if client is None and self._lean:
-            client = self._client = Client(ssl_context(self._trust))
+            client = self._client = Client(functools.partial(ssl_context, self._trust))
         target = client.target(url) if client is not None else None
         if target is None or self._routing.in_process(target.host, target.port) is not None:
             response = await self._http.post(url, content=body, headers=headers)

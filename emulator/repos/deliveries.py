@@ -136,6 +136,22 @@ def to_send(tx: Tx, message_id: int) -> tuple[Message | None, EndpointRow]:
     row = tx.one(_TO_SEND, (message_id,))
     if row is None:
         return None, (None, None)
+    return _to_send_row(row)
+
+
+_TO_SEND_MANY = _TO_SEND.replace("m.id = ?", "m.id IN (SELECT value FROM json_each(?))")
+
+
+def to_send_many(tx: Tx, ids: list[int]) -> dict[int, tuple[Message, EndpointRow]]:
+    """``to_send`` of several messages in one statement, by id (those gone are left out)."""
+    if len(ids) == 1:
+        message, endpoint = to_send(tx, ids[0])
+        return {} if message is None else {message.id: (message, endpoint)}
+    rows = tx.all(_TO_SEND_MANY, (msgspec.json.encode(ids).decode(),))
+    return {row["id"]: _to_send_row(row) for row in rows}
+
+
+def _to_send_row(row: Any) -> tuple[Message, EndpointRow]:
     enabled = row["enabled"]
     state = None if enabled is None else (bool(enabled), bool(row["drop_while_off"]))
     days = row["days"]
@@ -164,12 +180,16 @@ def _message(row: Any) -> Message:
     )
 
 
-def progress(tx: Tx, message_id: int) -> tuple[str, int, int | None] | None:
-    """(state, attempts, first_us) of a message: what an attempt's record checks again."""
-    row = tx.one(
-        "SELECT state, attempts, first_us FROM delivery_messages WHERE id = ?", (message_id,)
+def move_on(tx: Tx, sent: Message, state: str, attempts: int, first_us: int | None) -> bool:
+    """``set_state`` of a message as it was sent (queued, its attempts and first attempt's
+    instant as ``sent`` has them); False, changing nothing, when it is not that any more (a
+    reset or restore replaced it while its request was out)."""
+    cursor = tx.execute(
+        "UPDATE delivery_messages SET state = ?, attempts = ?, first_us = ? WHERE id = ?"
+        " AND state = 'queued' AND attempts = ? AND first_us IS ?",
+        (state, attempts, first_us, sent.id, sent.attempts, sent.first_us),
     )
-    return None if row is None else (row[0], row[1], row[2])
+    return cursor.rowcount == 1
 
 
 def set_state(tx: Tx, message_id: int, state: str, attempts: int, first_us: int | None) -> None:

@@ -16,7 +16,13 @@ from emulator.delivery.bank import OBJECT_TYPES as BANK_OBJECT_TYPES
 from emulator.delivery.bank import WANTED as BANK_WANTED
 from emulator.delivery.bank import bank_router
 from emulator.delivery.engine import DeliveryEngine
-from emulator.delivery.gateway import OBJECT_TYPES, WANTED, gateway_presigner, gateway_router
+from emulator.delivery.gateway import (
+    OBJECT_TYPES,
+    WANTED,
+    Bodies,
+    gateway_presigner,
+    gateway_router,
+)
 from emulator.delivery.signing import Signer
 from emulator.delivery.transport import Sender
 from emulator.domain.urls import UrlRule
@@ -88,8 +94,12 @@ class Runtime:
         self.scheduler.housekeeping = jobs.HOUSEKEEPING
         self.signer = Signer()
         self.deliveries = DeliveryEngine(self)
+        bodies = Bodies()  # made ahead by the presigner, taken by the router
         self.deliveries.register(
-            gateway_router(self.signer), OBJECT_TYPES, gateway_presigner(self.signer), WANTED
+            gateway_router(self.signer, bodies),
+            OBJECT_TYPES,
+            gateway_presigner(self.signer, bodies),
+            WANTED,
         )
         self.deliveries.register(bank_router, BANK_OBJECT_TYPES, only=BANK_WANTED)
 

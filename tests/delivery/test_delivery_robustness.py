@@ -217,3 +217,52 @@ async def test_callback_urls_that_could_never_be_sent_are_refused(http, gw):
         response = await http.post("/api/v1/webhooks/", json=body, headers=gw)
         assert response.status_code == 400, url
         assert response.json()["callback"]["code"] == "invalid"
+
+
+class AnswersWhenLetGo(asyncio.Protocol):
+    """A receiver's connection that answers 200 to each request once the test lets it go."""
+
+    def __init__(self, asked: asyncio.Event, let_go: asyncio.Event) -> None:
+        self.asked, self.let_go = asked, let_go
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.asked.set()
+        asyncio.get_running_loop().create_task(self._answer())
+
+    async def _answer(self) -> None:
+        await self.let_go.wait()
+        if not self.transport.is_closing():
+            self.transport.write(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+
+
+async def test_an_attempt_out_when_its_webhook_is_deleted_changes_nothing(
+    http, gw, merchant, runtime
+):
+    """The webhook is deleted while its attempt waits for the answer (its messages given
+    up): the 200 that comes after is not recorded, and the message stays given up."""
+    asked, let_go = asyncio.Event(), asyncio.Event()
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(lambda: AnswersWhenLetGo(asked, let_go), "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        hook = await webhook(http, gw, f"http://127.0.0.1:{port}/hook")
+        payout = await paid_out(http, gw, merchant, "4444333322221111")
+        await asyncio.wait_for(asked.wait(), 5)
+        deleted = await http.delete(f"/api/v1/webhooks/{hook['id']}/", headers=gw)
+        assert deleted.status_code == 204
+        let_go.set()
+        assert await attempts(http, object_id=payout["id"]) == []  # waits for the send
+        states = await runtime.db.read(
+            lambda tx: tx.all(
+                "SELECT state, attempts FROM delivery_messages WHERE object_id = ?", (payout["id"],)
+            )
+        )
+        assert [tuple(row) for row in states] == [("failed", 0)]
+    finally:
+        let_go.set()
+        server.close()
+        await server.wait_closed()
