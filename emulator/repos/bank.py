@@ -119,8 +119,15 @@ def insert_collection(tx: Tx, merchant_id: str, collection: Collection) -> None:
     )
 
 
-def update_collection(tx: Tx, collection: Collection, data: bytes | None = None) -> None:
-    """Store ``collection``; ``data``: its JSON when the caller has it (``encoded``)."""
+def update_collection(
+    tx: Tx, collection: Collection, data: bytes | None = None, *, before: str | None = None
+) -> None:
+    """Store ``collection``; ``data``: its JSON when the caller has it (``encoded``);
+    ``before``: the status stored until now, if the caller knows it. A COMPLETED row may be
+    referred to by its collection.completed event (``kernel.outbox``: ``ref``, migration
+    0020): that event gets a copy of its JSON first, as it was."""
+    if before is None or before == "COMPLETED":
+        tx.execute(_KEEP_EVENTS, (collection.id, collection.id))
     tx.execute(
         "UPDATE bank_collections SET data = ?, statement_id = ?, status = ? WHERE id = ?",
         (
@@ -130,6 +137,14 @@ def update_collection(tx: Tx, collection: Collection, data: bytes | None = None)
             collection.id,
         ),
     )
+
+
+# The row's JSON into the events that refer to it. The condition on object_type lets SQLite
+# use the outbox's object index (partial: object_type <> 'client').
+_KEEP_EVENTS = (
+    "UPDATE outbox SET payload = (SELECT data FROM bank_collections WHERE id = ?), ref = 0"
+    " WHERE object_id = ? AND object_type <> 'client' AND ref = 1"
+)
 
 
 def encoded(obj: Collection) -> bytes:

@@ -92,7 +92,7 @@ def outcome(
     # Still PENDING: the attempt is on the collection, but no event or callback (its status
     # did not change; the outcome is one event when tracking ends).
     collection = msgspec.structs.replace(collection, updatedAt=now_iso(rt))
-    repo.update_collection(tx, collection)
+    repo.update_collection(tx, collection, before=collection.status)
     funds = body.get("funds_on_day")
     paid = funds is not None and int(funds) == retry + 1
     nxt = cal.next_business_day(today + timedelta(days=1))
@@ -143,8 +143,10 @@ def change_status(
         book(tx, merchant_id, "dispute", "collection", collection.id, amount, now_us)
     updated = msgspec.structs.replace(collection, **changes)
     data = repo.encoded(updated)  # stored, and the event's payload: the same bytes
-    repo.update_collection(tx, updated, data)
-    emit(rt, tx, merchant_id, "bank_collection", updated, data, now_us)
+    repo.update_collection(tx, updated, data, before=collection.status)
+    # a completion refers to the row (it changes again only by a dispute, which copies it)
+    completed = status == "COMPLETED"
+    emit(rt, tx, merchant_id, "bank_collection", updated, data, now_us, ref=completed)
     if code is not None:
         _reach_mandate(rt, tx, merchant_id, updated, code)
     return updated
