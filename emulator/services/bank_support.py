@@ -13,7 +13,6 @@ from emulator.domain.bank import require_text
 from emulator.domain.bank_calendar import instant_problem, iso_us, parse_instant, sast_date
 from emulator.domain.errors import BankBadRequest, ControlError
 from emulator.domain.events import Event
-from emulator.domain.ledger import LedgerEntry
 from emulator.domain.merchants import MerchantProfile
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
@@ -104,14 +103,6 @@ def emit(
 def book(
     tx: Tx, merchant_id: str, kind: str, object_type: str, object_id: str, amount: int, at_us: int
 ) -> None:
-    """A settled ZAR movement in the shared ledger (collections in, payments and disputes out)."""
-    entry = LedgerEntry(
-        kind=kind,
-        state="settled",
-        currency="ZAR",
-        amount=amount,
-        object_type=object_type,
-        object_id=object_id,
-        payment_method="eft",
-    )
-    ledger.record(tx, merchant_id, entry, at_us)
+    """A settled ZAR movement in the shared ledger (collections in, payments and disputes
+    out): the ``LedgerEntry`` of kind ``kind``, state settled, payment method eft."""
+    ledger.record_eft(tx, merchant_id, kind, object_type, object_id, amount, at_us)
