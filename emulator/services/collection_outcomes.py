@@ -4,6 +4,7 @@ control plane's settle."""
 
 from __future__ import annotations
 
+import functools
 import weakref
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
@@ -131,9 +132,7 @@ def change_status(
     if status == "COMPLETED":
         account = collection.creditor.accountNumber or ""
         changes["statementId"] = _statement(rt, tx, merchant_id, account, collection.actionDate)
-        changes["disputeWindowClosesOn"] = unpaids.dispute_closes_on(
-            date.fromisoformat(collection.actionDate)
-        )
+        changes["disputeWindowClosesOn"] = _closes_on(collection.actionDate)
         amount = collection.amountCents
         book(tx, merchant_id, "collection", "collection", collection.id, amount, now_us)
     elif status == "DISPUTED":
@@ -150,6 +149,12 @@ def change_status(
     if code is not None:
         _reach_mandate(rt, tx, merchant_id, updated, code)
     return updated
+
+
+@functools.lru_cache(maxsize=64)
+def _closes_on(action: str) -> str:
+    """The last day of a dispute window (a day's outcomes share a few action dates)."""
+    return unpaids.dispute_closes_on(date.fromisoformat(action))
 
 
 # Per runtime, the unit of work last seen and the statements it found (merchant, account,
@@ -245,7 +250,7 @@ def step_job(rt: Context, tx: Tx, job: Job) -> None:
     ):
         return  # a hold took the bank's answer: carried out once released
     try:
-        outcome(rt, tx, found[0], found[1], dict(job.payload))
+        outcome(rt, tx, found[0], found[1], job.payload)  # read, never changed
     except DisputeWindowClosed:
         return  # a dispute planned after the window (the clock jumped past it)
 
