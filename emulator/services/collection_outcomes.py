@@ -232,7 +232,7 @@ def subject_of(collection: Collection) -> dict[str, Any]:
 
 
 def step_job(rt: Context, tx: Tx, job: Job) -> None:
-    found = repo.collection(tx, str(job.payload["id"]))
+    found = repo.collection_of_job(tx, str(job.payload["id"]), job.id, job.due_us, STEP_JOB)
     if found is None:
         return
     status = str(job.payload["status"])
