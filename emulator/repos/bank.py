@@ -141,11 +141,12 @@ def update_collection(
     )
 
 
-# The row's JSON into the events that refer to it. The condition on object_type lets SQLite
-# use the outbox's object index (partial: object_type <> 'client').
+# The row's JSON into the events that refer to it. The condition object_type <> 'client' lets
+# SQLite use the outbox's object index (partial: its own condition).
 _KEEP_EVENTS = (
     "UPDATE outbox SET payload = (SELECT data FROM bank_collections WHERE id = ?), ref = 0"
-    " WHERE object_id = ? AND object_type <> 'client' AND ref = 1"
+    " WHERE object_id = ? AND object_type <> 'client' AND object_type = 'bank_collection'"
+    " AND ref = 1"
 )
 
 
