@@ -8,7 +8,9 @@ of holding a copy (``ref``; migration 0019): a purchase's JSON is 3.4 KB, and a 
 purchase.paid or a new purchase's purchase.created would write it a second time. Payloads are
 read through ``EVENTS`` (the view ``outbox_events``), which resolves the reference; the row's
 repository copies the JSON into the events that refer to it before the row changes
-(``repos.purchases``).
+(``repos.purchases``). A collection's collection.completed refers to its collection's row the
+same way (migration 0020; ``repos.bank`` copies), its stored payload the status alone, which
+the v2 feed's state index reads.
 """
 
 from __future__ import annotations
@@ -78,10 +80,19 @@ class Outbox:
         self.notices: Notices | None = None  # told of each commit that emitted (waits)
 
     def emit(
-        self, tx: Tx, merchant_id: str, event: Event, created_us: int, *, ref: bool = False
+        self,
+        tx: Tx,
+        merchant_id: str,
+        event: Event,
+        created_us: int,
+        *,
+        ref: bool = False,
+        stand_in: bytes = b"",
     ) -> str:
         """Record ``event``; returns its id (stable across redeliveries). ``ref``: its payload
-        is its purchase's row as stored now, and is not copied (the module's docstring)."""
+        is its object's row as stored now, and is not copied (the module's docstring);
+        ``stand_in``: what the row holds instead (a collection's status, for the feed's
+        index)."""
         event_id = self._ids.uuid()
         tx.execute(
             "INSERT INTO outbox (id, merchant_id, event_type, object_type, object_id, client_id,"
@@ -94,7 +105,7 @@ class Outbox:
                 event.object_id,
                 event.client_id,
                 created_us,
-                b"" if ref else event.raw,
+                stand_in if ref else event.raw,
                 1 if ref else 0,
             ),
         )

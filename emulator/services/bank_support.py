@@ -13,7 +13,6 @@ from emulator.domain.bank import require_text
 from emulator.domain.bank_calendar import instant_problem, iso_us, parse_instant, sast_date
 from emulator.domain.errors import BankBadRequest, ControlError
 from emulator.domain.events import Event
-from emulator.domain.ledger import LedgerEntry
 from emulator.domain.merchants import MerchantProfile
 from emulator.kernel.storage import Tx
 from emulator.repos import bank as repo
@@ -68,11 +67,15 @@ def emit(
     obj: Any,
     data: bytes | None = None,
     at_us: int | None = None,
+    *,
+    ref: bool = False,
 ) -> None:
     """The outbox event of a status change: type ``<object>.<status>``, payload the object
     exactly as the API returns it (its JSON encoded once, straight from the struct, or
     ``data``: that JSON, made already), at ``at_us`` (the clock's now, read by the caller
-    already, or here)."""
+    already, or here). ``ref``: ``data`` is the object's row as just stored, and the event
+    refers to it instead of holding a copy (``kernel.outbox``; collections only, migration
+    0020), holding its status alone for the feed's state index."""
     if isinstance(obj, msgspec.Struct):
         status, object_id = str(obj.status), str(obj.id)  # type: ignore[attr-defined]
         type_ = f"{EVENT_PREFIX[object_type]}.{status.lower()}"
@@ -88,20 +91,18 @@ def emit(
             object_id=str(payload["id"]),
             payload=payload,
         )
-    rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us() if at_us is None else at_us)
+    created_us = rt.clock.now_us() if at_us is None else at_us
+    if ref:
+        assert object_type == "bank_collection" and data is not None
+        stand_in = b'{"status":"' + str(obj.status).encode() + b'"}'
+        rt.outbox.emit(tx, merchant_id, event, created_us, ref=True, stand_in=stand_in)
+    else:
+        rt.outbox.emit(tx, merchant_id, event, created_us)
 
 
 def book(
     tx: Tx, merchant_id: str, kind: str, object_type: str, object_id: str, amount: int, at_us: int
 ) -> None:
-    """A settled ZAR movement in the shared ledger (collections in, payments and disputes out)."""
-    entry = LedgerEntry(
-        kind=kind,
-        state="settled",
-        currency="ZAR",
-        amount=amount,
-        object_type=object_type,
-        object_id=object_id,
-        payment_method="eft",
-    )
-    ledger.record(tx, merchant_id, entry, at_us)
+    """A settled ZAR movement in the shared ledger (collections in, payments and disputes
+    out): the ``LedgerEntry`` of kind ``kind``, state settled, payment method eft."""
+    ledger.record_eft(tx, merchant_id, kind, object_type, object_id, amount, at_us)

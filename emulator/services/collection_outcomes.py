@@ -4,6 +4,7 @@ control plane's settle."""
 
 from __future__ import annotations
 
+import functools
 import weakref
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
@@ -92,7 +93,7 @@ def outcome(
     # Still PENDING: the attempt is on the collection, but no event or callback (its status
     # did not change; the outcome is one event when tracking ends).
     collection = msgspec.structs.replace(collection, updatedAt=now_iso(rt))
-    repo.update_collection(tx, collection)
+    repo.update_collection(tx, collection, before=collection.status)
     funds = body.get("funds_on_day")
     paid = funds is not None and int(funds) == retry + 1
     nxt = cal.next_business_day(today + timedelta(days=1))
@@ -131,9 +132,7 @@ def change_status(
     if status == "COMPLETED":
         account = collection.creditor.accountNumber or ""
         changes["statementId"] = _statement(rt, tx, merchant_id, account, collection.actionDate)
-        changes["disputeWindowClosesOn"] = unpaids.dispute_closes_on(
-            date.fromisoformat(collection.actionDate)
-        )
+        changes["disputeWindowClosesOn"] = _closes_on(collection.actionDate)
         amount = collection.amountCents
         book(tx, merchant_id, "collection", "collection", collection.id, amount, now_us)
     elif status == "DISPUTED":
@@ -143,11 +142,19 @@ def change_status(
         book(tx, merchant_id, "dispute", "collection", collection.id, amount, now_us)
     updated = msgspec.structs.replace(collection, **changes)
     data = repo.encoded(updated)  # stored, and the event's payload: the same bytes
-    repo.update_collection(tx, updated, data)
-    emit(rt, tx, merchant_id, "bank_collection", updated, data, now_us)
+    repo.update_collection(tx, updated, data, before=collection.status)
+    # a completion refers to the row (it changes again only by a dispute, which copies it)
+    completed = status == "COMPLETED"
+    emit(rt, tx, merchant_id, "bank_collection", updated, data, now_us, ref=completed)
     if code is not None:
         _reach_mandate(rt, tx, merchant_id, updated, code)
     return updated
+
+
+@functools.lru_cache(maxsize=64)
+def _closes_on(action: str) -> str:
+    """The last day of a dispute window (a day's outcomes share a few action dates)."""
+    return unpaids.dispute_closes_on(date.fromisoformat(action))
 
 
 # Per runtime, the unit of work last seen and the statements it found (merchant, account,
@@ -225,7 +232,7 @@ def subject_of(collection: Collection) -> dict[str, Any]:
 
 
 def step_job(rt: Context, tx: Tx, job: Job) -> None:
-    found = repo.collection(tx, str(job.payload["id"]))
+    found = repo.collection_of_job(tx, str(job.payload["id"]), job.id, job.due_us, STEP_JOB)
     if found is None:
         return
     status = str(job.payload["status"])
@@ -243,7 +250,7 @@ def step_job(rt: Context, tx: Tx, job: Job) -> None:
     ):
         return  # a hold took the bank's answer: carried out once released
     try:
-        outcome(rt, tx, found[0], found[1], dict(job.payload))
+        outcome(rt, tx, found[0], found[1], job.payload)  # read, never changed
     except DisputeWindowClosed:
         return  # a dispute planned after the window (the clock jumped past it)
 
