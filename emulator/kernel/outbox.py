@@ -78,14 +78,23 @@ class Outbox:
         self.notices: Notices | None = None  # told of each commit that emitted (waits)
 
     def emit(
-        self, tx: Tx, merchant_id: str, event: Event, created_us: int, *, ref: bool = False
+        self,
+        tx: Tx,
+        merchant_id: str,
+        event: Event,
+        created_us: int,
+        *,
+        ref: bool = False,
+        callback: bool = True,
     ) -> str:
         """Record ``event``; returns its id (stable across redeliveries). ``ref``: its payload
-        is its purchase's row as stored now, and is not copied (the module's docstring)."""
+        is its purchase's row as stored now, and is not copied (the module's docstring).
+        ``callback``: False when its payload is known to name no callback URL (migration
+        0020), so a router that looks for one need not read it."""
         event_id = self._ids.uuid()
         tx.execute(
             "INSERT INTO outbox (id, merchant_id, event_type, object_type, object_id, client_id,"
-            " created_us, payload, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " created_us, payload, ref, callback) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 event_id,
                 merchant_id,
@@ -96,6 +105,7 @@ class Outbox:
                 created_us,
                 b"" if ref else event.raw,
                 1 if ref else 0,
+                1 if callback else 0,
             ),
         )
         if self.listener is not None:

@@ -111,7 +111,7 @@ def store(
 ) -> None:
     """Write a purchase billing made, emit its events; unpaid, its due date is a job."""
     stored = purchases_repo.insert(tx, merchant_id, p, internal)
-    emit(rt, tx, merchant_id, events, stored)  # purchase.paid refers to the row (kernel.outbox)
+    emit(rt, tx, merchant_id, events, stored, p)  # purchase.paid refers to the row
     if p.status in purchases_domain.UNPAID:
         purchases.schedule_due(rt, tx, merchant_id, p)
 

@@ -99,7 +99,7 @@ def insert_new(
     raw = repo.insert(tx, merchant_id, p, Internal())
     # the event's payload is the purchase as stored: the same bytes, not a second encoding
     created = Event.of_json("purchase.created", "purchase", p.id, raw, client_id=p.client_id)
-    emit(rt, tx, merchant_id, [created], raw)  # it refers to the row (kernel.outbox)
+    emit(rt, tx, merchant_id, [created], raw, p)  # it refers to the row (kernel.outbox)
     return raw
 
 

@@ -69,3 +69,38 @@ async def test_a_bill_paid_at_once_refers_to_its_row(http, merchant, gw, runtime
     assert rows["purchase.paid"] == (1, b"", stored)
     ref, raw, read = rows["purchase.created"]
     assert ref == 0 and raw == read and msgspec.json.decode(read)["status"] == "created"
+
+
+async def _callbacks(runtime, purchase_id: str) -> dict[str, tuple[int, int]]:
+    """(ref, callback) of each of the purchase's events, by type (migration 0020)."""
+    rows = await runtime.db.read(
+        lambda tx: tx.all(
+            "SELECT event_type, ref, callback FROM outbox WHERE object_id = ?", (purchase_id,)
+        )
+    )
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+async def test_a_paid_event_says_whether_its_purchase_names_a_success_callback(
+    http, merchant, gw, runtime
+):
+    """purchase.paid says whether the purchase it shows names a success callback: the
+    gateway's router reads no payload of one that names none, and still calls the one that
+    does (a bill's purchase never names one)."""
+    sink = "http://127.0.0.1:8400/_emulator/sink/event-refs-callback"
+    plain = await http.post("/api/v1/purchases/", json=purchase_body(merchant), headers=gw)
+    called = await http.post(
+        "/api/v1/purchases/", json=purchase_body(merchant, success_callback=sink), headers=gw
+    )
+    for created in (plain, called):
+        assert (await pay(http, created.json()["id"])).status_code == 200
+    assert (await _callbacks(runtime, plain.json()["id"]))["purchase.paid"] == (1, 0)
+    assert (await _callbacks(runtime, called.json()["id"]))["purchase.paid"] == (1, 1)
+    [message] = (await http.get("/_emulator/sink/event-refs-callback")).json()["messages"]
+    assert message["json"]["id"] == called.json()["id"]
+    assert message["json"]["event_type"] == "purchase.paid"
+
+    t, _, first = await subscribed(http, gw, merchant)
+    await advance_to(http, "2026-02-05T00:00:00Z")
+    [bill] = await bills(http, gw, runtime, t["id"], skip=first["id"])
+    assert (await _callbacks(runtime, bill["id"]))["purchase.paid"] == (1, 0)
