@@ -4,8 +4,12 @@ the event gets the JSON as it was, and every reader sees the same bytes as befor
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 import msgspec
 
+from emulator.kernel.schema import apply_migrations
 from tests.http.purchase_helpers import pay, purchase_body
 from tests.http.test_billing_engine import advance_to, bills, subscribed
 
@@ -104,3 +108,20 @@ async def test_a_paid_event_says_whether_its_purchase_names_a_success_callback(
     await advance_to(http, "2026-02-05T00:00:00Z")
     [bill] = await bills(http, gw, runtime, t["id"], skip=first["id"])
     assert (await _callbacks(runtime, bill["id"]))["purchase.paid"] == (1, 0)
+
+
+def test_events_of_an_older_build_may_name_a_callback(tmp_path: Path) -> None:
+    """A database written before migration 0020: its events take ``callback`` = 1, so the
+    gateway's dispatch still reads a purchase.paid's payload for its success callback."""
+    conn = sqlite3.connect(tmp_path / "older.sqlite3")
+    apply_migrations(conn)
+    conn.execute("DELETE FROM schema_migrations WHERE version = 20")
+    conn.execute("ALTER TABLE outbox DROP COLUMN callback")
+    conn.execute(
+        "INSERT INTO outbox (id, merchant_id, event_type, object_type, object_id, created_us,"
+        " payload) VALUES ('e1', 'm1', 'purchase.paid', 'purchase', 'p1', 0, x'7b7d')"
+    )
+    conn.commit()
+    assert apply_migrations(conn) == [20]
+    assert conn.execute("SELECT callback FROM outbox").fetchall() == [(1,)]
+    conn.close()
