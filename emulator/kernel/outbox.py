@@ -88,15 +88,17 @@ class Outbox:
         *,
         ref: bool = False,
         stand_in: bytes = b"",
+        callback: bool = True,
     ) -> str:
         """Record ``event``; returns its id (stable across redeliveries). ``ref``: its payload
         is its object's row as stored now, and is not copied (the module's docstring);
         ``stand_in``: what the row holds instead (a collection's status, for the feed's
-        index)."""
+        index). ``callback``: False when its payload is known to name no callback URL
+        (migration 0022), so a router that looks for one need not read it."""
         event_id = self._ids.uuid()
         tx.execute(
             "INSERT INTO outbox (id, merchant_id, event_type, object_type, object_id, client_id,"
-            " created_us, payload, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " created_us, payload, ref, callback) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 event_id,
                 merchant_id,
@@ -107,6 +109,7 @@ class Outbox:
                 created_us,
                 stand_in if ref else event.raw,
                 1 if ref else 0,
+                1 if callback else 0,
             ),
         )
         if self.listener is not None:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import NamedTuple
 
 import msgspec
 
 from emulator.domain.billing_model import LIVE, BillingTemplate, Schedule, Subscriber
 from emulator.domain.errors import InvalidToken, SubscriberAlreadyExists
 from emulator.kernel.storage import Tx
-from emulator.repos.purchases import NEXT_NUMBER
+from emulator.repos.purchases import NEXT_NUMBER, Token, token_of
 
 _decode_template = msgspec.json.Decoder(BillingTemplate)
 _decode_subscriber = msgspec.json.Decoder(Subscriber)
@@ -146,22 +147,39 @@ def get_subscriber(
     return _decode_subscriber.decode(row[0]), _decode_schedule.decode(row[1])
 
 
-def get_subscriber_to_bill(
-    tx: Tx, merchant_id: str, subscriber_id: str
-) -> tuple[Subscriber, Schedule, bytes | None, int] | None:
-    """A subscriber with what its bill reads besides, in one statement: its client's stored
-    JSON (None when gone) and the number of the next purchase (``purchases.NEXT_NUMBER``)."""
+class ToBill(NamedTuple):
+    """A subscriber and what its bill reads besides (``get_subscriber_to_bill``)."""
+
+    subscriber: Subscriber
+    plan: Schedule
+    client: bytes | None  # its client's stored JSON (None when gone)
+    number: int  # the number of the next purchase (``purchases.NEXT_NUMBER``)
+    token: Token | None  # its recurring token's (``purchases.get_token``)
+
+
+def get_subscriber_to_bill(tx: Tx, merchant_id: str, subscriber_id: str) -> ToBill | None:
+    """A subscriber with what its bill reads besides, in one statement (a statement each
+    cost a bill more than the rows they read)."""
     row = tx.one(
-        f"SELECT s.data, s.internal, c.data, ({NEXT_NUMBER})"
+        f"SELECT s.data, s.internal, c.data, ({NEXT_NUMBER}), t.token_client_id, t.internal"
         " FROM billing_subscribers s LEFT JOIN clients c"
         " ON c.id = lower(s.client_id) AND c.merchant_id = s.merchant_id"
+        " LEFT JOIN purchases t ON t.id = json_extract(CAST(s.internal AS TEXT), '$.token')"
+        " AND t.merchant_id = s.merchant_id"
         " WHERE s.id = ? AND s.merchant_id = ?",
         (subscriber_id, merchant_id),
     )
     if row is None:
         return None
     client = bytes(row[2]) if row[2] is not None else None
-    return _decode_subscriber.decode(row[0]), _decode_schedule.decode(row[1]), client, int(row[3])
+    token = token_of(row[4], row[5]) if row[5] is not None else None
+    return ToBill(
+        _decode_subscriber.decode(row[0]),
+        _decode_schedule.decode(row[1]),
+        client,
+        int(row[3]),
+        token,
+    )
 
 
 def delete_subscriber(tx: Tx, merchant_id: str, subscriber_id: str) -> None:

@@ -47,9 +47,13 @@ def creation_context(tx: Tx, merchant_id: str, brand_id: str) -> tuple[Merchant,
     return _decode_merchant.decode(row[0]), int(row[1])
 
 
-def insert(tx: Tx, merchant_id: str, p: Purchase, internal: Internal) -> bytes:
-    """Store a new purchase; returns its JSON as stored (what a read of it answers)."""
-    data = _encode.encode(p)
+def insert(
+    tx: Tx, merchant_id: str, p: Purchase, internal: Internal, data: bytes | None = None
+) -> bytes:
+    """Store a new purchase; returns its JSON as stored (what a read of it answers). ``data``:
+    the purchase's JSON as the caller encoded it already (an event's payload)."""
+    if data is None:
+        data = _encode.encode(p)
     try:
         tx.execute(
             "INSERT INTO purchases (id, merchant_id, token_client_id, data, internal)"
@@ -94,7 +98,11 @@ def get(tx: Tx, merchant_id: str, purchase_id: str) -> tuple[Purchase, Internal]
     return _decode.decode(row[0]), _decode_internal.decode(row[1])
 
 
-def get_token(tx: Tx, merchant_id: str, purchase_id: str) -> tuple[TokenView, Internal] | None:
+# What a charge reads of a recurring token (``get_token``).
+Token = tuple[TokenView, Internal]
+
+
+def get_token(tx: Tx, merchant_id: str, purchase_id: str) -> Token | None:
     """What a charge needs of a purchase used as a recurring token (not the whole purchase):
     read from the ``token_client_id`` column, which says both (``insert``/``update`` keep it),
     instead of its JSON."""
@@ -104,7 +112,14 @@ def get_token(tx: Tx, merchant_id: str, purchase_id: str) -> tuple[TokenView, In
     )
     if row is None:
         return None
-    return TokenView(row[0], row[0] is not None), _decode_internal.decode(row[1])
+    return token_of(row[0], row[1])
+
+
+def token_of(token_client_id: str | None, internal: bytes) -> Token:
+    """``get_token``'s answer from the two columns it reads (a read that joins the token)."""
+    return TokenView(token_client_id, token_client_id is not None), _decode_internal.decode(
+        internal
+    )
 
 
 def get_any(tx: Tx, purchase_id: str) -> tuple[str, Purchase, Internal] | None:

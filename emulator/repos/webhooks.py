@@ -50,9 +50,13 @@ def page_raw(tx: Tx, merchant_id: str, limit: int, offset: int) -> list[bytes]:
 
 
 def wanted_events(paid_type: str) -> str:
-    """An SQL condition on outbox rows: events of ``paid_type`` (their purchase may name a
-    success callback) or of a merchant with any webhook (``with_keys``)."""
-    return f"event_type = '{paid_type}' OR merchant_id IN (SELECT merchant_id FROM webhooks)"
+    """An SQL condition on outbox rows: events of ``paid_type`` whose purchase may name a
+    success callback (``callback``: migration 0022) or of a merchant with any webhook
+    (``with_keys``)."""
+    return (
+        f"(event_type = '{paid_type}' AND callback = 1)"
+        " OR merchant_id IN (SELECT merchant_id FROM webhooks)"
+    )
 
 
 def with_keys(tx: Tx, merchant_id: str) -> list[tuple[Webhook, str]]:

@@ -36,6 +36,7 @@ from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.repos import billing as repo
 from emulator.repos import purchases as purchases_repo
+from emulator.repos.billing import ToBill
 from emulator.services import purchases
 from emulator.services.billing_held import Billed, Held, held_bill, purchase_of
 from emulator.services.purchase_common import emit, now_s
@@ -107,11 +108,18 @@ def new_purchase(
 
 
 def store(
-    rt: Context, tx: Tx, merchant_id: str, p: Purchase, internal: Internal, events: list[Event]
+    rt: Context,
+    tx: Tx,
+    merchant_id: str,
+    p: Purchase,
+    internal: Internal,
+    events: list[Event],
+    shown: bytes | None = None,
 ) -> None:
-    """Write a purchase billing made, emit its events; unpaid, its due date is a job."""
-    stored = purchases_repo.insert(tx, merchant_id, p, internal)
-    emit(rt, tx, merchant_id, events, stored)  # purchase.paid refers to the row (kernel.outbox)
+    """Write a purchase billing made, emit its events; unpaid, its due date is a job.
+    ``shown``: its JSON as an event encoded it already (written as is, not encoded again)."""
+    stored = purchases_repo.insert(tx, merchant_id, p, internal, shown)
+    emit(rt, tx, merchant_id, events, stored, p)  # purchase.paid refers to the row
     if p.status in purchases_domain.UNPAID:
         purchases.schedule_due(rt, tx, merchant_id, p)
 
@@ -187,16 +195,16 @@ def start(
 
 
 def _charge(
-    rt: Context, tx: Tx, merchant_id: str, s: Subscriber, p: Purchase, token: str
+    rt: Context, tx: Tx, merchant_id: str, s: Subscriber, p: Purchase, token: str, read: ToBill
 ) -> tuple[Purchase, Internal, list[Event]]:
-    """Charge the period's purchase with the subscriber's token. A failure (a decline, or a
-    token gone or expired) is purchase.subscription_charge_failure, and sends the invoice
-    when the subscriber asks for it."""
+    """Charge the period's purchase with the subscriber's token (``read`` with it). A failure
+    (a decline, or a token gone or expired) is purchase.subscription_charge_failure, and sends
+    the invoice when the subscriber asks for it. The last event shows the purchase returned."""
     now = now_s(rt)
     internal = Internal()
     try:
         p, internal, events, declined = purchases.charge_with_token(
-            rt, tx, merchant_id, p, internal, token, now
+            rt, tx, merchant_id, p, internal, token, now, (read.token,)
         )
     except ApiError as exc:
         p, internal, events = purchases_domain.failed(
@@ -219,11 +227,11 @@ def _bill(
     plan: Schedule,
     period: int,
     bill_at: int,
-    read: tuple[bytes | None, int],
+    read: ToBill,
 ) -> None:
     """The period's purchase, charged with the token, or sent as an invoice without one
-    (``read``: its client's stored JSON and its number, read with the subscriber)."""
-    client = _decode_client.decode(read[0]) if read[0] is not None else None
+    (``read``: its client's stored JSON, its number and the token, read with the subscriber)."""
+    client = _decode_client.decode(read.client) if read.client is not None else None
     due = schedule.after(
         bill_at, t.subscription_due_period, t.subscription_due_period_units, t.purchase.timezone
     )
@@ -240,11 +248,13 @@ def _bill(
         send_receipt=s.send_receipt,
         base_url=plan.base_url,
         client=client,
-        number=read[1],
+        number=read.number,
     )
     internal, events = Internal(), list[Event]()
+    shown: bytes | None = None  # the purchase's JSON, when an event has it already
     if plan.token:
-        p, internal, events = _charge(rt, tx, merchant_id, s, p, plan.token)
+        p, internal, events = _charge(rt, tx, merchant_id, s, p, plan.token, read)
+        shown = events[-1].raw
     else:
         p = purchases_domain.send(p, now_s(rt))
     if p.status != "paid":
@@ -259,7 +269,7 @@ def _bill(
     held = Held(Billed(p.id, p.product, p.is_recurring_token, p.recurring_token), s, plan, t)
     token = held_bill.set(held)
     try:
-        store(rt, tx, merchant_id, p, internal, [created, *events])
+        store(rt, tx, merchant_id, p, internal, [created, *events], shown)
     finally:
         held_bill.reset(token)
     if not held.stored:
@@ -283,7 +293,7 @@ def bill_due(rt: Context, tx: Tx, job: Job) -> None:
     found = repo.get_subscriber_to_bill(tx, merchant_id, job.payload["subscriber"])
     if found is None:  # deleted, with its template or its merchant
         return
-    s, plan, client_json, number = found
+    s, plan = found.subscriber, found.plan
     if plan.next_period != period or s.status not in ("active", "subscription_paused"):
         return  # ended since, or a chain that was replaced
     t = _template(tx, merchant_id, s.billing_template_id)
@@ -296,9 +306,7 @@ def bill_due(rt: Context, tx: Tx, job: Job) -> None:
     billing = s.status == "active"
     s, plan = schedule_from(rt, tx, merchant_id, t, s, plan, period + 1)
     if billing:  # _bill stores the subscriber (once, with what the payment changes)
-        _bill(
-            rt, tx, merchant_id, t, s, plan, period, job.due_us // 1_000_000, (client_json, number)
-        )
+        _bill(rt, tx, merchant_id, t, s, plan, period, job.due_us // 1_000_000, found)
     else:
         repo.update_subscriber(tx, merchant_id, s, plan)
 

@@ -11,6 +11,7 @@ from emulator.domain import clients as domain
 from emulator.domain.clients import Client, ClientInput
 from emulator.domain.errors import ClientNotFound, PurchaseNotFound, RecurringTokenNotFound
 from emulator.domain.events import Event
+from emulator.domain.purchase_model import Purchase, SavedCard
 from emulator.kernel.outbox import events_of_client
 from emulator.kernel.storage import Tx
 from emulator.repos import clients as repo
@@ -114,7 +115,7 @@ async def recurring_tokens(
         found = purchases_repo.tokens_of_client(
             tx, merchant_id, client_id, size + 1, (number - 1) * size
         )
-        return [purchases.token_view(p, internal.card) for p, internal in found]
+        return [token_view(p, internal.card) for p, internal in found]
 
     tokens = await rt.db.read(unit)
     if tokens is None:
@@ -138,7 +139,7 @@ async def recurring_token(
         p, internal = found
         if not p.is_recurring_token or p.client_id != client_id:
             return None
-        return purchases.token_view(p, internal.card)
+        return token_view(p, internal.card)
 
     token = await rt.db.read(unit)
     if token is None:
@@ -182,3 +183,15 @@ async def feed(
     if entries is None:
         raise ClientNotFound()
     return entries[:size], len(entries) > size
+
+
+def token_view(p: Purchase, card: SavedCard | None) -> dict[str, Any]:
+    """A recurring token as GET /clients/{id}/recurring_tokens/ lists it."""
+    return {
+        "type": "client_recurring_token",
+        "id": p.id,
+        "created_on": p.created_on,
+        "updated_on": p.updated_on,
+        "payment_method": card.brand if card else p.transaction_data.payment_method,
+        "description": card.masked if card else "",
+    }

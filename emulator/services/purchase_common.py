@@ -21,15 +21,22 @@ def now_s(rt: Context) -> int:
 
 
 def emit(
-    rt: Context, tx: Tx, merchant_id: str, events: list[Event], stored: bytes | None = None
+    rt: Context,
+    tx: Tx,
+    merchant_id: str,
+    events: list[Event],
+    stored: bytes | None = None,
+    p: Purchase | None = None,
 ) -> None:
     """Emit a purchase's events; each also goes to the runtime's purchase event hooks
     (billing: a paid bill counts a cycle), in the same unit of work. ``stored``: the JSON of
-    the purchase as just written; an event whose payload is those very bytes refers to the
-    row instead of copying them (``kernel.outbox``)."""
+    the purchase ``p`` as just written; an event whose payload is those very bytes refers to
+    the row instead of copying them (``kernel.outbox``), and says whether it names a success
+    callback (``p``'s, when given: migration 0022)."""
     for event in events:
         ref = stored is not None and event.object_type == "purchase" and event.raw == stored
-        rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us(), ref=ref)
+        callback = not ref or p is None or bool(p.success_callback)
+        rt.outbox.emit(tx, merchant_id, event, rt.clock.now_us(), ref=ref, callback=callback)
         for hook in rt.purchase_event_hooks:
             hook(tx, merchant_id, event)
 
@@ -40,7 +47,7 @@ def save(
     """Write the changed purchase, then emit its events (``emit``: those that show it as
     written refer to its row)."""
     stored = repo.update(tx, merchant_id, p, internal)
-    emit(rt, tx, merchant_id, events, stored)
+    emit(rt, tx, merchant_id, events, stored, p)
 
 
 def book(tx: Tx, merchant_id: str, p: Purchase, internal: Internal, at_us: int) -> None:

@@ -23,7 +23,6 @@ from emulator.domain.purchase_model import (
     PaymentTransactionData,
     Purchase,
     PurchaseClient,
-    SavedCard,
 )
 from emulator.kernel.storage import Tx
 from emulator.repos import clients as clients_repo
@@ -99,7 +98,7 @@ def insert_new(
     raw = repo.insert(tx, merchant_id, p, Internal())
     # the event's payload is the purchase as stored: the same bytes, not a second encoding
     created = Event.of_json("purchase.created", "purchase", p.id, raw, client_id=p.client_id)
-    emit(rt, tx, merchant_id, [created], raw)  # it refers to the row (kernel.outbox)
+    emit(rt, tx, merchant_id, [created], raw, p)  # it refers to the row (kernel.outbox)
     return raw
 
 
@@ -251,14 +250,22 @@ async def capture(rt: Context, merchant_id: str, purchase_id: str, amount: int |
 
 
 def charge_with_token(
-    rt: Context, tx: Tx, merchant_id: str, p: Purchase, i: Internal, token: str, now: int
+    rt: Context,
+    tx: Tx,
+    merchant_id: str,
+    p: Purchase,
+    i: Internal,
+    token: str,
+    now: int,
+    read: tuple[repo.Token | None] | None = None,
 ) -> tuple[Purchase, Internal, list[Event], str | None]:
     """Charge ``p`` with the recurring token ``token`` (the API's charge, and subscription
     billing's): paid, pending_charge (settled by a job) or declined, decided by the
     ``purchase.charge`` scenario point or the token's test card. The last item is the decline's
-    message (None when it went through). Raises the spec's error for an unusable token."""
+    message (None when it went through). Raises the spec's error for an unusable token.
+    ``read``: the token's ``repo.get_token``, read already (billing's, with its subscriber)."""
     domain.check_payable(p, now)
-    found = repo.get_token(tx, merchant_id, token)
+    found = repo.get_token(tx, merchant_id, token) if read is None else read[0]
     token_p, token_i = found if found is not None else (None, None)
     card = domain.check_token(token_p, p.client_id, now, token_i.card if token_i else None)
     if not allowed(card.brand, p.payment_method_whitelist):
@@ -384,15 +391,3 @@ async def delete_recurring_token(
         return p, i, events
 
     return await _act(rt, merchant_id, purchase_id, action)
-
-
-def token_view(p: Purchase, card: SavedCard | None) -> dict[str, Any]:
-    """A recurring token as GET /clients/{id}/recurring_tokens/ lists it."""
-    return {
-        "type": "client_recurring_token",
-        "id": p.id,
-        "created_on": p.created_on,
-        "updated_on": p.updated_on,
-        "payment_method": card.brand if card else p.transaction_data.payment_method,
-        "description": card.masked if card else "",
-    }

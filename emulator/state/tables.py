@@ -65,8 +65,9 @@ TABLES: tuple[Table, ...] = (
     Table("payments", "bank_payments", "seq", ("seq",)),
     Table("bulk_rows", "bank_bulk_rows", "bulk_id, line"),
     Table("callback_urls", "bank_callback_urls", "id", ("id",)),
-    # The delivery cursor says what was dispatched; payloads are read resolved (kernel.outbox)
-    Table("events", "outbox", "seq", ("dispatched", "ref"), source="outbox_events"),
+    # The delivery cursor says what was dispatched; payloads are read resolved (kernel.outbox);
+    # ``callback`` is a hint for routers (migration 0022): loaded rows take its default.
+    Table("events", "outbox", "seq", ("dispatched", "ref", "callback"), source="outbox_events"),
 )
 BY_KEY = {table.key: table for table in TABLES}
 

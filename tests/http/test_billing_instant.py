@@ -82,3 +82,22 @@ async def test_a_template_changed_between_two_instants_bills_its_new_data_next(
     assert [(p["created_on"], p["purchase"]["total"], p["status"]) for p in made] == [
         (at("2026-02-05T00:00:00Z"), 1000, "paid")
     ] * 3 + [(at("2026-03-05T00:00:00Z"), 2500, "paid")] * 3
+
+
+async def test_a_bill_whose_token_was_deleted_fails_alone(http, merchant, gw, runtime):
+    """Each bill reads its own token with its subscriber: one deleted since (the purchase is
+    no longer a recurring token) fails its bill alone, the instant's others are charged."""
+    t = await create_template(http, gw, merchant)
+    subs = await subscribers(http, gw, t, 3)
+    firsts = [s["purchase"]["id"] for s in subs]
+    gone = await http.post(f"/api/v1/purchases/{firsts[1]}/delete_recurring_token/", headers=gw)
+    assert gone.status_code == 200, gone.text
+    await advance_to(http, "2026-02-05T00:00:00Z")
+    made = [p for p in await bills(http, gw, runtime, t["id"]) if p["id"] not in firsts]
+    assert [(p["status"], p["recurring_token"]) for p in made] == [
+        ("paid", firsts[0]),
+        ("sent", None),
+        ("paid", firsts[2]),
+    ]
+    kinds = [[k for k, _ in await events(runtime, p["id"])] for p in made]
+    assert kinds == [BILL_EVENTS, FAILED, BILL_EVENTS]

@@ -4,8 +4,12 @@ the event gets the JSON as it was, and every reader sees the same bytes as befor
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 import msgspec
 
+from emulator.kernel.schema import apply_migrations
 from tests.http.purchase_helpers import pay, purchase_body
 from tests.http.test_billing_engine import advance_to, bills, subscribed
 
@@ -69,3 +73,55 @@ async def test_a_bill_paid_at_once_refers_to_its_row(http, merchant, gw, runtime
     assert rows["purchase.paid"] == (1, b"", stored)
     ref, raw, read = rows["purchase.created"]
     assert ref == 0 and raw == read and msgspec.json.decode(read)["status"] == "created"
+
+
+async def _callbacks(runtime, purchase_id: str) -> dict[str, tuple[int, int]]:
+    """(ref, callback) of each of the purchase's events, by type (migration 0022)."""
+    rows = await runtime.db.read(
+        lambda tx: tx.all(
+            "SELECT event_type, ref, callback FROM outbox WHERE object_id = ?", (purchase_id,)
+        )
+    )
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+async def test_a_paid_event_says_whether_its_purchase_names_a_success_callback(
+    http, merchant, gw, runtime
+):
+    """purchase.paid says whether the purchase it shows names a success callback: the
+    gateway's router reads no payload of one that names none, and still calls the one that
+    does (a bill's purchase never names one)."""
+    sink = "http://127.0.0.1:8400/_emulator/sink/event-refs-callback"
+    plain = await http.post("/api/v1/purchases/", json=purchase_body(merchant), headers=gw)
+    called = await http.post(
+        "/api/v1/purchases/", json=purchase_body(merchant, success_callback=sink), headers=gw
+    )
+    for created in (plain, called):
+        assert (await pay(http, created.json()["id"])).status_code == 200
+    assert (await _callbacks(runtime, plain.json()["id"]))["purchase.paid"] == (1, 0)
+    assert (await _callbacks(runtime, called.json()["id"]))["purchase.paid"] == (1, 1)
+    [message] = (await http.get("/_emulator/sink/event-refs-callback")).json()["messages"]
+    assert message["json"]["id"] == called.json()["id"]
+    assert message["json"]["event_type"] == "purchase.paid"
+
+    t, _, first = await subscribed(http, gw, merchant)
+    await advance_to(http, "2026-02-05T00:00:00Z")
+    [bill] = await bills(http, gw, runtime, t["id"], skip=first["id"])
+    assert (await _callbacks(runtime, bill["id"]))["purchase.paid"] == (1, 0)
+
+
+def test_events_of_an_older_build_may_name_a_callback(tmp_path: Path) -> None:
+    """A database written before migration 0022: its events take ``callback`` = 1, so the
+    gateway's dispatch still reads a purchase.paid's payload for its success callback."""
+    conn = sqlite3.connect(tmp_path / "older.sqlite3")
+    apply_migrations(conn)
+    conn.execute("DELETE FROM schema_migrations WHERE version = 22")
+    conn.execute("ALTER TABLE outbox DROP COLUMN callback")
+    conn.execute(
+        "INSERT INTO outbox (id, merchant_id, event_type, object_type, object_id, created_us,"
+        " payload) VALUES ('e1', 'm1', 'purchase.paid', 'purchase', 'p1', 0, x'7b7d')"
+    )
+    conn.commit()
+    assert apply_migrations(conn) == [22]
+    assert conn.execute("SELECT callback FROM outbox").fetchall() == [(1,)]
+    conn.close()
