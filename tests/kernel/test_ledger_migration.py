@@ -37,7 +37,7 @@ def test_rows_stored_before_the_migration_are_kept(tmp_path: Path) -> None:
     conn.execute("DELETE FROM ledger WHERE id = 1")  # a gap in the ids stays a gap
     before = conn.execute("SELECT * FROM ledger ORDER BY id").fetchall()
 
-    assert apply_migrations(conn) == [21]
+    assert apply_migrations(conn) == [v for v, _, _ in migration_files() if v >= 21]
     assert conn.execute("SELECT * FROM ledger ORDER BY id").fetchall() == before
     conn.execute(f"INSERT INTO ledger ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows[0])
     assert [r[0] for r in conn.execute("SELECT id FROM ledger ORDER BY id")] == [2, 3, 4]
