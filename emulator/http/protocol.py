@@ -5,7 +5,10 @@ uvicorn writes an answer's status line and headers (``http.response.start``) and
 ``transport.write`` calls, and uvloop makes each one a ``send`` system call, made holding the
 GIL. Here the writes of one turn of the event loop are joined and handed to the transport once,
 at the end of the turn: one system call per answer instead of two (about a twentieth of a create's
-CPU, issue 18). A streamed body's chunks still go out as they come, a turn at a time.
+CPU, issue 18). A streamed body's chunks still go out as they come, a turn at a time. A large
+body is not copied to be joined: the writes go to the transport as a list (``writelines``,
+which uvloop sends with one ``writev``), sparing the copy's pages (a 7 MB sink read: one 7 MB
+buffer fewer, each of its pages faulted in, ``serving.memory``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import asyncio
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+JOIN_BELOW = 64 * 1024  # bytes of one turn's writes: joined below, handed over as a list above
 
 
 class _JoinedWrites:
@@ -34,8 +39,14 @@ class _JoinedWrites:
 
     def _send(self) -> None:
         waiting, self._waiting = self._waiting, []
-        if waiting and not self._transport.is_closing():
-            self._transport.write(waiting[0] if len(waiting) == 1 else b"".join(waiting))
+        if not waiting or self._transport.is_closing():
+            return
+        if len(waiting) == 1:
+            self._transport.write(waiting[0])
+        elif sum(map(len, waiting)) < JOIN_BELOW:
+            self._transport.write(b"".join(waiting))
+        else:
+            self._transport.writelines(waiting)
 
     def close(self) -> None:
         self._send()

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from typing import Any
 
-from emulator.http.protocol import _JoinedWrites
+from emulator.http.protocol import JOIN_BELOW, _JoinedWrites
 
 
 class Recording:
@@ -20,6 +21,10 @@ class Recording:
     def write(self, data: bytes) -> None:
         assert not self.closed, "written after close"
         self.writes.append(data)
+
+    def writelines(self, data: list[bytes]) -> None:
+        assert not self.closed, "written after close"
+        self.writes.append(list(data))  # type: ignore[arg-type]
 
     def close(self) -> None:
         self.closed = True
@@ -42,6 +47,17 @@ async def test_the_writes_of_one_turn_reach_the_transport_as_one():
     joined.write(b"next")  # a later turn: a write of its own
     await asyncio.sleep(0)
     assert recording.writes[1:] == [b"next"]
+
+
+async def test_a_large_answer_is_handed_over_as_a_list_not_joined():
+    recording = Recording()
+    joined = _JoinedWrites(recording, asyncio.get_running_loop())  # type: ignore[arg-type]
+    head, body = b"HTTP/1.1 200 OK\r\ncontent-length: 65536\r\n\r\n", bytes(JOIN_BELOW)
+    joined.write(head)
+    joined.write(body)
+    await asyncio.sleep(0)
+    assert recording.writes == [[head, body]]  # type: ignore[comparison-overlap]
+    assert recording.writes[0][1] is body  # not copied
 
 
 async def test_closing_sends_what_waits_first_and_nothing_after():
@@ -105,6 +121,16 @@ def test_served_answers_are_whole_pipelined_and_before_a_close():
             (first,) = _read_answers(sock, 1)
             sock.sendall(get + b"GET /_emulator/nowhere HTTP/1.1\r\nHost: x\r\n\r\n")
             second, third = _read_answers(sock, 2)
+            big = b'{"text": "%s"}' % (b"x" * 4000)
+            for _ in range(40):  # a sink's answer of 320 KB: handed over unjoined
+                post = b"POST /_emulator/sink/big HTTP/1.1\r\nHost: x\r\n"
+                sock.sendall(post + b"Content-Length: %d\r\n\r\n%s" % (len(big), big))
+                assert _read_answers(sock, 1)[0].startswith(b"HTTP/1.1 200")
+            sock.sendall(b"GET /_emulator/sink/big HTTP/1.1\r\nHost: x\r\n\r\n" + get)
+            large, after = _read_answers(sock, 2)
+            body = json.loads(large.partition(b"\r\n\r\n")[2])
+            assert [m["json"] for m in body["messages"]] == [json.loads(big)] * 40
+            assert after.startswith(b"HTTP/1.1 200")
             sock.sendall(b"GET /_emulator/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             (last,) = _read_answers(sock, 1)
             assert sock.recv(1) == b""  # then the server closes
