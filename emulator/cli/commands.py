@@ -283,6 +283,7 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
     import uvicorn
 
     from emulator.http.protocol import JoinedWritesProtocol
+    from emulator.serving import memory
     from emulator.serving import options as serve_options
     from emulator.serving.app import create_app
     from emulator.serving.logs import server_options
@@ -297,6 +298,7 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
         print(f"payments-emulator: {warning}", file=sys.stderr, flush=True)
     app = create_app(Runtime(settings))
     tune_gc()
+    memory.tune_allocator()
     config = uvicorn.Config(
         app,
         host=settings.host,
