@@ -29,6 +29,7 @@ import msgspec
 from emulator.kernel import foreign
 from emulator.kernel.clock import CLOCK_RANGE, Clocks, from_us, in_clock_range, iso
 from emulator.kernel.foreign import WORKING_FOR, ForeignRunner
+from emulator.kernel.job_end import JobEnd
 from emulator.kernel.jobs import Job, earliest_due, mark_failed, next_job
 from emulator.kernel.steps import AtomicHandler, Batch, RunCarefully, SaveClock, Steps
 from emulator.kernel.storage import Database, Tx
@@ -60,6 +61,7 @@ class Scheduler:
         # Each batch of an advance stores the clock with the jobs it ran (a crash never leaves
         # jobs run ahead of a stored clock).
         self._save_clock = save_clock
+        self._end = JobEnd(save_clock)
         self._atomic: dict[str, AtomicHandler] = {}
         self._async: dict[str, AsyncHandler] = {}
         self.timelines = Timelines(clocks)
@@ -384,17 +386,10 @@ class Scheduler:
                 if handler is None:
                     raise LookupError(f"no handler for job kind {job.kind!r}")
                 then = await handler(job)
-                await self._db.write(lambda tx: self._finish(tx, job, timeline, then))
+                end = self._end.unit  # the clock stored only if that changes it
+                stored = await self._db.write(lambda tx: end(tx, job, timeline, then))
+                self._end.committed(timeline, stored)
             except Exception as exc:
                 log.exception("job %s (%s) failed", job.id, job.kind)
                 error = exc
                 await self._db.write(lambda tx: mark_failed(tx, job, error))
-
-    def _finish(
-        self, tx: Tx, job: Job, timeline: Timeline, then: Callable[[Tx], object] | None = None
-    ) -> None:
-        if then is not None:
-            then(tx)
-        tx.execute("DELETE FROM jobs WHERE id = ?", (job.id,))
-        if self._save_clock is not None:
-            self._save_clock(tx, timeline)

@@ -8,6 +8,10 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
+# A migration that edits table definitions in place (SQLite's procedure for changes that leave
+# stored content alone, https://www.sqlite.org/lang_altertable.html) turns this on and off.
+IN_PLACE = "PRAGMA writable_schema"
+
 
 def migration_files() -> list[tuple[int, str, str]]:
     """(version, name, sql) of every numbered migration shipped with the package."""
@@ -32,12 +36,17 @@ def apply_migrations(conn: sqlite3.Connection) -> list[int]:
         if version in done:
             continue
         record = f"INSERT INTO schema_migrations VALUES ({version}, '{name}');"
-        script = f"BEGIN IMMEDIATE;\n{sql}\n;{record}\nCOMMIT;"
         try:
-            conn.executescript(script)
+            conn.executescript(f"BEGIN IMMEDIATE;\n{sql}\n;{record}")
+            if IN_PLACE in sql:  # an edit of sqlite_master: every connection re-reads it
+                (schema_version,) = conn.execute("PRAGMA schema_version").fetchone()
+                conn.execute(f"PRAGMA schema_version = {schema_version + 1}")
+            conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
+            if IN_PLACE in sql:  # off again, and the schema as it was re-read
+                conn.execute("PRAGMA writable_schema = RESET")
             raise
         applied.append(version)
     return applied

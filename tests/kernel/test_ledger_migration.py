@@ -1,6 +1,6 @@
-"""Migration 0021 copies the ledger into a table whose state rule is written as comparisons:
-rows stored before keep their ids and values, later rows number on from them, and a state
-outside the three is still refused."""
+"""Migration 0021 rewrites the ledger's state rule as comparisons, in place: rows stored
+before keep their ids and values, later rows number on from them, and a state outside the
+three is still refused."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from emulator.kernel.schema import apply_migrations, migration_files
+from tests.kernel.test_state_check_migration import builds_a_list
 
 COLUMNS = (
     "merchant_id, at_us, settled_us, kind, state, currency, amount, fee, object_type, object_id"
@@ -36,9 +37,12 @@ def test_rows_stored_before_the_migration_are_kept(tmp_path: Path) -> None:
         conn.execute(f"INSERT INTO ledger ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
     conn.execute("DELETE FROM ledger WHERE id = 1")  # a gap in the ids stays a gap
     before = conn.execute("SELECT * FROM ledger ORDER BY id").fetchall()
+    insert = f"INSERT INTO ledger ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    assert builds_a_list(conn, insert, rows[0])  # the IN list's cost the migration takes away
 
     assert apply_migrations(conn) == [v for v, _, _ in migration_files() if v >= 21]
     assert conn.execute("SELECT * FROM ledger ORDER BY id").fetchall() == before
+    assert not builds_a_list(conn, insert, rows[0])
     conn.execute(f"INSERT INTO ledger ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows[0])
     assert [r[0] for r in conn.execute("SELECT id FROM ledger ORDER BY id")] == [2, 3, 4]
     indexes = {
