@@ -108,26 +108,27 @@ def test_rows_stored_before_the_migration_are_kept(tmp_path: Path) -> None:
     conn.close()
 
 
-def test_a_failing_edit_in_place_leaves_the_schema_as_it_was(tmp_path: Path, monkeypatch) -> None:
-    """A migration editing the schema in place that fails is rolled back, and the connection
-    is left with ``writable_schema`` off."""
-    conn = sqlite3.connect(tmp_path / "m.sqlite3")
-    conn.execute("CREATE TABLE t (s TEXT CHECK (s IN ('a', 'b', 'c')))")
-    bad = [
-        (
-            1,
-            "0001_bad.sql",
-            "PRAGMA writable_schema = ON;\nUPDATE sqlite_master SET sql = 'CREATE TABLE t (s)'"
-            " WHERE name = 't';\nTHIS IS NOT SQL;",
-        )
-    ]
-    monkeypatch.setattr("emulator.kernel.schema.migration_files", lambda: bad)
-    with pytest.raises(sqlite3.OperationalError):
-        apply_migrations(conn)
+def test_where_the_schema_may_not_be_edited_the_rules_stay_as_written(tmp_path: Path) -> None:
+    """A connection that refuses edits of the schema (here an authorizer; a build with
+    SQLITE_DBCONFIG_DEFENSIVE likewise): the edit is rolled back, ``writable_schema`` is off
+    again, the migration is recorded (it only restates the rules) and they still hold."""
+    conn = older_database(tmp_path / "old.sqlite3", 23)
+    sql = "SELECT sql FROM sqlite_master WHERE name = 'delivery_messages'"
+    (before,) = conn.execute(sql).fetchone()
+
+    def refuse(action: int, table: str | None, *_: object) -> int:
+        if action == sqlite3.SQLITE_UPDATE and table == "sqlite_master":
+            return sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_OK
+
+    conn.set_authorizer(refuse)
+    assert apply_migrations(conn) == [23]
+    conn.set_authorizer(None)
     assert conn.execute("PRAGMA writable_schema").fetchone() == (0,)
-    assert conn.execute("SELECT sql FROM sqlite_master WHERE name = 't'").fetchone() == (
-        "CREATE TABLE t (s TEXT CHECK (s IN ('a', 'b', 'c')))",
-    )
+    assert conn.execute(sql).fetchone() == (before,)  # as written: the IN list
+    assert "state IN ('waiting'" in before
     with pytest.raises(sqlite3.IntegrityError, match="CHECK constraint failed"):
-        conn.execute("INSERT INTO t VALUES ('d')")
+        conn.execute(MESSAGE, (1, "p1", "lost"))
+    conn.execute(MESSAGE, (1, "p1", "queued"))
+    assert apply_migrations(conn) == []  # recorded: not tried again
     conn.close()
