@@ -9,23 +9,12 @@ import msgspec
 import pytest
 
 from tests.http.bank_helpers import debtor, eft_body
+from tests.http.test_event_refs import stored_events
 
 
 @pytest.fixture
 def profile(merchant):
     return merchant["profiles"][0]["profileCode"]
-
-
-async def _rows(runtime, collection_id: str) -> list[tuple[str, int, bytes, bytes]]:
-    """(type, ref, payload stored, payload read) of the collection's events, oldest first."""
-    rows = await runtime.db.read(
-        lambda tx: tx.all(
-            "SELECT o.event_type, o.ref, o.payload, e.payload FROM outbox o"
-            " JOIN outbox_events e ON e.seq = o.seq WHERE o.object_id = ? ORDER BY o.seq",
-            (collection_id,),
-        )
-    )
-    return [(r[0], r[1], bytes(r[2]), bytes(r[3])) for r in rows]
 
 
 async def _feed(http, v2, query: str) -> list[dict]:
@@ -43,7 +32,7 @@ async def test_a_completion_refers_to_the_row_until_a_dispute_changes_it(
     done = await http.post(f"/_emulator/collections/{cid}/settle")
     assert done.status_code == 200, done.text
     stored = (await http.get(f"/v2/collection/eft/{cid}/status", headers=v2)).json()
-    pending, completed = await _rows(runtime, cid)
+    pending, completed = await stored_events(runtime, cid)
     assert pending[:2] == ("collection.pending", 0) and pending[2] == pending[3]
     # no copy of the row: its status (the feed's state index reads it), the row read through
     assert completed[:3] == ("collection.completed", 1, b'{"status":"COMPLETED"}')
@@ -59,7 +48,7 @@ async def test_a_completion_refers_to_the_row_until_a_dispute_changes_it(
         f"/_emulator/collections/{cid}/settle", json={"status": "DISPUTED", "reasonCode": "36"}
     )
     assert disputed.status_code == 200, disputed.text
-    rows = await _rows(runtime, cid)
+    rows = await stored_events(runtime, cid)
     # the completion got the row's JSON as it was before the dispute changed it
     assert rows[1][:2] == ("collection.completed", 0) and rows[1][2] == rows[1][3]
     assert msgspec.json.decode(rows[1][3]) == stored

@@ -14,13 +14,13 @@ from tests.http.purchase_helpers import pay, purchase_body
 from tests.http.test_billing_engine import advance_to, bills, subscribed
 
 
-async def _rows(runtime, purchase_id: str) -> list[tuple[str, int, bytes, bytes]]:
-    """(type, ref, payload stored, payload read) of the purchase's events, oldest first."""
+async def stored_events(runtime, object_id: str) -> list[tuple[str, int, bytes, bytes]]:
+    """(type, ref, payload stored, payload read) of the object's events, oldest first."""
     rows = await runtime.db.read(
         lambda tx: tx.all(
             "SELECT o.event_type, o.ref, o.payload, e.payload FROM outbox o"
             " JOIN outbox_events e ON e.seq = o.seq WHERE o.object_id = ? ORDER BY o.seq",
-            (purchase_id,),
+            (object_id,),
         )
     )
     return [(r[0], r[1], bytes(r[2]), bytes(r[3])) for r in rows]
@@ -31,11 +31,11 @@ async def test_a_new_purchase_event_refers_to_the_row_until_it_changes(http, mer
     assert created.status_code == 201
     pid = created.json()["id"]
     # no copy while the row holds exactly the event's payload
-    assert await _rows(runtime, pid) == [("purchase.created", 1, b"", created.content)]
+    assert await stored_events(runtime, pid) == [("purchase.created", 1, b"", created.content)]
 
     assert (await pay(http, pid)).status_code == 200
     paid = await http.get(f"/api/v1/purchases/{pid}/", headers=gw)
-    rows = await _rows(runtime, pid)
+    rows = await stored_events(runtime, pid)
     # the created event got the row's JSON as it was before the payment changed it
     assert rows[0] == ("purchase.created", 0, created.content, created.content)
     assert msgspec.json.decode(rows[0][3])["status"] == "created"
@@ -69,7 +69,9 @@ async def test_a_bill_paid_at_once_refers_to_its_row(http, merchant, gw, runtime
     await advance_to(http, "2026-02-05T00:00:00Z")
     [bill] = await bills(http, gw, runtime, t["id"], skip=first["id"])
     stored = (await http.get(f"/api/v1/purchases/{bill['id']}/", headers=gw)).content
-    rows = {kind: (ref, raw, read) for kind, ref, raw, read in await _rows(runtime, bill["id"])}
+    rows = {
+        kind: (ref, raw, read) for kind, ref, raw, read in await stored_events(runtime, bill["id"])
+    }
     assert rows["purchase.paid"] == (1, b"", stored)
     ref, raw, read = rows["purchase.created"]
     assert ref == 0 and raw == read and msgspec.json.decode(read)["status"] == "created"
