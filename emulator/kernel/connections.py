@@ -33,6 +33,7 @@ class Tx:
 
     conn: sqlite3.Connection
     hooks: list[Hook] = field(default_factory=list)
+    scratch: dict[str, dict[Any, Any]] | None = field(default=None, repr=False, compare=False)
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, params)
@@ -47,6 +48,14 @@ class Tx:
     def after_commit(self, hook: Hook) -> None:
         """Run ``hook`` on the event loop once this unit's transaction has committed."""
         self.hooks.append(hook)
+
+    def kept(self, name: str) -> dict[Any, Any]:
+        """The dict ``name`` of this unit of work, empty at first: what its steps read once
+        and reuse (a run of jobs in one unit), gone with the unit (a unit replayed after a
+        failure starts with none)."""
+        if self.scratch is None:
+            self.scratch = {}
+        return self.scratch.setdefault(name, {})
 
 
 # How much of the file the connection that scans reads through a map (mmap) instead of a

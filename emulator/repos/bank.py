@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-import weakref
 from typing import Any, TypeVar
 
 import msgspec
@@ -174,16 +173,11 @@ _AHEAD_SQL = (
     " WHERE j.timeline = (SELECT timeline FROM jobs WHERE id = ?) AND j.state = 'pending'"
     " AND j.due_us = ? AND j.id >= ? AND j.kind = ? ORDER BY j.id LIMIT ?"
 )
-_ahead: tuple[weakref.ref[Tx] | None, dict[str, tuple[str, bytes]]] = (None, {})
 
 
 def _read_ahead(tx: Tx) -> dict[str, tuple[str, bytes]]:
     """The collections read ahead in the unit ``tx`` (a new unit: none)."""
-    global _ahead
-    unit, known = _ahead
-    if unit is None or unit() is not tx:
-        _ahead = (weakref.ref(tx), known := {})
-    return known
+    return tx.kept("bank.collections_ahead")
 
 
 def collection_of_job(

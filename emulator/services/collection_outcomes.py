@@ -5,7 +5,6 @@ control plane's settle."""
 from __future__ import annotations
 
 import functools
-import weakref
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -157,22 +156,14 @@ def _closes_on(action: str) -> str:
     return unpaids.dispute_closes_on(date.fromisoformat(action))
 
 
-# Per runtime, the unit of work last seen and the statements it found (merchant, account,
-# day -> id): a day's outcomes, thousands in one unit, land on one statement.
-_STATEMENTS: weakref.WeakKeyDictionary[Any, tuple[Tx, dict[tuple[str, str, str], str]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 def _statement(rt: Context, tx: Tx, merchant_id: str, account: str, day: str) -> str:
     """The statement's id, made if there is none yet. A statement found already there is
     kept for the rest of the unit (nothing in it deletes one); one made here is not (its job
     may still roll back alone, a failing job's savepoint)."""
     drawn = rt.ids.draw()  # drawn as before, made or not: a seed's ids stay as they were
-    unit, known = _STATEMENTS.get(rt, (None, {}))
-    if unit is not tx:
-        known = {}
-        _STATEMENTS[rt] = (tx, known)
+    # The statements the unit found (merchant, account, day -> id): a day's outcomes,
+    # thousands in one unit, land on one statement.
+    known: dict[tuple[str, str, str], str] = tx.kept("bank.statements")
     key = (merchant_id, account, day)
     found = known.get(key)
     if found is None:
