@@ -130,12 +130,30 @@ def parse_json(body: bytes, model: Any = Any) -> Any:
         return msgspec.json.decode(body, type=model)
     except msgspec.ValidationError:
         raise
-    except msgspec.DecodeError as exc:
-        raise MalformedBody(f"JSON parse error - {exc}") from exc
-    except UnicodeDecodeError as exc:  # bad bytes inside a string
-        raise MalformedBody("JSON parse error - the body is not valid UTF-8") from exc
-    except RecursionError as exc:  # msgspec recurses once per nesting level
-        raise MalformedBody("JSON parse error - nested too deeply") from exc
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise MalformedBody(f"JSON parse error - {not_json(exc)}") from exc
+
+
+# msgspec's account of malformed JSON: what it found and at which byte.
+_AT_BYTE = re.compile(r"^(?:[^:]*: )?(?P<what>.+?) \(byte (?P<at>\d+)\)$")
+
+
+def not_json(exc: Exception) -> str:
+    """Why bytes are not JSON, in the emulator's words whatever msgspec's version says: the same
+    bytes get the same answer on any day's install. Bad UTF-8 inside a string is a
+    ``UnicodeDecodeError`` up to msgspec 0.22 and a ``DecodeError`` of its own words since; only
+    malformed JSON keeps msgspec's few words of what it found, with the byte where it did."""
+    text = str(exc)
+    if isinstance(exc, UnicodeDecodeError) or "utf-8" in text.lower():
+        return "the body is not valid UTF-8"
+    if isinstance(exc, RecursionError):  # msgspec recurses once per nesting level
+        return "nested too deeply"
+    if "truncated" in text.lower():
+        return "the body ends before its JSON does"
+    found = _AT_BYTE.search(text)
+    if found:
+        return f"JSON is malformed: {found['what']} (byte {found['at']})"
+    return "the body is not JSON"
 
 
 def _validation_failed(text: str) -> ValidationFailed:

@@ -54,7 +54,7 @@ WALK: list[tuple[str, str, str, dict[str, str] | str | None, Any, int, Any, type
      gw_error("__all__", "method_not_allowed", 'Method "POST" not allowed.'), errors.MethodNotAllowed),
     ("gw-malformed-json", "POST", "/api/v1/clients/", GW, b'{"email": ', 400,
      gw_error("__all__", "parse_error",
-              "JSON parse error - Input data was truncated"), errors.MalformedBody),
+              "JSON parse error - the body ends before its JSON does"), errors.MalformedBody),
     ("gw-invalid-utf8", "POST", "/api/v1/clients/", GW, b'{"email": "\xff\xfe@example.com"}', 400,
      gw_error("__all__", "parse_error", "JSON parse error - the body is not valid UTF-8"),
      errors.MalformedBody),
