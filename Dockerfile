@@ -1,6 +1,7 @@
 # The emulator as a service container (issue 28). `make image` prepares the wheels in
-# build/wheels/ (the emulator's and its dependencies', for the base's Python) and builds this:
-# nothing inside the build reaches the network. BASE: any image with python3 and its venv
+# build/wheels/ (the emulator's, and its dependencies' for the base's Python at uv.lock's
+# versions, listed with their hashes in requirements.txt) and builds this: nothing inside the
+# build reaches the network, and pip installs nothing whose hash the lock does not hold. BASE: any image with python3 and its venv
 # module (the suite builds on one made from Debian's packages: tools/container-base.sh).
 #   docker run -p 8400:8400 -e EMULATOR_ADMIN_TOKEN=s3cret -v emulator-data:/data payments-emulator
 ARG BASE=python:3.12-slim
@@ -11,7 +12,11 @@ LABEL org.payments-emulator.build=1
 COPY build/wheels/ /tmp/wheels/
 RUN python3 -m venv /opt/emulator \
     && /opt/emulator/bin/pip install --quiet --no-index --no-cache-dir \
-        --disable-pip-version-check --find-links /tmp/wheels payments-emulator \
+        --disable-pip-version-check --find-links /tmp/wheels --require-hashes \
+        -r /tmp/wheels/requirements.txt \
+    && /opt/emulator/bin/pip install --quiet --no-index --no-cache-dir \
+        --disable-pip-version-check --no-deps /tmp/wheels/payments_emulator-*.whl \
+    && /opt/emulator/bin/pip check \
     && /opt/emulator/bin/pip uninstall --quiet --yes pip
 
 FROM ${BASE}

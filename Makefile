@@ -6,26 +6,79 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: bytecode run test lint typecheck unit quick memory-tests bench browser containers clients image \
-	reference clean docs docs-check
+.PHONY: bytecode run test test-latest lock lint typecheck unit quick memory-tests bench browser \
+	containers clients image reference clean docs docs-check
 
-$(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
+# Every Python package is locked: uv.lock holds the version and hashes of each, direct and
+# transitive, for every platform and Python that pyproject.toml's ranges allow; the venv is
+# synced to it exactly (--locked: refused while uv.lock is older than pyproject.toml's ranges,
+# until `make lock`). uv itself is pinned with its hashes in requirements/uv.txt, installed
+# by pip into a venv of its own; the emulator's build backend (hatchling and what it needs) in
+# pyproject.toml's [tool.uv] build-constraint-dependencies. uv never downloads a Python here:
+# it uses $(PYTHON).
+UV_VENV := .uv
+UV := $(UV_VENV)/bin/uv
+export UV_PYTHON_DOWNLOADS := never
+SYNC = UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --quiet --locked --compile-bytecode \
+	--python $(PYTHON) --require-build-hashes
 
-$(RUN_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+$(UV): requirements/uv.txt
+	rm -rf $(UV_VENV)
+	$(PYTHON) -m venv $(UV_VENV)
+	$(UV_VENV)/bin/pip install --quiet --disable-pip-version-check --only-binary=:all: \
+		--require-hashes -r requirements/uv.txt
+	touch $(UV)
+
+$(RUN_STAMP): pyproject.toml uv.lock | $(UV)
+	$(SYNC)
 	touch $(RUN_STAMP)
 
 # The dev install includes everything serving needs: it stamps both.
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev]'
+$(STAMP): pyproject.toml uv.lock | $(UV)
+	$(SYNC) --extra dev
 	touch $(STAMP) $(RUN_STAMP)
+
+# `make lock` takes pyproject.toml's changed ranges into uv.lock and keeps every other version;
+# `make lock UPGRADE=1` moves every package, uv and the build backend to the newest allowed.
+lock: | $(UV)  ## refresh uv.lock (and the build backend's and uv's pins) from pyproject.toml
+	$(UV) lock --quiet $(if $(UPGRADE),--upgrade)
+	@mkdir -p build
+	$(UV) export --frozen --quiet --extra dev --no-emit-project --no-hashes \
+		--format requirements-txt --output-file build/locked.txt
+	$(PYTHON) -m tools.build_lock $(if $(UPGRADE),inputs,pins) > build/build-pins.txt
+	$(PYTHON) -m tools.build_lock inputs | \
+		$(UV) pip compile --quiet --universal --generate-hashes --no-header --no-annotate \
+		--constraints build/locked.txt --constraints build/build-pins.txt \
+		--output-file build/build-lock.txt -
+	$(PYTHON) -m tools.build_lock write build/build-lock.txt
+	$(UV) lock --quiet
+	echo "uv$(if $(UPGRADE),,==$$($(UV) --version | cut -d' ' -f2))" | \
+		$(UV) pip compile --quiet --universal --generate-hashes --no-header --no-annotate \
+		$(if $(UPGRADE),--upgrade) --output-file requirements/uv.txt -
 
 run: $(RUN_STAMP)  ## serve on 127.0.0.1:8400 with the default merchant seeded from fixtures/
 	$(BIN)/payments-emulator serve $(ARGS)
 
 test: lint typecheck docs-check unit  ## lint, type check, the manual's build and the whole suite
+
+# The whole suite on the newest versions pyproject.toml's ranges allow, not the lock's, so that
+# a release that breaks us is found here, on purpose: a fresh venv (.venv-latest) every time,
+# its versions printed beside the lock's before the suite, the result and those versions after.
+LATEST := .venv-latest
+test-latest: | $(UV)  ## the whole suite on the newest allowed versions (no lock)
+	rm -rf $(LATEST)
+	$(UV) venv --quiet --python $(PYTHON) $(LATEST)
+	$(UV) pip install --quiet --refresh --compile-bytecode --python $(LATEST)/bin/python \
+		-e '.[dev]'
+	touch $(LATEST)/.installed $(LATEST)/.installed-run
+	@$(UV) export --frozen --quiet --extra dev --no-emit-project --no-hashes \
+		--format requirements-txt | $(LATEST)/bin/python -m tools.latest \
+		> $(LATEST)/versions.txt
+	@cat $(LATEST)/versions.txt
+	@$(MAKE) --no-print-directory VENV=$(LATEST) test; status=$$?; \
+		echo; echo "make test-latest: $$([ $$status = 0 ] && echo passed || echo FAILED)" \
+		"on the newest allowed versions ($(LATEST)/versions.txt):"; \
+		cat $(LATEST)/versions.txt; exit $$status
 
 lint: $(STAMP)
 	$(BIN)/ruff check emulator tests bench tools
@@ -82,21 +135,19 @@ containers:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
 		docker.io debootstrap docker-compose; }
 
-# The image (Dockerfile): the emulator's wheel and its dependencies' wheels for the base's
-# Python (IMAGE_PYTHON) into build/wheels/, then a build that needs no network. Its install
-# stage is tagged too (<IMAGE>-install) so that the build cache survives while the untagged
-# images earlier builds left behind are pruned.
-#   make image [IMAGE=payments-emulator] [BASE=python:3.12-slim IMAGE_PYTHON=3.12]
+# The image (Dockerfile): the emulator's wheel and, for the base's own Python (asked of the
+# base: one `docker run` of its python3), the wheels of every locked package at uv.lock's
+# versions and hashes, into build/wheels/ (tools/image_wheels.py); then a build that needs no
+# network. IMAGE_PYTHON=3.x answers for a base that cannot be run here. Its install stage is
+# tagged too (<IMAGE>-install) so that the build cache survives while the untagged images
+# earlier builds left behind are pruned.
+#   make image [IMAGE=payments-emulator] [BASE=python:3.12-slim] [IMAGE_PYTHON=]
 IMAGE ?= payments-emulator
 BASE ?= python:3.12-slim
-IMAGE_PYTHON ?= 3.12
-ARCH := $(shell uname -m)
+IMAGE_PYTHON ?=
 image: $(STAMP)
-	rm -rf build/wheels
-	$(BIN)/pip wheel --quiet --no-deps --wheel-dir build/wheels .
-	$(BIN)/pip download --quiet --only-binary=:all: --python-version $(IMAGE_PYTHON) \
-		--platform manylinux2014_$(ARCH) --platform manylinux_2_28_$(ARCH) \
-		--dest build/wheels build/wheels/payments_emulator-*.whl
+	@$(BIN)/python -m tools.image_wheels "$(BASE)" --python "$(IMAGE_PYTHON)" --uv $(UV) \
+		--pip $(UV_VENV)/bin/pip
 	docker build --quiet --build-arg BASE=$(BASE) --target install --tag $(IMAGE)-install .
 	docker build --quiet --build-arg BASE=$(BASE) --tag $(IMAGE) .
 	docker image prune --force --filter label=org.payments-emulator.build=1 >/dev/null
@@ -121,4 +172,4 @@ reference: $(STAMP)  ## regenerate docs/reference/ from the code (a test fails w
 	$(BIN)/python -m tools.reference
 
 clean:
-	rm -rf $(VENV) .emulator .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(UV_VENV) $(LATEST) .emulator .pytest_cache .mypy_cache .ruff_cache

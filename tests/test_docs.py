@@ -136,3 +136,13 @@ def test_scenario_library_table_matches_the_shipped_files():
     rows = table_rows(page("scenarios.md"))
     names = [backticked(r[0])[0] for r in rows if len(r) == 2 and r[0].startswith("`")]
     assert names == sorted(shipped())
+
+
+def test_every_make_target_the_docs_name_is_in_the_makefile():
+    """`make lock`, `make test-latest`, `make image`...: a page names only targets that exist."""
+    makefile = (ROOT / "Makefile").read_text()
+    targets = set(re.findall(r"^([a-z][a-z-]*):", makefile, re.M))
+    texts = [README, *(p.read_text() for p in DOCS.rglob("*.md"))]
+    named = {t for text in texts for t in re.findall(r"`make ([a-z][a-z-]*)", text)}
+    assert {"lock", "test-latest", "image", "test", "run"} <= named
+    assert named <= targets, sorted(named - targets)

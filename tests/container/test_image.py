@@ -79,16 +79,31 @@ def image() -> str:
     assert base.returncode == 0, base.stderr[-3000:]
     tag = base.stdout.strip().splitlines()[-1]
     TIMINGS["base"] = time.monotonic() - began
-    python = docker("run", "--rm", "--network", "none", tag, "python3", "-c",
-                    "import sys; print('%d.%d' % sys.version_info[:2])")  # fmt: skip
     began = time.monotonic()
+    # No IMAGE_PYTHON: make image asks the base for its Python (bookworm's 3.11) and glibc.
     built = subprocess.run(
-        ["make", "-s", "image", f"IMAGE={IMAGE}", f"BASE={tag}", f"IMAGE_PYTHON={python}"],
+        ["make", "-s", "image", f"IMAGE={IMAGE}", f"BASE={tag}"],
         cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert built.returncode == 0, built.stderr[-3000:]
     TIMINGS["image"] = time.monotonic() - began
+    python = docker("run", "--rm", "--network", "none", tag, "python3", "-c",
+                    "import sys; print('%d.%d' % sys.version_info[:2])")  # fmt: skip
+    assert f"for Python {python}." in built.stdout, built.stdout
     return IMAGE
+
+
+def test_a_base_that_cannot_be_run_is_refused_naming_image_python(image: str) -> None:
+    """A base that is not here (and no registry to pull it from): one line, what to pass."""
+    missing = f"payments-emulator-no-such-base:{uuid.uuid4().hex[:8]}"
+    done = subprocess.run(
+        ["make", "-s", "image", f"IMAGE={IMAGE}-refused", f"BASE={missing}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode != 0
+    first = done.stderr.strip().splitlines()[0]
+    assert first.startswith(f"make image: cannot run python3 in BASE={missing} ("), done.stderr
+    assert first.endswith("IMAGE_PYTHON=3.x"), first
 
 
 class Receiver:

@@ -1,0 +1,57 @@
+"""``python -m tools.latest < locked.txt``, run by the interpreter of ``make test-latest``'s
+venv: the versions installed there beside uv.lock's (``uv export``'s ``name==version`` lines
+on standard input), so that its result says which releases it ran on."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable
+from importlib import metadata
+
+from packaging.utils import canonicalize_name
+
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
+
+
+def locked_versions(lines: Iterable[str]) -> dict[str, str]:
+    """``name==version`` of each requirement line (markers, hashes and comments ignored)."""
+    found: dict[str, str] = {}
+    for line in lines:
+        pin = _PIN.match(line.strip())
+        if pin:
+            found[canonicalize_name(pin.group(1))] = pin.group(2)
+    return found
+
+
+def installed_versions() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"]
+        if name:
+            found[canonicalize_name(name)] = dist.version
+    return found
+
+
+def report(locked: dict[str, str], installed: dict[str, str]) -> list[str]:
+    """One line a package that differs from the lock, then the count."""
+    installed.pop("payments-emulator", None)
+    moved = sorted(n for n in installed if n in locked and installed[n] != locked[n])
+    new = sorted(n for n in installed if n not in locked)
+    lines = [f"  {n:<28} {locked[n]:>14} -> {installed[n]}" for n in moved]
+    lines += [f"  {n:<28} {'(not locked)':>14}    {installed[n]}" for n in new]
+    head = (
+        f"{len(installed)} packages installed, {len(moved)} at another version than uv.lock's"
+        f"{f', {len(new)} not in it' if new else ''}{':' if lines else ''}"
+    )
+    return [head, *lines]
+
+
+def main() -> int:
+    for line in report(locked_versions(sys.stdin), installed_versions()):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
