@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: bytecode run test test-latest lock lint typecheck unit quick memory-tests bench browser \
+.PHONY: bytecode run test test-latest test-lowest lock lint typecheck unit quick memory-tests bench browser \
 	containers clients image reference clean docs docs-check
 
 # Every Python package is locked: uv.lock holds the version and hashes of each, direct and
@@ -62,23 +62,30 @@ run: $(RUN_STAMP)  ## serve on 127.0.0.1:8400 with the default merchant seeded f
 test: lint typecheck docs-check unit  ## lint, type check, the manual's build and the whole suite
 
 # The whole suite on the newest versions pyproject.toml's ranges allow, not the lock's, so that
-# a release that breaks us is found here, on purpose: a fresh venv (.venv-latest) every time,
-# its versions printed beside the lock's before the suite, the result and those versions after.
-LATEST := .venv-latest
-test-latest: | $(UV)  ## the whole suite on the newest allowed versions (no lock)
-	rm -rf $(LATEST)
-	$(UV) venv --quiet --python $(PYTHON) $(LATEST)
-	$(UV) pip install --quiet --refresh --compile-bytecode --python $(LATEST)/bin/python \
-		-e '.[dev]'
-	touch $(LATEST)/.installed $(LATEST)/.installed-run
+# a release that breaks us is found here, on purpose; `make test-lowest` on the oldest (each
+# direct dependency at its lower bound), so that a range never admits what fails. A fresh venv
+# each time (.venv-latest, .venv-lowest); its versions printed beside the lock's before the
+# suite, and the result with those versions after.
+test-latest: RANGE_VENV := .venv-latest
+test-latest: RESOLUTION := highest
+test-latest: VERSIONS := the newest allowed versions
+test-lowest: RANGE_VENV := .venv-lowest
+test-lowest: RESOLUTION := lowest-direct
+test-lowest: VERSIONS := the lowest allowed versions
+test-latest test-lowest: | $(UV)  ## the whole suite on the newest (lowest) allowed versions
+	rm -rf $(RANGE_VENV)
+	$(UV) venv --quiet --python $(PYTHON) $(RANGE_VENV)
+	$(UV) pip install --quiet --refresh --compile-bytecode --resolution $(RESOLUTION) \
+		--python $(RANGE_VENV)/bin/python -e '.[dev]'
+	touch $(RANGE_VENV)/.installed $(RANGE_VENV)/.installed-run
 	@$(UV) export --frozen --quiet --extra dev --no-emit-project --no-hashes \
-		--format requirements-txt | $(LATEST)/bin/python -m tools.latest \
-		> $(LATEST)/versions.txt
-	@cat $(LATEST)/versions.txt
-	@$(MAKE) --no-print-directory VENV=$(LATEST) test; status=$$?; \
-		echo; echo "make test-latest: $$([ $$status = 0 ] && echo passed || echo FAILED)" \
-		"on the newest allowed versions ($(LATEST)/versions.txt):"; \
-		cat $(LATEST)/versions.txt; exit $$status
+		--format requirements-txt | $(RANGE_VENV)/bin/python -m tools.latest \
+		> $(RANGE_VENV)/versions.txt
+	@cat $(RANGE_VENV)/versions.txt
+	@$(MAKE) --no-print-directory VENV=$(RANGE_VENV) test; status=$$?; \
+		echo; echo "make $@: $$([ $$status = 0 ] && echo passed || echo FAILED)" \
+		"on $(VERSIONS) ($(RANGE_VENV)/versions.txt):"; \
+		cat $(RANGE_VENV)/versions.txt; exit $$status
 
 lint: $(STAMP)
 	$(BIN)/ruff check emulator tests bench tools
@@ -172,4 +179,4 @@ reference: $(STAMP)  ## regenerate docs/reference/ from the code (a test fails w
 	$(BIN)/python -m tools.reference
 
 clean:
-	rm -rf $(VENV) $(UV_VENV) $(LATEST) .emulator .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(UV_VENV) .venv-latest .venv-lowest .emulator .pytest_cache .mypy_cache .ruff_cache

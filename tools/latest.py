@@ -1,6 +1,7 @@
-"""``python -m tools.latest < locked.txt``, run by the interpreter of ``make test-latest``'s
-venv: the versions installed there beside uv.lock's (``uv export``'s ``name==version`` lines
-on standard input), so that its result says which releases it ran on."""
+"""``python -m tools.latest < locked.txt``, run by the interpreter of the venv of
+``make test-latest`` (or ``make test-lowest``): the versions installed there beside uv.lock's
+(``uv export``'s ``name==version`` lines on standard input), so that its result says which
+releases it ran on."""
 
 from __future__ import annotations
 

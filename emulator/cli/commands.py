@@ -309,8 +309,8 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
         # A client stalled in the middle of a request must not keep a stopping server alive
         # (and skip the shutdown that saves the clock and the journal) for ever.
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
-        ssl_certfile=settings.tls_cert,
-        ssl_keyfile=settings.tls_key,
+        ssl_certfile=None if settings.tls_cert is None else str(settings.tls_cert),
+        ssl_keyfile=None if settings.tls_key is None else str(settings.tls_key),
         **server_options(log_level),
     )
     server = uvicorn.Server(config)

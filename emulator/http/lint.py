@@ -65,7 +65,7 @@ def _walker(node: mi.Type) -> Walk | None:
         item = _walker(node.item_type)
         return None if item is None else functools.partial(each_item, item)
     if isinstance(node, mi.StructType):
-        cls = node.cls
+        cls = cast(Hashable, node.cls)  # hashable, whatever the stubs of msgspec say of Struct
         return lambda value, at, found: _keys(_fields_of(cls), value, at, found)
     return None
 

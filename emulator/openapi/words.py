@@ -25,15 +25,17 @@ def type_of(schema: Any, style: Style) -> str:
         return "any"
     if "$ref" in schema:
         return style.ref(schema["$ref"].removeprefix(REF))
-    if "anyOf" in schema:
-        return style.alternatives.join(type_of(s, style) for s in schema["anyOf"])
+    if "anyOf" in schema:  # null last, in whichever order msgspec's version lists the branches
+        branches = sorted(schema["anyOf"], key=lambda s: s == {"type": "null"})
+        return style.alternatives.join(type_of(s, style) for s in branches)
     if "enum" in schema:
         return "one of " + ", ".join(style.code(json_text(v)) for v in schema["enum"])
     if "const" in schema:
         return style.code(json_text(schema["const"]))
     kind = schema.get("type", "any")
     if isinstance(kind, list):
-        return style.alternatives.join(type_of({**schema, "type": k}, style) for k in kind)
+        kinds = sorted(kind, key=lambda k: k == "null")
+        return style.alternatives.join(type_of({**schema, "type": k}, style) for k in kinds)
     if kind == "array":
         return "array of " + type_of(schema.get("items", {}), style)
     if kind == "object" and isinstance(schema.get("additionalProperties"), dict):

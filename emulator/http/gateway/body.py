@@ -81,7 +81,7 @@ def _walker(node: mi.Type) -> Walk | None:
         item = _walker(node.item_type)
         return None if item is None else functools.partial(lint.each_item, item)
     if isinstance(node, mi.StructType):
-        cls = node.cls
+        cls = cast(Hashable, node.cls)  # hashable, whatever the stubs of msgspec say of Struct
         # built on first use: types nest
         return lambda value, at, found: _fields(_rules_of(cls), value, at, found)
     return None
