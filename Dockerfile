@@ -1,8 +1,9 @@
 # The emulator as a service container (issue 28). `make image` prepares the wheels in
 # build/wheels/ (the emulator's, and its dependencies' for the base's Python at uv.lock's
 # versions, listed with their hashes in requirements.txt) and builds this: nothing inside the
-# build reaches the network, and pip installs nothing whose hash the lock does not hold. BASE: any image with python3 and its venv
-# module (the suite builds on one made from Debian's packages: tools/container-base.sh).
+# build reaches the network, and pip installs nothing whose hash the lock does not hold.
+# BASE: any glibc image with python3 (3.11 or later) and its venv module (the suite builds on
+# one made from Debian's packages: tools/container-base.sh).
 #   docker run -p 8400:8400 -e EMULATOR_ADMIN_TOKEN=s3cret -v emulator-data:/data payments-emulator
 ARG BASE=python:3.12-slim
 

@@ -22,6 +22,11 @@ export UV_PYTHON_DOWNLOADS := never
 SYNC = UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --quiet --locked --compile-bytecode \
 	--python $(PYTHON) --require-build-hashes
 
+# The lock's versions as requirements (no hashes): the build backend's constraints and what
+# test-latest compares with.
+EXPORT = $(UV) export --frozen --quiet --extra dev --no-emit-project --no-hashes \
+	--format requirements-txt
+
 $(UV): requirements/uv.txt
 	rm -rf $(UV_VENV)
 	$(PYTHON) -m venv $(UV_VENV)
@@ -43,8 +48,7 @@ $(STAMP): pyproject.toml uv.lock | $(UV)
 lock: | $(UV)  ## refresh uv.lock (and the build backend's and uv's pins) from pyproject.toml
 	$(UV) lock --quiet $(if $(UPGRADE),--upgrade)
 	@mkdir -p build
-	$(UV) export --frozen --quiet --extra dev --no-emit-project --no-hashes \
-		--format requirements-txt --output-file build/locked.txt
+	$(EXPORT) --output-file build/locked.txt
 	$(PYTHON) -m tools.build_lock $(if $(UPGRADE),inputs,pins) > build/build-pins.txt
 	$(PYTHON) -m tools.build_lock inputs | \
 		$(UV) pip compile --quiet --universal --generate-hashes --no-header --no-annotate \
@@ -78,9 +82,7 @@ test-latest test-lowest: | $(UV)  ## the whole suite on the newest (lowest) allo
 	$(UV) pip install --quiet --refresh --compile-bytecode --resolution $(RESOLUTION) \
 		--python $(RANGE_VENV)/bin/python -e '.[dev]'
 	touch $(RANGE_VENV)/.installed $(RANGE_VENV)/.installed-run
-	@$(UV) export --frozen --quiet --extra dev --no-emit-project --no-hashes \
-		--format requirements-txt | $(RANGE_VENV)/bin/python -m tools.latest \
-		> $(RANGE_VENV)/versions.txt
+	@$(EXPORT) | $(RANGE_VENV)/bin/python -m tools.latest > $(RANGE_VENV)/versions.txt
 	@cat $(RANGE_VENV)/versions.txt
 	@$(MAKE) --no-print-directory VENV=$(RANGE_VENV) test; status=$$?; \
 		echo; echo "make $@: $$([ $$status = 0 ] && echo passed || echo FAILED)" \

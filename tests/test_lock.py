@@ -128,7 +128,7 @@ def test_the_build_lock_is_written_between_its_markers() -> None:
 
 
 def test_test_latest_reports_what_moved_from_the_lock() -> None:
-    locked = latest.locked_versions(["msgspec==0.22.0 ; python_version >= '3.9' \\", "# via x"])
+    locked = latest.locked_versions("msgspec==0.22.0 ; python_version >= '3.9' \\\n# via x\n")
     lines = latest.report(locked, {"msgspec": "0.23.0", "new-one": "1.0", "payments-emulator": "0"})
     assert lines[0] == "2 packages installed, 1 at another version than uv.lock's, 1 not in it:"
     assert re.fullmatch(r"  msgspec +0\.22\.0 -> 0\.23\.0", lines[1])

@@ -11,11 +11,12 @@ puts that output between the two marker lines of pyproject.toml, replacing what 
 
 from __future__ import annotations
 
-import re
 import sys
 import tomllib
 from pathlib import Path
 from typing import Any
+
+from tools import requirements
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = ROOT / "pyproject.toml"
@@ -25,25 +26,12 @@ END = "]  # end of the build lock"
 EDITABLE = "editables"
 
 
-def entries(compiled: str) -> list[tuple[str, list[str]]]:
-    """(``name==version ; marker``, hashes) of each requirement of ``uv pip compile``'s output."""
-    joined = re.sub(r"\\\n", " ", compiled)
-    found: list[tuple[str, list[str]]] = []
-    for line in joined.splitlines():
-        words = line.split("#", 1)[0].split()
-        if not words or words[0].startswith("-"):
-            continue
-        hashes = [w.removeprefix("--hash=") for w in words if w.startswith("--hash=")]
-        requirement = " ".join(w for w in words if not w.startswith("--hash="))
-        found.append((requirement, hashes))
-    return found
-
-
 def block(compiled: str) -> str:
     lines = [BEGIN]
-    for requirement, hashes in entries(compiled):
+    for found in requirements.read(compiled):
+        requirement = f"{found.spec} ; {found.marker}" if found.marker else found.spec
         lines.append(f'    {{ requirement = "{requirement}", hashes = [')
-        lines += [f'        "{h}",' for h in hashes]
+        lines += [f'        "{h}",' for h in found.hashes]
         lines.append("    ] },")
     lines.append(END)
     return "\n".join(lines)

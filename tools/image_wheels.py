@@ -23,6 +23,8 @@ from packaging.markers import Marker
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from tools import requirements
+
 ROOT = Path(__file__).resolve().parent.parent
 WHEELS = ROOT / "build" / "wheels"
 REQUIREMENTS = "requirements.txt"
@@ -43,9 +45,13 @@ class Target:
     machine: str  # uname -m: x86_64, aarch64
     glibc: tuple[int, int]
 
+    @property
+    def short(self) -> str:
+        """The Python as pip's --python-version takes it: "3.11"."""
+        return ".".join(self.python.split(".")[:2])
+
     def environment(self) -> dict[str, str]:
         """PEP 508's marker variables on that interpreter (CPython on Linux)."""
-        short = ".".join(self.python.split(".")[:2])
         return {
             "implementation_name": "cpython",
             "implementation_version": self.python,
@@ -56,7 +62,7 @@ class Target:
             "platform_system": "Linux",
             "platform_version": "",
             "python_full_version": self.python,
-            "python_version": short,
+            "python_version": self.short,
             "sys_platform": "linux",
         }
 
@@ -112,21 +118,13 @@ def locked_requirements(exported: str, target: Target) -> list[str]:
     """``uv export``'s requirements (with markers and hashes) that apply on the target, each one
     line without its marker: ``name==version --hash=sha256:... ...``."""
     environment = target.environment()
-    joined = re.sub(r"\\\n", " ", exported)
     out: list[str] = []
-    for line in joined.splitlines():
-        line = line.split("#", 1)[0].strip()  # "# via ..." lines; no hash has a "#"
-        if not line or line.startswith("-"):
+    for found in requirements.read(exported):
+        if found.marker and not Marker(found.marker).evaluate(environment):
             continue
-        words = line.split()
-        hashes = [w for w in words if w.startswith("--hash=")]
-        spec = " ".join(w for w in words if not w.startswith("--hash="))
-        requirement, _, marker = spec.partition(";")
-        if marker.strip() and not Marker(marker.strip()).evaluate(environment):
-            continue
-        if not hashes:
-            raise Refused(f"the lock gives no hash for {requirement.strip()}: run `make lock`")
-        out.append(" ".join([requirement.strip(), *hashes]))
+        if not found.hashes:
+            raise Refused(f"the lock gives no hash for {found.spec}: run `make lock`")
+        out.append(" ".join([found.spec, *(f"--hash={h}" for h in found.hashes)]))
     return out
 
 
@@ -139,25 +137,24 @@ def run(argv: Sequence[str], what: str) -> None:
 
 def make_wheels(target: Target, uv: str, pip: str) -> Path:
     """build/wheels/: the emulator's wheel, its dependencies' wheels and requirements.txt."""
-    short = ".".join(target.python.split(".")[:2])
-    if Version(target.python) not in requires_python():
-        raise Refused(
-            f"the base's Python is {target.python}; the emulator needs {requires_python()}"
-        )
+    needed = requires_python()
+    if Version(target.python) not in needed:
+        raise Refused(f"the base's Python is {target.python}; the emulator needs {needed}")
     exported = subprocess.run(
         [uv, "export", "--frozen", "--no-emit-project", "--format", "requirements-txt",
          "--quiet", "--no-header"],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
     if exported.returncode != 0:
-        raise Refused(f"uv export: {exported.stderr.strip().splitlines()[-1:]}")
+        said = exported.stderr.strip().splitlines() or ["failed"]
+        raise Refused(f"uv export: {said[-1].strip()}")
     lines = locked_requirements(exported.stdout, target)
     if WHEELS.exists():
         for old in WHEELS.iterdir():
             old.unlink()
     WHEELS.mkdir(parents=True, exist_ok=True)
-    requirements = WHEELS / REQUIREMENTS
-    requirements.write_text("".join(f"{line}\n" for line in lines))
+    listed = WHEELS / REQUIREMENTS
+    listed.write_text("".join(f"{line}\n" for line in lines))
     run(
         [uv, "build", "--wheel", "--quiet", "--out-dir", str(WHEELS), "--require-build-hashes",
          str(ROOT)],
@@ -167,10 +164,10 @@ def make_wheels(target: Target, uv: str, pip: str) -> Path:
     glibc = ".".join(map(str, target.glibc))
     run(
         [pip, "download", "--quiet", "--no-deps", "--only-binary=:all:", "--require-hashes",
-         "--python-version", short, *platforms, "--dest", str(WHEELS), "-r", str(requirements)],
-        f"the wheels for Python {short} on {target.machine} (glibc {glibc})",
+         "--python-version", target.short, *platforms, "--dest", str(WHEELS), "-r", str(listed)],
+        f"the wheels for Python {target.short} on {target.machine} (glibc {glibc})",
     )  # fmt: skip
-    return requirements
+    return listed
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -187,11 +184,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             target = Target(python, args.machine, DEFAULT_GLIBC)
         else:
             target = ask_base(args.base, args.machine)
-        requirements = make_wheels(target, args.uv, args.pip)
+        listed = make_wheels(target, args.uv, args.pip)
     except Refused as exc:
         print(f"make image: {exc}", file=sys.stderr)
         return 2
-    count = len(requirements.read_text().splitlines())
+    count = len(listed.read_text().splitlines())
     print(f"build/wheels: the emulator and {count} locked packages for Python {target.python}")
     return 0
 

@@ -5,24 +5,17 @@ releases it ran on."""
 
 from __future__ import annotations
 
-import re
 import sys
-from collections.abc import Iterable
 from importlib import metadata
 
 from packaging.utils import canonicalize_name
 
-_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
+from tools import requirements
 
 
-def locked_versions(lines: Iterable[str]) -> dict[str, str]:
-    """``name==version`` of each requirement line (markers, hashes and comments ignored)."""
-    found: dict[str, str] = {}
-    for line in lines:
-        pin = _PIN.match(line.strip())
-        if pin:
-            found[canonicalize_name(pin.group(1))] = pin.group(2)
-    return found
+def locked_versions(exported: str) -> dict[str, str]:
+    """The version of each package ``uv export`` names."""
+    return {canonicalize_name(r.name): r.version for r in requirements.read(exported)}
 
 
 def installed_versions() -> dict[str, str]:
@@ -49,7 +42,7 @@ def report(locked: dict[str, str], installed: dict[str, str]) -> list[str]:
 
 
 def main() -> int:
-    for line in report(locked_versions(sys.stdin), installed_versions()):
+    for line in report(locked_versions(sys.stdin.read()), installed_versions()):
         print(line)
     return 0
 

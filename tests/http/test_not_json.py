@@ -64,6 +64,9 @@ async def test_the_same_bytes_get_one_answer_served(http) -> None:
             "code": "parse_error",
         }
     }
+    control = await http.post("/_emulator/merchants", content=BAD_UTF8)
+    assert control.status_code == 400
+    assert control.json()["error"]["message"] == "JSON parse error - the body is not valid UTF-8"
     malformed = await http.post("/api/v1/clients/", content=b'{"email" 1}', headers=GW)
     message = malformed.json()["__all__"]["message"]
     assert message.startswith("JSON parse error - JSON is malformed: ") and "(byte 9)" in message
