@@ -433,7 +433,7 @@ def _bytecode() -> None:
 
 
 def _snapshot_bytes(server: Server, name: str) -> int:
-    """Size of a saved snapshot (kept beside the database: emulator/serving/runtime.py)."""
+    """Size of a saved snapshot (kept beside the database: emulator/runtime/runtime.py)."""
     if server.db is None:
         return 0
     path = server.db.parent / f"{server.db.name}.snapshots" / f"{name}.sqlite"

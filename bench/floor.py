@@ -84,9 +84,9 @@ async def _capture(purchases: int, folder: Path, before: Path) -> Capture:
     import aiosqlite
     import httpx
 
+    from emulator.runtime.runtime import Runtime
+    from emulator.runtime.settings import Settings
     from emulator.serving.app import create_app
-    from emulator.serving.runtime import Runtime
-    from emulator.serving.settings import Settings
 
     connect = aiosqlite.connect
     aiosqlite.connect = functools.partial(connect, factory=_Recording)  # type: ignore[assignment]

@@ -26,7 +26,7 @@ BODY_FILE = "purchase.json"
 
 
 def create_app(answer: bytes) -> Starlette:
-    from emulator.domain.purchase_input import PurchaseInput
+    from emulator.gateway.purchases.input import PurchaseInput
 
     decoder = msgspec.json.Decoder(PurchaseInput)
 

@@ -16,10 +16,10 @@ from bench.serving import HOST, parse_args, serve
 def main(argv: Sequence[str] | None = None) -> None:
     from emulator.cli.commands import tune_gc
     from emulator.http.protocol import JoinedWritesProtocol
+    from emulator.runtime.runtime import Runtime
+    from emulator.runtime.settings import Settings
     from emulator.serving.app import create_app
     from emulator.serving.logs import server_options
-    from emulator.serving.runtime import Runtime
-    from emulator.serving.settings import Settings
 
     args = parse_args("bench.serve_emulator", argv)
     settings = Settings(host=HOST, port=args.port, db_path=args.db)

@@ -131,9 +131,9 @@ def _print(name: str, jobs: int, counter: Counter) -> None:
 
 
 async def run(collections_count: int, subscribers: int) -> None:
+    from emulator.runtime.runtime import Runtime
+    from emulator.runtime.settings import Settings
     from emulator.serving.app import create_app
-    from emulator.serving.runtime import Runtime
-    from emulator.serving.settings import Settings
 
     for scenario, count in (
         (pending_collections, collections_count),

@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
+from emulator.runtime.runtime import Runtime
+from emulator.runtime.settings import MEMORY, Settings
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
-from emulator.serving.settings import MEMORY, Settings
 from emulator.testing import EmulatorClient, EmulatorServer
 
 # Tests set time explicitly at a fixed epoch, never "now".

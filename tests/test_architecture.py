@@ -25,7 +25,9 @@ class Layer:
 
 
 # Outermost first. A module may import modules of its own layer and of the layers after it,
-# never of one before it, not even for type hints (under ``if TYPE_CHECKING:``).
+# never of one before it, not even for type hints (under ``if TYPE_CHECKING:``). A module of a
+# wing's slice (``emulator/gateway/purchases/service.py``) is in the layer of its file's role
+# (``ROLE_LAYERS``); the wing's own modules beside its slices are its HTTP shell.
 LAYERS = (
     # `python -m emulator` and the command line (serve, the client verbs, trigger, listen):
     # anything below.
@@ -34,33 +36,42 @@ LAYERS = (
     Layer("testing", ("emulator.testing",), ("httpx", "uvicorn")),
     # Serving the app (app, startup, options, logs, TLS): puts http and the runtime together.
     Layer("serving", ("emulator.serving",), ("starlette", "httpx", "uvicorn", "sqlite3")),
-    # The Starlette sub-apps: decode → one service call → encode; the runtime whole.
-    Layer("http", ("emulator.http",), ("starlette", "uvicorn")),
+    # The HTTP shell and every slice's ``routes``: decode → one service call → encode.
+    Layer(
+        "http",
+        ("emulator.http", *(f"emulator.{wing}" for wing in ("gateway", "bank", "sandbox", "core"))),
+        ("starlette", "uvicorn"),
+    ),
     # The OpenAPI documents: read the structs of the layers below; only http serves them.
     Layer("openapi", ("emulator.openapi",)),
     # Flows: the file format, its references and the runner (over HTTP, through httpx).
     Layer("flows", ("emulator.flows",), ("httpx",)),
-    # The composition root and its settings: builds everything below and owns it.
-    Layer("runtime", ("emulator.serving.runtime", "emulator.serving.settings"), ("httpx",)),
-    # State as a readable file: export, import, named states (over services and repos).
-    Layer("state", ("emulator.state",), ("sqlite3",)),
-    # One function per use case, typed against kernel.context.Context, never the runtime.
-    Layer("services", ("emulator.services",), ("sqlite3",)),
-    # The outbox's routers, messages and sends (its own HTTP client).
+    # The composition root, its settings and the job table: builds everything below, owns it.
+    Layer("runtime", ("emulator.runtime",), ("httpx",)),
+    # Every slice's ``service`` and ``jobs``: one function per use case, typed against
+    # kernel.context.Context, never the runtime.
+    Layer("services", (), ("sqlite3",)),
+    # The outbox's routers (every slice's ``router``), messages and sends (its own HTTP client).
     Layer("delivery", ("emulator.delivery",), ("httpx",)),
     # The decision points and the scenario engine.
     Layer("scenarios", ("emulator.scenarios",)),
-    # SQL for each resource, on the kernel's units of work.
-    Layer("repos", ("emulator.repos",), ("sqlite3",)),
+    # Every slice's ``repo``: SQL on the kernel's units of work.
+    Layer("repos", ("emulator.delivery.repo", "emulator.scenarios.repo"), ("sqlite3",)),
     # Clock, scheduler, storage, outbox, journal, ids; the services' Context.
     Layer("kernel", ("emulator.kernel",), ("sqlite3", "aiosqlite")),
     # Finds the shipped data folders (fixtures, scenario library) and reads them.
     Layer("resources", ("emulator.resources",)),
-    # Pure: state machines, validation, money; no I/O, no clock reads.
+    # Pure: every slice's ``rules``, ``model`` and ``input``, and the shared values of
+    # ``emulator/domain/``; no I/O, no clock reads.
     Layer("domain", ("emulator.domain",)),
-    # The package itself (its version).
+    # The package itself (its version, the slices' roles).
     Layer("package", ("emulator",)),
 )
+WINGS = ("gateway", "bank", "sandbox", "core")
+ROLE_LAYERS = {
+    "routes": "http", "service": "services", "jobs": "services", "router": "delivery",
+    "repo": "repos", "rules": "domain", "model": "domain", "input": "domain",
+}  # fmt: skip
 TOP_FILES = {"__init__.py", "__main__.py", "py.typed"}  # py.typed: the PEP 561 marker
 
 
@@ -72,8 +83,19 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
+def role_of(module: str) -> str | None:
+    """The role of a slice's module (``emulator.WING.SLICE.ROLE[_PART]``), else None."""
+    parts = module.split(".")
+    if len(parts) == 4 and parts[1] in WINGS:
+        return parts[3].split("_")[0]
+    return None
+
+
 def layer_of(module: str) -> int:
-    """The index in ``LAYERS`` of the module's layer (the longest prefix naming it)."""
+    """The index in ``LAYERS`` of the module's layer: its role's, or the longest prefix's."""
+    role = role_of(module)
+    if role in ROLE_LAYERS:
+        return [layer.name for layer in LAYERS].index(ROLE_LAYERS[role])
     best, index = -1, -1
     for i, layer in enumerate(LAYERS):
         for prefix in layer.modules:
@@ -151,9 +173,9 @@ def test_no_service_imports_the_runtime():
     offenders = {
         f"{module}: {name}"
         for module, path in MODULES.items()
-        if module.startswith("emulator.services.")
+        if role_of(module) in ("service", "jobs")
         for name in imports_of(path)
-        if name.startswith("emulator.serving")
+        if name.startswith(("emulator.serving", "emulator.runtime"))
     }
     assert offenders == set()
 
@@ -177,7 +199,7 @@ def test_the_documents_describe_the_layers_and_nothing_depends_on_them():
         if not module.startswith("emulator.openapi")
         and any(name.startswith("emulator.openapi") for name in imports_of(path))
     }
-    assert importers == {"http/control/docs.py"}
+    assert importers == {"sandbox/docs/routes.py"}
 
 
 def test_the_top_of_the_package_holds_only_its_entry_points_and_packages():

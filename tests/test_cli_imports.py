@@ -16,8 +16,8 @@ from emulator.testing import EmulatorServer
 pytestmark = pytest.mark.slow  # one process of its own
 
 HEAVY = ("httpx", "httpcore", "msgspec", "yaml", "starlette", "uvicorn", "aiosqlite", "trio")
-SERVER = ("emulator.serving", "emulator.http", "emulator.services", "emulator.repos",
-          "emulator.kernel.clock", "emulator.kernel.storage", "emulator.domain",
+SERVER = ("emulator.serving", "emulator.runtime", "emulator.http", "emulator.gateway",
+          "emulator.bank", "emulator.sandbox", "emulator.core", "emulator.kernel.clock", "emulator.kernel.storage", "emulator.domain",
           "emulator.testing")  # fmt: skip
 
 PROBE = """

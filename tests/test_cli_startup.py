@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from emulator.http.control.guard import AdminGuard
+from emulator.sandbox.guard import AdminGuard
 from emulator.testing import EmulatorServer
 from tests.test_cli import free_port, serving
 

@@ -10,12 +10,12 @@ import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from emulator.core.auth.service import Credentials
 from emulator.delivery import signing
 from emulator.flows.record import Move
-from emulator.http.control.flow_moves import Moves, moves_of
 from emulator.kernel.bounded import Bounded
-from emulator.services.auth import Credentials
-from emulator.serving.runtime import Runtime
+from emulator.runtime.runtime import Runtime
+from emulator.sandbox.flows.routes_moves import Moves, moves_of
 from tests.delivery.test_deliveries import verify
 from tests.http.purchase_helpers import purchase_body
 from tests.http.scenario_helpers import new_merchant

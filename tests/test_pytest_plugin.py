@@ -54,7 +54,7 @@ def test_unused_plugin_loads_nothing(pytester: pytest.Pytester, monkeypatch: pyt
 
         def test_nothing_loaded(pytestconfig):
             assert "emulator.serving.app" not in sys.modules
-            assert "emulator.serving.runtime" not in sys.modules
+            assert "emulator.runtime.runtime" not in sys.modules
             assert any(line.startswith("emulator(") for line in pytestconfig.getini("markers"))
             assert pytestconfig.getoption("emulator_url") is None
         """

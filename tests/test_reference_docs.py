@@ -8,7 +8,7 @@ import pytest
 
 from emulator import resources
 from emulator.cli.client import DEFAULT_URL
-from emulator.serving import settings
+from emulator.runtime import settings
 from tools import reference
 
 ROOT = Path(__file__).resolve().parent.parent

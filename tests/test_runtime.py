@@ -8,7 +8,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from emulator.serving.runtime import Runtime
+from emulator.runtime.runtime import Runtime
 from tests.conftest import settings_for
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import httpx
 
+from emulator.runtime.runtime import Runtime
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
 from tests.conftest import settings_for
 
 

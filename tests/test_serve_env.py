@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from emulator.cli.commands import _parser, settings_from
-from emulator.serving.settings import MEMORY, VARIABLES
+from emulator.runtime.settings import MEMORY, VARIABLES
 from tests.test_cli import serving
 from tests.test_cli_startup import assert_refused, run_serve
 
@@ -31,7 +31,7 @@ def test_every_serve_flag_has_its_variable_named_after_it():
     flags = serve_flags()
     assert "--callback-hosts" in flags and "--log-level" in flags  # the walk finds them
     missing = [flag for flag in flags if flag not in by_flag]
-    assert missing == [], f"add these to emulator/serving/settings.py VARIABLES: {missing}"
+    assert missing == [], f"add these to emulator/runtime/settings.py VARIABLES: {missing}"
     for flag in flags:
         name = "EMULATOR_" + flag.removeprefix("--").replace("-", "_").upper()
         assert by_flag[flag].name == name

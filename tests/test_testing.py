@@ -14,7 +14,7 @@ import freezegun
 import httpx
 import pytest
 
-from emulator.serving.runtime import Runtime
+from emulator.runtime.runtime import Runtime
 from emulator.testing import (
     ClockInfo,
     EmulatorClient,

@@ -12,7 +12,7 @@ from datetime import timedelta
 import httpx
 import pytest
 
-from emulator.serving.runtime import Runtime
+from emulator.runtime.runtime import Runtime
 from emulator.testing import EmulatorClient, EmulatorServer, expect
 from tests.live_helpers import executed_payout as payout
 

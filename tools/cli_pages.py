@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from emulator.cli import trigger
 from emulator.cli.client import client_parent
 from emulator.cli.commands import _parser
-from emulator.serving.settings import CLIENT_VERBS, VARIABLES, Variable
+from emulator.runtime.settings import CLIENT_VERBS, VARIABLES, Variable
 from tools.markdown import code, page, prose, table
 
 PROG = "payments-emulator"
@@ -207,7 +207,7 @@ def named_variables() -> set[str]:
 def environment_page() -> str:
     missing = named_variables() - {v.name for v in VARIABLES}
     if missing:
-        raise LookupError(f"add {sorted(missing)} to emulator/serving/settings.py VARIABLES")
+        raise LookupError(f"add {sorted(missing)} to emulator/runtime/settings.py VARIABLES")
     rows = [
         [code(v.name), code(v.flag), shown(v.default), ", ".join(v.read_by), _meaning(v)]
         for v in VARIABLES
@@ -225,6 +225,6 @@ def environment_page() -> str:
     ]
     return page(
         "Environment variables",
-        "`emulator/serving/settings.py` (`VARIABLES`) and the argument parser",
+        "`emulator/runtime/settings.py` (`VARIABLES`) and the argument parser",
         body,
     )

@@ -26,7 +26,7 @@ from emulator.cli.client import client_parent, usage_failure
 from emulator.cli.client import run as run_client
 
 if TYPE_CHECKING:  # the server's modules: imported when `serve` runs (a verb starts without)
-    from emulator.serving.settings import Settings
+    from emulator.runtime.settings import Settings
     from emulator.serving.startup import DatabaseState
 
 
@@ -84,8 +84,8 @@ def _parser(serving: bool = True) -> argparse.ArgumentParser:
 
 def _serve_flags(serve: argparse.ArgumentParser) -> None:
     from emulator.kernel.clock import MODES
+    from emulator.runtime.settings import DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT
     from emulator.serving import options as serve_options
-    from emulator.serving.settings import DEFAULT_DB, DEFAULT_HOST, DEFAULT_PORT
 
     serve.add_argument(
         "--host", help=f"address to bind (env EMULATOR_HOST, default {DEFAULT_HOST})"
@@ -139,8 +139,8 @@ def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -
     from datetime import datetime
 
     from emulator.kernel.clock import CLOCK_RANGE, in_clock_range, parse_iso, to_us
+    from emulator.runtime.settings import MEMORY, RateLimitSetting, Settings, from_env
     from emulator.serving import options as serve_options
-    from emulator.serving.settings import MEMORY, RateLimitSetting, Settings, from_env
     from emulator.serving.startup import (
         check_admin_token,
         check_db_path,
@@ -180,7 +180,7 @@ def settings_from(args: argparse.Namespace, env: dict[str, str] | None = None) -
     serve_options.apply(args, values)
     if args.scenario:
         values["scenarios"] = tuple(args.scenario)
-    from emulator.services.scenarios import resolve  # the services: only when serving
+    from emulator.sandbox.scenarios.service import resolve  # the services: only when serving
 
     try:  # bad names and files are refused before anything starts
         resolve(tuple(values.get("scenarios", ())))  # type: ignore[arg-type]
@@ -283,11 +283,11 @@ def serve(settings: Settings, log_level: str = "info", sock: socket.socket | Non
     import uvicorn
 
     from emulator.http.protocol import JoinedWritesProtocol
+    from emulator.runtime.runtime import Runtime
     from emulator.serving import memory
     from emulator.serving import options as serve_options
     from emulator.serving.app import create_app
     from emulator.serving.logs import server_options
-    from emulator.serving.runtime import Runtime
     from emulator.serving.startup import bind, inspect_database, start_warning
 
     sock = sock or bind(settings)

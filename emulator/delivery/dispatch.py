@@ -21,12 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from emulator.delivery import holds
+from emulator.delivery import holds, repo
 from emulator.delivery.outgoing import Outgoing, Prepare, Router
 from emulator.kernel import memo
 from emulator.kernel.outbox import EVENTS, HEAD_COLUMNS, StoredEvent
 from emulator.kernel.storage import Tx
-from emulator.repos import deliveries as repo
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context

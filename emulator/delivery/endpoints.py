@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from emulator.delivery import repo
 from emulator.delivery.dispatch import schedule_send
 from emulator.delivery.outgoing import RETRY_AFTER_SECONDS
 from emulator.kernel.journal import Entry
 from emulator.kernel.storage import Tx
-from emulator.repos import deliveries as repo
-from emulator.repos import delivery_ops as ops
+from emulator.sandbox.deliveries import repo as ops
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context
@@ -38,7 +38,7 @@ EndpointState = repo.EndpointRow  # (enabled, drop) or None, auto-disable days o
 
 def state_of(message: repo.Message, read: EndpointState) -> EndpointState | None:
     """What ``keep_if_off`` looks at for the message about to be attempted: its endpoint's
-    state and its merchant's auto-disable days, read with it (``repos.deliveries.to_send``: one
+    state and its merchant's auto-disable days, read with it (``delivery.repo.to_send``: one
     point read), or None when its kind is never switched off."""
     if message.kind not in SWITCHABLE or message.merchant_id is None:
         return None

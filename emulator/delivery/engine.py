@@ -37,7 +37,7 @@ from typing import Any, Protocol
 import httpx
 import msgspec
 
-from emulator.delivery import endpoints, holds
+from emulator.delivery import endpoints, holds, repo
 from emulator.delivery.client import wire_headers
 from emulator.delivery.dispatch import SEND_JOB, Dispatcher, schedule_send
 from emulator.delivery.outgoing import TIMEOUT_SECONDS, Prepare, Router, retry_due_us
@@ -50,7 +50,6 @@ from emulator.kernel.foreign import is_own
 from emulator.kernel.jobs import Job
 from emulator.kernel.loglines import BatchedLines
 from emulator.kernel.storage import Tx
-from emulator.repos import deliveries as repo
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """Holds, the taking side: a hold (``POST /_emulator/merchants/{company_id}/holds``, made by
-``emulator/services/holds.py``) takes the next delivery, or the next decision at a decision
+``emulator/sandbox/holds/service.py``) takes the next delivery, or the next decision at a decision
 point, that matches its filter; what it took waits until released, dropped, duplicated or
 delayed, or until its timeout on the merchant's clock.
 
@@ -23,9 +23,9 @@ import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from emulator.delivery import repo as deliveries
 from emulator.kernel.storage import Tx
-from emulator.repos import deliveries
-from emulator.repos import holds as repo
+from emulator.sandbox.holds import repo
 from emulator.scenarios import points
 from emulator.scenarios.points import FieldKind, Outcome, Point
 from emulator.scenarios.rules import InvalidScenario, Matcher, compile_match

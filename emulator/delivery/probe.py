@@ -1,4 +1,4 @@
-"""``Probe``: one POST of a receiver check (``emulator/services/receiver_checks.py``), with
+"""``Probe``: one POST of a receiver check (``emulator/sandbox/receiver_checks/service.py``), with
 the check's own timeout, measured.
 
 The check's timeout is a real wait on the HTTP client, the one place a real wait is right: the

@@ -1,7 +1,7 @@
 """The reads of sends that start together, made in one point read (``SendReads``).
 
 A send reads its message and its endpoint's state right before its attempt
-(``repos.deliveries.to_send``): a point read on the event loop's thread, one read snapshot
+(``delivery.repo.to_send``): a point read on the event loop's thread, one read snapshot
 (``BEGIN`` ... ``COMMIT``) each. The scheduler starts the sends due at once together (up to
 its background slots, 64), each in a task of its own: the first of them to ask has the read
 made once every task started in the same turn of the event loop has asked too, and all of
@@ -17,8 +17,7 @@ import asyncio
 import functools
 from typing import TYPE_CHECKING
 
-from emulator.delivery import endpoints
-from emulator.repos import deliveries as repo
+from emulator.delivery import endpoints, repo
 
 if TYPE_CHECKING:
     from emulator.kernel.storage import Database, Tx

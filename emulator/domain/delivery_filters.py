@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from emulator.domain.expectation_times import ExpectationError, parse_instant
+from emulator.sandbox.expectations.rules_times import ExpectationError, parse_instant
 
 OUTCOMES = ("ok", "failed", "exhausted")
 KINDS = ("webhook", "success_callback", "callback")

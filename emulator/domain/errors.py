@@ -1,8 +1,8 @@
 """Every error the emulator answers with, as classes with a code, a message and a status.
 
 Each interface turns these into its own wire format in exactly one place
-(``emulator/http/gateway/errors.py``, ``emulator/http/bank/errors.py``,
-``emulator/http/control/errors.py``...).
+(``emulator/gateway/errors.py``, ``emulator/bank/errors.py``,
+``emulator/sandbox/errors.py``...).
 """
 
 from __future__ import annotations

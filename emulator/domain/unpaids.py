@@ -9,7 +9,7 @@ from typing import Literal
 
 import msgspec
 
-from emulator.domain.bank_calendar import SAST
+from emulator.bank.calendar.rules import SAST
 
 Consequence = Literal["temporary", "inactive", "authority"]
 

@@ -23,7 +23,7 @@ _PHONE = re.compile(r"^\+[1-9]\d{0,3}( ?\d+)*$")
 
 # Provider quirk: an official e-commerce plugin sends its order id as a JSON number in
 # ``reference``; the platform stores and returns it as its decimal string. A string field of a
-# gateway body typed ``Reference`` takes an integer so (emulator/http/gateway/body.py).
+# gateway body typed ``Reference`` takes an integer so (emulator/gateway/body.py).
 NUMBER_AS_TEXT = "number_as_text"
 Reference = Annotated[str, msgspec.Meta(extra={NUMBER_AS_TEXT: True})]
 

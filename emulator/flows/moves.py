@@ -11,8 +11,8 @@ from urllib.parse import quote
 
 import msgspec
 
-from emulator.domain.expectation_times import parse_duration
 from emulator.flows.model import ACT_VERBS, Act
+from emulator.sandbox.expectations.rules_times import parse_duration
 
 DEFAULT_WAIT_S = 5.0
 DEFAULT_UP_TO = "30d"

@@ -18,11 +18,15 @@ from typing import Any
 
 import msgspec
 
-from emulator.domain.expectation_times import ExpectationError, parse_duration, parse_instant
-from emulator.domain.expectations import parse_set
 from emulator.domain.validation import split_located
 from emulator.flows.model import ACT_VERBS, KINDS, MAX_REPEAT, Act, Flow, FlowSpec, Step
 from emulator.flows.references import BUILT_IN, NAME, REF, heads
+from emulator.sandbox.expectations.model import parse_set
+from emulator.sandbox.expectations.rules_times import (
+    ExpectationError,
+    parse_duration,
+    parse_instant,
+)
 from emulator.scenarios import yamlfile
 from emulator.scenarios.rules import NAME as FLOW_NAME
 

@@ -1,21 +1,23 @@
 """What the recorder reads of a merchant (``GET .../flow.yaml``): its journaled calls, its
 objects' final statuses and the deliveries answered 2xx, gathered into a ``Session`` that
 ``emulator/flows/record.py`` turns into a flow file. The moves of the other side are kept by
-the HTTP layer (``emulator/http/control/flow_moves.py``) and handed in."""
+the HTTP layer (``emulator/sandbox/flows/routes_moves.py``) and handed in."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from emulator.core.merchants import service as merchants
 from emulator.domain.errors import ControlError
 from emulator.flows.record import Call, Final, Move, Session
+from emulator.gateway.webhooks import service_deliveries as deliveries
 from emulator.kernel.clock import parse_iso, to_us
 from emulator.kernel.journal import KEEP
-from emulator.repos import objects as objects_repo
-from emulator.services import deliveries, merchants, objects
+from emulator.sandbox.objects import repo as objects_repo
+from emulator.sandbox.objects import service as objects
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.runtime.runtime import Runtime
 
 MAX_OBJECTS = 1000  # of each kind, the newest
 MAX_DELIVERIES = 10_000  # attempts read, the newest

@@ -14,7 +14,7 @@ from emulator.domain.errors import BodyTooLarge, FieldError, MalformedBody, Vali
 from emulator.domain.validation import split_located
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.runtime.runtime import Runtime
 
 T = TypeVar("T")
 

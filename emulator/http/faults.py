@@ -26,7 +26,7 @@ from emulator.kernel.ratelimit import Verdict
 from emulator.scenarios.points import HTTP_REQUEST, HttpRequest
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.runtime.runtime import Runtime
 
 SERVER_SEND = "emulator.server_send"  # the server's own ``send``, kept by the app for drops
 # X-RateLimit-Limit of an injected 429 when no --rate-limit is set: a limit has to be named.

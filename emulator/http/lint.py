@@ -7,7 +7,7 @@ one warning (``unknown key purchase.prodcts (did you mean products?)``, ``mispla
 journal keeps them. ``serve --strict-requests`` (or a merchant's ``strict_requests`` setting)
 refuses such a body with a 400 naming each key path, in the interface's dialect.
 
-The gateway's body walker (``emulator/http/gateway/body.py``) lists the unknown keys as it
+The gateway's body walker (``emulator/gateway/body.py``) lists the unknown keys as it
 walks; the v2 interface's bodies go through ``key_walker``. Both look only at the keys given,
 and this module's work (warnings, the schema's index) is done only when one is found.
 """
@@ -24,9 +24,9 @@ from typing import Any, TypeVar, cast
 import msgspec.inspect as mi
 from starlette.requests import Request
 
+from emulator.core.merchants import service as merchants
 from emulator.domain.errors import FieldError, ValidationFailed
 from emulator.http.common import CALLER_KEY, runtime
-from emulator.services import merchants
 
 T = TypeVar("T")
 

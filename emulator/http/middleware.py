@@ -14,20 +14,20 @@ from typing import TYPE_CHECKING
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from emulator.core.merchants import service as merchants
 from emulator.domain.errors import InvalidToken
 from emulator.http.accesslog import AccessLog, line
 from emulator.http.common import CALLER_KEY, NOTE_KEY
-from emulator.http.control import flow_moves
 from emulator.http.dialects import Handler
 from emulator.http.faults import DROPPED, SERVER_SEND, Decision, Faults, drop_connection
 from emulator.http.lint import HEADER as WARNINGS_HEADER
 from emulator.http.lint import WARNINGS_KEY, header_value
 from emulator.kernel.clock import TIME_HEADER
 from emulator.kernel.journal import Entry, body_text
-from emulator.services import merchants
+from emulator.sandbox.flows import routes_moves as flow_moves
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.runtime.runtime import Runtime
 
 NO_FAULT = Decision()
 

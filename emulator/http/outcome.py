@@ -1,6 +1,6 @@
 """The ``X-Emulator-Outcome`` header of the gateway's and bank's creating calls (issue 29):
 read and checked in the interface's dialect, in force while the creating call runs, then
-kept with the object made (``emulator/services/outcome_header.py``). ``serve
+kept with the object made (``emulator/sandbox/scenarios/service_outcomes.py``). ``serve
 --no-outcome-header`` ignores it, as the platform would."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from starlette.requests import Request
 
 from emulator.domain.errors import ApiError, BankBadRequest, FieldError
 from emulator.http.common import NOTE_KEY, header, runtime
+from emulator.sandbox.scenarios import service_outcomes as outcome_header
 from emulator.scenarios import outcomes
-from emulator.services import outcome_header
 
 _HEADER = outcomes.HEADER.lower().encode()
 

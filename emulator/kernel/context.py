@@ -1,13 +1,13 @@
 """What the services use of a running emulator: ``Context``, a narrow interface.
 
-The composition root (``serving.runtime.Runtime``) satisfies it structurally; services are
+The composition root (``runtime.runtime.Runtime``) satisfies it structurally; services are
 typed against it and never import the runtime, so the layers below ``serving`` form no import
 circle with it. What lives in an outer layer (the scenario engine, the delivery engine, the
 settings) is typed here by the few members services use of it.
 
 A job handler takes the context with the job's unit of work and the job (``JobHandler``):
 each service declares its job kinds as a ``JOBS`` table next to its handlers,
-``services.jobs`` collects them and the runtime registers that one table with the scheduler.
+``sandbox.schedule.jobs`` collects them and the runtime registers that one table with the scheduler.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from emulator.core.merchants.model import MerchantSeed
 from emulator.domain.events import Event
-from emulator.domain.merchants import MerchantSeed
 from emulator.domain.urls import UrlRule
 from emulator.kernel.clock import Clocks, Mode
 from emulator.kernel.ids import Ids
@@ -67,7 +67,7 @@ class Deliveries(Protocol):
 
 
 class SettingValues(Protocol):
-    """The settings (``serving.settings.Settings``) that services read."""
+    """The settings (``runtime.settings.Settings``) that services read."""
 
     @property
     def clock(self) -> Mode: ...

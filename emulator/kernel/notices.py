@@ -1,10 +1,10 @@
 """Notices: "something was recorded for this merchant (or sink)", for whoever waits on it.
 
-A wait on expectations (``services.expectation_wait``) watches its merchant; a commit that
+A wait on expectations (``sandbox.expectations.service_wait``) watches its merchant; a commit that
 emitted one of its events (``kernel.outbox``: kind ``event``), a journaled request of it
 (``kernel.journal``: ``request``) and a recorded delivery attempt of it (``delivery.engine``:
 ``delivery``) notify that merchant's watchers of those kinds, which then check again. A wait
-on a sink (``services.sink``) watches the key ``sink_key(name)``, told of each message it
+on a sink (``sandbox.sink.service``) watches the key ``sink_key(name)``, told of each message it
 receives (``sink``); a wait on the delivery log of every merchant watches ``ANY``, which
 hears every key's notices. Nothing polls; nobody watching costs a dictionary lookup, and a watcher
 is not woken by a kind it does not read (a wait for a delivery sleeps through the requests

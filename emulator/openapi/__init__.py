@@ -10,5 +10,5 @@
   of every type into one document per interface and one for all.
 - ``render.py``: the reference page (``/_emulator/docs``), HTML made from a document.
 
-Nothing here imports the app: ``emulator.http.control.docs`` hands the served routes in.
+Nothing here imports the app: ``emulator.sandbox.docs.routes`` hands the served routes in.
 """

@@ -8,23 +8,23 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from emulator.domain.bank import MANDATE_TRANSITIONS, MONEY_TRANSITIONS, AccountType
-from emulator.domain.callbacks import Registration, RegistrationInput, TriggerInput
-from emulator.domain.collection_filters import DATE_FILTERS, FLAGS, TEXT
-from emulator.domain.collections import (
+from emulator.bank.callbacks.rules import Registration, RegistrationInput, TriggerInput
+from emulator.bank.collections.rules import (
     Collection,
     DebiCheckCollectionInput,
     EftCollectionInput,
     EftFromMandateInput,
     RecreateAsEftInput,
 )
-from emulator.domain.mandates import DebiCheckMandateInput, EftMandateInput, Mandate
-from emulator.domain.merchants import INSTRUMENTS, MerchantProfile
-from emulator.domain.payments import EftPaymentInput, Payment
+from emulator.bank.collections.rules_filters import DATE_FILTERS, FLAGS, TEXT
+from emulator.bank.common.model import MANDATE_TRANSITIONS, MONEY_TRANSITIONS, AccountType
+from emulator.bank.mandates.rules import DebiCheckMandateInput, EftMandateInput, Mandate
+from emulator.bank.payments.rules import EftPaymentInput, Payment
+from emulator.bank.verification.service import ValidateInput
+from emulator.core.merchants.model import INSTRUMENTS, MerchantProfile
 from emulator.kernel.clock import TIME_HEADER
 from emulator.openapi import errors
 from emulator.openapi.model import Body, Interface, Operation, Param, outcome_header
-from emulator.services.verification import ValidateInput
 
 
 class BankEvent(msgspec.Struct):

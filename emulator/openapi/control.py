@@ -6,11 +6,11 @@ from typing import Annotated, Any
 
 from msgspec import Meta
 
-from emulator.domain.collections import Collection
-from emulator.domain.mandates import AuthenticationWindows, Mandate
-from emulator.domain.payments import Payment
-from emulator.domain.payouts import Payout
-from emulator.domain.purchase_model import Purchase
+from emulator.bank.collections.rules import Collection
+from emulator.bank.mandates.rules import AuthenticationWindows, Mandate
+from emulator.bank.payments.rules import Payment
+from emulator.gateway.payouts.rules import Payout
+from emulator.gateway.purchases.model import Purchase
 from emulator.openapi import errors
 from emulator.openapi.control_shapes import (
     Advanced,

@@ -1,5 +1,5 @@
 """The control plane's delivery operations: the log's filters, replay and recover, endpoints
-switched off and on, a merchant's auto-disable (``emulator/http/control/delivery_ops.py``)."""
+switched off and on, a merchant's auto-disable (``emulator/sandbox/deliveries/routes.py``)."""
 
 from __future__ import annotations
 

@@ -12,13 +12,14 @@ that nothing serves is left out: the document never claims what the app does not
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Any
 
 import msgspec
 
-from emulator import __version__
+from emulator import ROLES, __version__
 from emulator.openapi import bank, console, control, delivery_ops, errors, flows, gateway, oauth
 from emulator.openapi.model import Body, Operation, Param, Ref, Response
 
@@ -78,18 +79,31 @@ def _is_type(value: Any) -> bool:
     return value is not None and not isinstance(value, Ref | dict)
 
 
-_QUALIFIED = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Za-z_][A-Za-z0-9_]*\.[A-Za-z0-9_]+)$")
 _GENERIC = re.compile(r"^([A-Za-z0-9]+)_(.+)_$")
 
 
 def _short(name: str) -> str:
-    """msgspec names clashing structs by module path (``emulator.domain.payouts.Attempt``):
-    keep the module's last part (``payouts.Attempt``); ``Page_Client_`` is ``ClientPage``."""
+    """msgspec names clashing structs by module path (``emulator.gateway.payouts.rules.Attempt``):
+    keep the module's namespace (``payouts.Attempt``); ``Page_Client_`` is ``ClientPage``."""
     generic = _GENERIC.match(name)
     if generic:
         return _short(generic.group(2)).replace(".", "_") + generic.group(1)
-    qualified = _QUALIFIED.match(name)
-    return qualified.group(1) if qualified else name
+    module, _, struct = name.rpartition(".")
+    return f"{_namespace(module)}.{struct}" if module else name
+
+
+def _namespace(module: str) -> str:
+    """A slice's role module publishes under the slice's name (``payouts`` for
+    ``emulator.gateway.payouts.rules``), any other module under its own last part; a module's
+    ``OPENAPI_NAMESPACE`` overrides both, so that a published component keeps its name."""
+    loaded = sys.modules.get(module)
+    given = getattr(loaded, "OPENAPI_NAMESPACE", None)
+    if isinstance(given, str):
+        return given
+    parts = module.split(".")
+    if len(parts) > 1 and parts[-1].split("_")[0] in ROLES:
+        return parts[-2]
+    return parts[-1]
 
 
 def _renamed(node: Any, names: dict[str, str]) -> Any:

@@ -1,6 +1,6 @@
 """Each interface's error dialect as JSON Schema (hand-written components), after the one place
-per interface that writes it: ``emulator/http/gateway/errors.py``, ``emulator/http/bank/
-errors.py``, ``emulator/http/oauth.py`` and ``emulator/http/control/errors.py``."""
+per interface that writes it: ``emulator/gateway/errors.py``, ``emulator/bank/errors.py``,
+``emulator/core/auth/routes.py`` and ``emulator/sandbox/errors.py``."""
 
 from __future__ import annotations
 

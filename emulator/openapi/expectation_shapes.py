@@ -8,8 +8,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from emulator.domain.expectation_match import ItemResult
 from emulator.openapi.control_shapes import DeliveryAttempt, SinkMessage
+from emulator.sandbox.expectations.rules_match import ItemResult
 
 Instant = str  # ISO-8601
 Duration = str | float | dict[str, float]  # "5m", "1h30m", seconds, or {"days": 3}

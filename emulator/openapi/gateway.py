@@ -11,24 +11,24 @@ from uuid import UUID
 
 from msgspec import Meta
 
-from emulator.domain.billing_model import (
+from emulator.core.ledger.rules import TRANSACTION_FLOWS, TRANSACTION_PRODUCTS
+from emulator.gateway.account.rules import AVAILABLE
+from emulator.gateway.billing.model import (
     BillingTemplate,
     InvoicesInput,
     Subscriber,
     SubscriberInput,
     TemplateInput,
 )
-from emulator.domain.clients import Client, ClientInput
-from emulator.domain.company_statements import CompanyStatement, StatementInput
-from emulator.domain.ledger_view import TRANSACTION_FLOWS, TRANSACTION_PRODUCTS
-from emulator.domain.payment_methods import AVAILABLE
-from emulator.domain.payout_cards import CardInput
-from emulator.domain.payouts import Payout, PayoutInput
-from emulator.domain.purchase_actions import AmountBody, ChargeBody, MarkAsPaidBody
-from emulator.domain.purchase_input import PurchaseInput
-from emulator.domain.purchase_model import Payment, Purchase, StatusChange
-from emulator.domain.purchases import TRANSITIONS
-from emulator.domain.webhooks import EVENTS, SOURCE_TYPES, Webhook, WebhookInput
+from emulator.gateway.clients.rules import Client, ClientInput
+from emulator.gateway.payouts.rules import Payout, PayoutInput
+from emulator.gateway.payouts.rules_cards import CardInput
+from emulator.gateway.purchases.input import PurchaseInput
+from emulator.gateway.purchases.input_actions import AmountBody, ChargeBody, MarkAsPaidBody
+from emulator.gateway.purchases.model import Payment, Purchase, StatusChange
+from emulator.gateway.purchases.rules import TRANSITIONS
+from emulator.gateway.statements.model import CompanyStatement, StatementInput
+from emulator.gateway.webhooks.rules import EVENTS, SOURCE_TYPES, Webhook, WebhookInput
 from emulator.kernel.clock import TIME_HEADER
 from emulator.openapi import errors
 from emulator.openapi.gateway_shapes import (

@@ -8,8 +8,8 @@ from typing import Annotated, Generic, TypeVar
 import msgspec
 from msgspec import Meta
 
-from emulator.domain.billing_model import Subscriber
-from emulator.domain.purchase_model import Purchase
+from emulator.gateway.billing.model import Subscriber
+from emulator.gateway.purchases.model import Purchase
 
 T = TypeVar("T")
 

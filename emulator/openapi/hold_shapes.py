@@ -1,5 +1,5 @@
 """Bodies of a merchant's holds (``/_emulator/merchants/{company_id}/holds``), described as
-structs for the document (``emulator/services/holds.py`` makes and reads them)."""
+structs for the document (``emulator/sandbox/holds/service.py`` makes and reads them)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bodies of ``POST /_emulator/receiver-checks`` (``emulator/services/receiver_checks.py``),
+"""Bodies of ``POST /_emulator/receiver-checks`` (``emulator/sandbox/receiver_checks/service.py``),
 described as structs for the document."""
 
 from __future__ import annotations

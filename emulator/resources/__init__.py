@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 
-from emulator.domain.merchants import MerchantSeed
+from emulator.core.merchants.model import MerchantSeed
 from emulator.domain.unpaids import Schedule
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # emulator/

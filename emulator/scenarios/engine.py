@@ -22,8 +22,7 @@ import msgspec
 
 from emulator.kernel.context import DecisionPoint
 from emulator.kernel.storage import Database, Tx
-from emulator.repos import scenarios as repo
-from emulator.scenarios import outcomes
+from emulator.scenarios import outcomes, repo
 from emulator.scenarios.points import Point
 from emulator.scenarios.rules import InvalidScenario, Rule, Scenario, parse
 

@@ -17,27 +17,27 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from emulator.bank import errors as bank_errors
+from emulator.bank.routes import ROUTES as BANK
+from emulator.core.auth import routes as oauth
 from emulator.domain.errors import ApiError
-from emulator.http import oauth
+from emulator.gateway import errors as gateway_errors
+from emulator.gateway.purchases.routes_pages import ROUTES as PAYER_PAGES
+from emulator.gateway.routes import PAGES as GATEWAY_PAGES
+from emulator.gateway.routes import ROUTES as GATEWAY
 from emulator.http.accesslog import AccessLog
-from emulator.http.bank import errors as bank_errors
-from emulator.http.bank.routes import ROUTES as BANK
 from emulator.http.common import JSON
-from emulator.http.control import errors as control_errors
-from emulator.http.control.console import ROOT as CONSOLE_ROOT
-from emulator.http.control.flows import abandon_runs
-from emulator.http.control.guard import AdminGuard
-from emulator.http.control.routes import ROUTES as CONTROL
 from emulator.http.dialects import Dialect, Dialects
 from emulator.http.faults import DROPPED, Faults
-from emulator.http.gateway import errors as gateway_errors
-from emulator.http.gateway.routes import PAGES as GATEWAY_PAGES
-from emulator.http.gateway.routes import ROUTES as GATEWAY
 from emulator.http.middleware import Front
-from emulator.http.pages.checkout import ROUTES as PAYER_PAGES
 from emulator.http.routing import SegmentRouter
+from emulator.runtime.runtime import Runtime
+from emulator.sandbox import errors as control_errors
+from emulator.sandbox.console.routes import ROOT as CONSOLE_ROOT
+from emulator.sandbox.flows.routes import abandon_runs
+from emulator.sandbox.guard import AdminGuard
+from emulator.sandbox.routes import ROUTES as CONTROL
 from emulator.serving import memory
-from emulator.serving.runtime import Runtime
 
 
 async def _plain_http_error(request: Request, exc: Exception) -> Response:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from emulator.domain.errors import ControlError
-from emulator.serving.settings import Settings, parse_hosts, parse_retain
+from emulator.runtime.settings import Settings, parse_hosts, parse_retain
 
 
 def add_flags(serve: argparse.ArgumentParser) -> None:
@@ -158,8 +158,10 @@ def _check_state_files(values: dict[str, Any]) -> None:
     folder = values.get("states")
     if isinstance(folder, Path) and not folder.is_dir():
         raise ValueError(f"--states: {folder} is not a folder")
-    from emulator.state import load as state_load  # the state package: only for --load
-    from emulator.state.tables import Refused
+    from emulator.sandbox.state import (
+        service_load as state_load,  # the state package: only for --load
+    )
+    from emulator.sandbox.state.service_tables import Refused
 
     loads = values.get("load", ())
     assert isinstance(loads, tuple)
@@ -182,8 +184,8 @@ async def _dry_run(files: list[tuple[Path, bytes]], values: dict[str, Any]) -> N
     """Load the files into a throwaway emulator set as this one (its callback hosts, clock,
     seed), on a copy of the database it will serve when that exists: what they hold, and a
     clash with what the database holds, is refused before anything starts."""
-    from emulator.serving.runtime import Runtime
-    from emulator.state import load as state_load
+    from emulator.runtime.runtime import Runtime
+    from emulator.sandbox.state import service_load as state_load
 
     fields = {f.name for f in dataclasses.fields(Settings)}
     given = {k: v for k, v in values.items() if k in fields}

@@ -13,7 +13,7 @@ from pathlib import Path
 import msgspec
 
 from emulator.kernel.clock import Clock, ClockState, iso, to_us
-from emulator.serving.settings import Settings
+from emulator.runtime.settings import Settings
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 

@@ -35,7 +35,7 @@ from emulator.testing.direct import (
 )
 
 if TYPE_CHECKING:
-    from emulator.serving.runtime import Runtime
+    from emulator.runtime.runtime import Runtime
 
 T = TypeVar("T")
 LoopKind = Literal["auto", "uvloop", "asyncio"]
@@ -226,9 +226,9 @@ class LiveServer:
         """Bind the socket, make the database directory, the runtime, the app and uvicorn."""
         # Imported here: importing this module (or a pytest run that never starts a server)
         # does not load the whole app.
+        from emulator.runtime.runtime import Runtime
+        from emulator.runtime.settings import Settings
         from emulator.serving.app import create_app
-        from emulator.serving.runtime import Runtime
-        from emulator.serving.settings import Settings
 
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.bind(("127.0.0.1", 0))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.domain.callbacks import FIELDS
+from emulator.bank.callbacks.rules import FIELDS
 from tests.http.bank_helpers import advance, eft_body
 
 SINK = "http://127.0.0.1:8400/_emulator/sink/{name}"

@@ -17,8 +17,8 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from emulator.delivery.outgoing import RETRY_AFTER_SECONDS
 from emulator.domain.events import Event
+from emulator.runtime.runtime import Runtime
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
 from tests.conftest import EPOCH_S, settings_for
 
 SINK = "http://127.0.0.1:8400/_emulator/sink/{name}"

@@ -15,7 +15,7 @@ import pytest
 
 from emulator.delivery.outgoing import MAX_ATTEMPTS
 from emulator.domain.delivery_filters import FINAL_ATTEMPT
-from emulator.serving.runtime import Runtime
+from emulator.runtime.runtime import Runtime
 from tests.conftest import settings_for
 from tests.delivery.test_deliveries import DOWN, SINK, _serve, advance, paid_out, verify, webhook
 from tests.http.bank_helpers import eft_body

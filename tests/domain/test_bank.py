@@ -7,14 +7,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from emulator import resources
-from emulator.domain import bulk
-from emulator.domain.bank import (
-    MANDATE_TRANSITIONS,
-    MONEY_TRANSITIONS,
-    InvalidTransition,
-    check_transition,
-)
-from emulator.domain.bank_calendar import (
+from emulator.bank.calendar.rules import (
     action_date,
     is_business_day,
     iso_to_us,
@@ -22,9 +15,16 @@ from emulator.domain.bank_calendar import (
     parse_instant,
     processing_us,
 )
-from emulator.domain.collections import TEST_DELAY_US, Step, debit_sequence, plan
+from emulator.bank.collections.rules import TEST_DELAY_US, Step, debit_sequence, plan
+from emulator.bank.common.model import (
+    MANDATE_TRANSITIONS,
+    MONEY_TRANSITIONS,
+    InvalidTransition,
+    check_transition,
+)
+from emulator.bank.mandates.rules import authentication_deadline_us
+from emulator.bank.payments import rules_bulk as bulk
 from emulator.domain.errors import BankBadRequest
-from emulator.domain.mandates import authentication_deadline_us
 
 MONDAY_11H_SAST = int(datetime(2026, 1, 5, 9, 0, tzinfo=UTC).timestamp()) * 1_000_000
 

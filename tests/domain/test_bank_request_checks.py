@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.domain import bank
-from emulator.domain.bank import Debtor
+from emulator.bank.common import model as bank
+from emulator.bank.common.model import Debtor
+from emulator.bank.mandates.rules import DebiCheckMandateInput, EftMandateInput, check_parties
+from emulator.core.merchants.model import MerchantProfile
 from emulator.domain.errors import BankBadRequest
-from emulator.domain.mandates import DebiCheckMandateInput, EftMandateInput, check_parties
-from emulator.domain.merchants import MerchantProfile
 
 ACCOUNT = Debtor(accountNumber="1234567890", branchCode="051001")
 EFT_ONLY = MerchantProfile(

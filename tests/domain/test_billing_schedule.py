@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from emulator.domain import billing_schedule as schedule
+from emulator.gateway.billing import rules_schedule as schedule
 
 
 def utc(text: str) -> int:

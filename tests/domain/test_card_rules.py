@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.domain import card_rules, cards, payout_cards
+from emulator.domain import card_rules, cards
 from emulator.domain.errors import InvalidCardData, ValidationFailed
+from emulator.gateway.payouts import rules_cards as payout_cards
 from tests.conftest import EPOCH_S
 
 

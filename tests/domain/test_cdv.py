@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.domain.cdv import RULES, verify, weighted_sum
+from emulator.bank.verification.rules import RULES, verify, weighted_sum
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from msgspec import UNSET
 
-from emulator.domain import clients
-from emulator.domain.clients import ClientInput, DeliveryMethod
 from emulator.domain.errors import ValidationFailed
+from emulator.gateway.clients import rules as clients
+from emulator.gateway.clients.rules import ClientInput, DeliveryMethod
 
 
 def errors_of(data: ClientInput) -> dict[str, str]:

@@ -5,12 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from emulator.domain.events import Event
-from emulator.domain.purchase_model import (
-    Attempt,
-    PaymentDetails,
-    StatusChange,
-    TokenView,
-)
+from emulator.gateway.purchases.model import Attempt, PaymentDetails, StatusChange, TokenView
 
 
 class Nested(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from emulator.domain.expectation_match import evaluate
-from emulator.domain.expectation_patterns import MAX_PATTERN, MAX_TEXT, nested_repeat
-from emulator.domain.expectation_records import Records, RequestRecord
-from emulator.domain.expectation_times import ExpectationError
-from emulator.domain.expectations import parse_set
+from emulator.sandbox.expectations.model import parse_set
+from emulator.sandbox.expectations.model_records import Records, RequestRecord
+from emulator.sandbox.expectations.rules_match import evaluate
+from emulator.sandbox.expectations.rules_patterns import MAX_PATTERN, MAX_TEXT, nested_repeat
+from emulator.sandbox.expectations.rules_times import ExpectationError
 
 
 def _set(pattern: str) -> dict[str, object]:

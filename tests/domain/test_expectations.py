@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from emulator.domain.expectation_match import evaluate
-from emulator.domain.expectation_records import (
+from emulator.sandbox.expectations.model import Count, parse_set
+from emulator.sandbox.expectations.model_records import (
     DeliveryRecord,
     EventRecord,
     Records,
     RequestRecord,
     path_pattern,
 )
-from emulator.domain.expectation_times import ExpectationError, parse_duration, span_text
-from emulator.domain.expectations import Count, parse_set
+from emulator.sandbox.expectations.rules_match import evaluate
+from emulator.sandbox.expectations.rules_times import ExpectationError, parse_duration, span_text
 
 S = 1_000_000
 M = 60 * S

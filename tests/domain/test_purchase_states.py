@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from emulator.core.ledger.rules import Row, balance, turnover
 from emulator.domain import errors
-from emulator.domain import purchases as domain
-from emulator.domain.ledger_view import Row, balance, turnover
+from emulator.gateway.purchases import rules as domain
 
 
 @pytest.mark.parametrize(("key", "target"), list(domain.TRANSITIONS.items()), ids=str)

@@ -7,8 +7,8 @@ from datetime import UTC, date, datetime
 import pytest
 
 from emulator import resources
+from emulator.bank.calendar.rules import moved_because
 from emulator.domain import unpaids
-from emulator.domain.bank_calendar import moved_because
 
 SCHEDULE = resources.unpaid_codes()
 

@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
-from emulator.http.control.flows import abandon_runs
+from emulator.runtime.runtime import Runtime
+from emulator.sandbox.flows.routes import abandon_runs
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
 from tests.conftest import check_against_the_document, settings_for
 
 SHIPPED = Path(__file__).parents[2] / "flows" / "payout-settles-after-three-days.yaml"

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from emulator.serving.runtime import Runtime
+from emulator.runtime.runtime import Runtime
 from tests.conftest import EPOCH_S, settings_for
 from tests.http.purchase_helpers import pay
 

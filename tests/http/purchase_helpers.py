@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from emulator.serving.runtime import Runtime
+from emulator.runtime.runtime import Runtime
 
 CARD = "4444333322221111"
 SLOW = "4000000000000259"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.domain.ledger import LedgerEntry
-from emulator.repos import ledger
+from emulator.core.ledger import repo as ledger
+from emulator.core.ledger.model import LedgerEntry
 from tests.conftest import EPOCH_S
 from tests.http.purchase_helpers import advance, create, pay
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from emulator.delivery.bank import BankCallback, messages_for
+from emulator.bank.callbacks.router import BankCallback, messages_for
+from emulator.bank.events.repo import events
 from emulator.kernel.outbox import StoredEvent
-from emulator.repos.bank_events import events
 from tests.conftest import DEFAULT_CLIENT, token_for
 from tests.http.bank_helpers import advance, bad_request, debicheck_body, eft_body
 

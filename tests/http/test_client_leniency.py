@@ -8,11 +8,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from emulator.domain.billing_model import SubscriberInput, TemplateInput
-from emulator.domain.clients import ClientInput
-from emulator.domain.payouts import PaymentInput, PayoutInput
-from emulator.domain.purchase_input import DetailsInput, ProductInput, PurchaseInput
-from emulator.domain.webhooks import WebhookInput
+from emulator.gateway.billing.model import SubscriberInput, TemplateInput
+from emulator.gateway.clients.rules import ClientInput
+from emulator.gateway.payouts.rules import PaymentInput, PayoutInput
+from emulator.gateway.purchases.input import DetailsInput, ProductInput, PurchaseInput
+from emulator.gateway.webhooks.rules import WebhookInput
 from tests.conftest import EPOCH_S
 from tests.http.billing_helpers import TEMPLATES, add_client, template_body
 from tests.http.purchase_helpers import events, get, purchase_body

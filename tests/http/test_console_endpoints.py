@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
+from emulator.runtime.runtime import Runtime
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
 from tests.conftest import settings_for
 from tests.http import purchase_helpers as purchases
 

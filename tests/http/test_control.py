@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from emulator import __version__
+from emulator.runtime.runtime import Runtime
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
 from tests.conftest import DEFAULT_CLIENT, DEFAULT_KEY, EPOCH_S, settings_for, token_for
 
 T0_US = EPOCH_S * 1_000_000

@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from emulator.domain import errors
+from emulator.runtime.runtime import Runtime
+from emulator.runtime.settings import RateLimitSetting
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
-from emulator.serving.settings import RateLimitSetting
 from tests.conftest import DEFAULT_KEY, EPOCH_S, settings_for, token_for
 
 

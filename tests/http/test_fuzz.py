@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from emulator.domain.clients import ClientInput
-from emulator.domain.payout_cards import CardInput
-from emulator.domain.payouts import PayoutInput
-from emulator.domain.purchase_input import DetailsInput, PurchaseInput
-from emulator.domain.webhooks import WebhookInput
+from emulator.gateway.clients.rules import ClientInput
+from emulator.gateway.payouts.rules import PayoutInput
+from emulator.gateway.payouts.rules_cards import CardInput
+from emulator.gateway.purchases.input import DetailsInput, PurchaseInput
+from emulator.gateway.webhooks.rules import WebhookInput
 from tests.conftest import DEFAULT_KEY
 
 pytestmark = pytest.mark.slow  # hypothesis drives each endpoint through many generated bodies

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from emulator.domain.billing_model import SubscriberInput, TemplateInput
+from emulator.gateway.billing.model import SubscriberInput, TemplateInput
 from tests.http.test_fuzz import (
     DEFAULT_BRAND,
     FUZZ,

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from cryptography.exceptions import InvalidSignature
 
-from emulator.serving.runtime import Runtime
+from emulator.runtime.runtime import Runtime
 from tests.conftest import settings_for
 from tests.delivery.test_deliveries import SINK, _serve, paid_out, verify, webhook
 from tests.http.bank_helpers import debicheck_body, eft_body

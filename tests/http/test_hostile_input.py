@@ -12,9 +12,9 @@ import pytest
 
 from emulator.domain.urls import UrlRule, control_path
 from emulator.domain.urls import problem as url_problem
+from emulator.runtime.runtime import Runtime
+from emulator.runtime.settings import from_env
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
-from emulator.serving.settings import from_env
 from tests.conftest import DEFAULT_CLIENT, settings_for, token_for
 from tests.http.bank_helpers import eft_body
 from tests.http.purchase_helpers import purchase_body

@@ -8,9 +8,9 @@ import httpx
 import pytest
 
 from emulator.resources import default_merchant
+from emulator.runtime.runtime import Runtime
+from emulator.runtime.settings import MEMORY
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
-from emulator.serving.settings import MEMORY
 from tests.conftest import DEFAULT_KEY, settings_for
 from tests.http.purchase_helpers import purchase_body
 

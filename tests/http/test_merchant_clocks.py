@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
+from emulator.runtime.runtime import Runtime
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
 from tests.conftest import settings_for
 from tests.delivery.test_deliveries import DOWN, SINK, attempts, paid_out, webhook
 from tests.http.bank_helpers import debicheck_body, eft_body

@@ -12,8 +12,8 @@ import httpx
 import msgspec
 import pytest
 
+from emulator.runtime.runtime import Runtime
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
 from tests.conftest import DEFAULT_KEY, settings_for, token_for
 from tests.http.purchase_helpers import purchase_body
 from tests.http.scenario_helpers import activate, new_merchant

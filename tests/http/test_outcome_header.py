@@ -12,9 +12,9 @@ import pytest
 
 from emulator import resources
 from emulator.cli.commands import _parser, banner, settings_from
+from emulator.runtime.runtime import Runtime
 from emulator.scenarios import outcomes
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
 from tests.conftest import settings_for
 from tests.http.bank_helpers import advance, advance_to, debtor, eft_body, fresh_headers
 from tests.http.purchase_helpers import CARD, get, pay, purchase_body

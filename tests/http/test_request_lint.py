@@ -12,11 +12,11 @@ import msgspec
 import pytest
 
 from emulator.cli.commands import _parser, settings_from
-from emulator.domain.clients import ClientInput
-from emulator.domain.purchase_input import DetailsInput, ProductInput, PurchaseInput
+from emulator.gateway.clients.rules import ClientInput
+from emulator.gateway.purchases.input import DetailsInput, ProductInput, PurchaseInput
+from emulator.runtime.runtime import Runtime
+from emulator.runtime.settings import from_env, parse_switch
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
-from emulator.serving.settings import from_env, parse_switch
 from tests.conftest import settings_for, token_for
 from tests.http.bank_helpers import eft_body
 from tests.http.purchase_helpers import purchase_body

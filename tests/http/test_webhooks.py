@@ -8,7 +8,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from emulator.domain.webhooks import CONTROL_IN_TITLE, EVENTS
+from emulator.gateway.webhooks.rules import CONTROL_IN_TITLE, EVENTS
 from tests.conftest import EPOCH_S
 
 UNKNOWN_ID = "00000000-0000-4000-8000-000000000000"

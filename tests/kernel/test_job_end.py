@@ -9,8 +9,8 @@ from pathlib import Path
 from emulator.kernel.clock import to_us
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
-from emulator.services.control import load_clock
-from emulator.serving.runtime import Runtime
+from emulator.runtime.runtime import Runtime
+from emulator.sandbox.control.service import load_clock
 from tests.conftest import EPOCH, settings_for
 
 T0 = to_us(EPOCH)

@@ -13,9 +13,9 @@ from emulator.kernel.clock import from_us, to_us
 from emulator.kernel.jobs import Job, pending_jobs
 from emulator.kernel.steps import ALONE_BATCH, BATCH
 from emulator.kernel.storage import Tx
-from emulator.services.control import load_clock
+from emulator.runtime.runtime import Runtime
+from emulator.sandbox.control.service import load_clock
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
 from tests.conftest import EPOCH, settings_for
 
 T0 = to_us(EPOCH)
@@ -290,7 +290,7 @@ async def test_run_due_starts_async_jobs_in_the_background_once(runtime: Runtime
 
 
 async def test_an_advance_waits_for_background_jobs_and_a_reset_cancels_them(runtime: Runtime):
-    from emulator.services import control
+    from emulator.sandbox.control import service as control
 
     finished: list[str] = []
 
@@ -359,7 +359,7 @@ async def test_background_slots_are_bounded_and_atomic_jobs_go_on(runtime: Runti
 
 async def test_a_failed_restore_leaves_cancelled_jobs_due_again(runtime: Runtime):
     from emulator.domain.errors import ControlError
-    from emulator.services import control
+    from emulator.sandbox.control import service as control
 
     calls: list[int] = []
     hang = asyncio.Event()

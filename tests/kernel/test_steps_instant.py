@@ -12,7 +12,7 @@ from emulator.kernel import memo
 from emulator.kernel.clock import to_us
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
-from emulator.serving.runtime import Runtime
+from emulator.runtime.runtime import Runtime
 from tests.conftest import EPOCH, settings_for
 
 T0 = to_us(EPOCH)

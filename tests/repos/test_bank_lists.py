@@ -9,14 +9,14 @@ from typing import Any
 import msgspec
 import pytest
 
-from emulator.domain.bank import Creditor, Debtor
-from emulator.domain.collection_filters import matches
-from emulator.domain.collections import Collection
-from emulator.domain.mandates import Mandate
-from emulator.repos import bank as repo
-from emulator.repos import bank_lists
-from emulator.services import merchants
-from emulator.serving.runtime import Runtime
+from emulator.bank.collections.rules import Collection
+from emulator.bank.collections.rules_filters import matches
+from emulator.bank.common import repo
+from emulator.bank.common import repo_lists as bank_lists
+from emulator.bank.common.model import Creditor, Debtor
+from emulator.bank.mandates.rules import Mandate
+from emulator.core.merchants import service as merchants
+from emulator.runtime.runtime import Runtime
 
 STATES = ("PENDING", "COMPLETED", "UNPAID", "REJECTED", "DISPUTED")
 SEQUENCES = ("FRST", "RCUR", None)

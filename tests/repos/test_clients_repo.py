@@ -6,11 +6,11 @@ import sqlite3
 
 import pytest
 
-from emulator.domain import clients as domain
-from emulator.domain.clients import ClientInput
 from emulator.domain.errors import DuplicateClient
-from emulator.repos import clients as repo
-from emulator.serving.runtime import Runtime
+from emulator.gateway.clients import repo
+from emulator.gateway.clients import rules as domain
+from emulator.gateway.clients.rules import ClientInput
+from emulator.runtime.runtime import Runtime
 
 
 async def _insert(rt: Runtime, client_id: str, email: str) -> None:

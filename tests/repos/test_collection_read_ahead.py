@@ -1,4 +1,4 @@
-"""A run of collection step jobs reads its collections ahead (``repos.bank.collection_of_job``):
+"""A run of collection step jobs reads its collections ahead (``bank.common.repo.collection_of_job``):
 each job gets the row ``collection`` would give it, other instants' and kinds' jobs are not
 read, and a row the unit has changed since it was read ahead is read again."""
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import msgspec
 
-from emulator.repos import bank as repo
-from emulator.services.collection_outcomes import STEP_JOB
-from emulator.serving.runtime import Runtime
+from emulator.bank.collections.jobs import STEP_JOB
+from emulator.bank.common import repo
+from emulator.runtime.runtime import Runtime
 from tests.repos.test_bank_lists import _collection
 
 DUE = 1_800_000_000_000_000

@@ -11,15 +11,14 @@ import random
 
 import pytest
 
-from emulator.domain.expectation_match import evaluate
-from emulator.domain.expectation_records import Records
-from emulator.domain.expectations import parse_set
+from emulator.core.merchants import service as merchants
 from emulator.kernel.storage import Tx
-from emulator.repos import expectation_indexes as indexes
-from emulator.repos import expectations as repo
-from emulator.services import expectations as service
-from emulator.services import merchants
-from emulator.serving.runtime import Runtime
+from emulator.runtime.runtime import Runtime
+from emulator.sandbox.expectations import repo, service
+from emulator.sandbox.expectations import repo_indexes as indexes
+from emulator.sandbox.expectations.model import parse_set
+from emulator.sandbox.expectations.model_records import Records
+from emulator.sandbox.expectations.rules_match import evaluate
 
 EVENTS = ("purchase.paid", "purchase.created", "payout.success", "purchase.refunded")
 PATHS = ("/api/v1/purchases/", "/api/v1/purchases/{n}/", "/api/v1/purchases/{n}/refund/",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.domain.ledger import LedgerEntry
-from emulator.repos import ledger
-from emulator.serving.runtime import Runtime
+from emulator.core.ledger import repo as ledger
+from emulator.core.ledger.model import LedgerEntry
+from emulator.runtime.runtime import Runtime
 
 
 async def test_record_eft_writes_the_row_record_writes(runtime: Runtime) -> None:

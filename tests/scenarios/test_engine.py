@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+from emulator.core.merchants import service as merchants
+from emulator.runtime.runtime import Runtime
+from emulator.sandbox.scenarios import service as scenarios
 from emulator.scenarios.points import COLLECTION_OUTCOME, PAYOUT_EXECUTION, BankOutcome
-from emulator.services import merchants, scenarios
-from emulator.serving.runtime import Runtime
 from tests.conftest import settings_for
 
 UNPAID_ABOVE_500 = """
@@ -161,7 +162,7 @@ async def test_a_point_asks_only_its_own_rules(runtime):
 
 
 async def test_reset_wipes_activations(runtime):
-    from emulator.services import control
+    from emulator.sandbox.control import service as control
 
     await scenarios.activate(runtime, "unpaid-debit-orders", None)
     assert await decide(runtime, None, 1) is not None
@@ -172,7 +173,7 @@ async def test_reset_wipes_activations(runtime):
 async def test_scenarios_given_at_start_are_active_again_after_a_reset(tmp_path):
     settings = settings_for(tmp_path, scenarios=("unpaid-debit-orders",))
     async with Runtime(settings) as rt:
-        from emulator.services import control
+        from emulator.sandbox.control import service as control
 
         assert await decide(rt, None, 1) is not None
         await scenarios.deactivate(rt, "unpaid-debit-orders", None)
@@ -183,7 +184,7 @@ async def test_scenarios_given_at_start_are_active_again_after_a_reset(tmp_path)
 async def test_start_scenarios_keep_counts_across_restarts_and_outlive_their_file(tmp_path):
     """`serve --scenario` files are read once; a restart leaves an activation of the same
     definition as it is (counts go on); a reset activates it afresh even if the file is gone."""
-    from emulator.services import control
+    from emulator.sandbox.control import service as control
 
     path = tmp_path / "twice.yaml"
     path.write_text(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from emulator.bank.common.service import check_outcome_code
 from emulator.domain.errors import ControlError
-from emulator.services.bank_support import check_outcome_code
 
 
 @pytest.mark.parametrize(

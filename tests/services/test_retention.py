@@ -11,12 +11,12 @@ from typing import Any
 import httpx
 import pytest
 
+from emulator.core.retention import jobs as retention
+from emulator.core.retention import repo
 from emulator.delivery import dispatch
-from emulator.repos import retention as repo
-from emulator.services import retention
+from emulator.runtime.runtime import Runtime
+from emulator.runtime.settings import DEFAULT_RETAIN, from_env, parse_retain
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
-from emulator.serving.settings import DEFAULT_RETAIN, from_env, parse_retain
 from tests.conftest import settings_for
 from tests.http.purchase_helpers import create, pay
 

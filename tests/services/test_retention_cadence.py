@@ -15,11 +15,11 @@ from typing import Any
 import httpx
 import pytest
 
+from emulator.core.retention import jobs as retention
+from emulator.core.retention import repo
 from emulator.kernel import checkpoint
-from emulator.repos import retention as repo
-from emulator.services import retention
+from emulator.runtime.runtime import Runtime
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
 from tests.conftest import settings_for
 from tests.http.purchase_helpers import create, pay
 

@@ -12,8 +12,8 @@ import pytest
 
 import emulator
 from emulator.kernel.jobs import Job, pending_jobs
-from emulator.services.schedule_view import KINDS, describe, describe_all
-from emulator.serving.runtime import Runtime
+from emulator.runtime.runtime import Runtime
+from emulator.sandbox.schedule.service import KINDS, describe, describe_all
 from tests.conftest import EPOCH_S
 from tests.http.bank_helpers import debicheck_body, eft_body
 from tests.http.billing_helpers import add_subscriber, create_template

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import httpx
 
+from emulator.runtime.runtime import Runtime
+from emulator.runtime.settings import from_env
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
-from emulator.serving.settings import from_env
 from tests.conftest import settings_for
 
 COMPANY = "5a1e0000-0000-4000-8000-00000000000a"

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import yaml
 
-from emulator.serving.runtime import Runtime
+from emulator.runtime.runtime import Runtime
 
 COMPANY = "5a1e0000-0000-4000-8000-000000000001"
 KEY = "sk_test_handwritten"

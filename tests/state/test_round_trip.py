@@ -11,8 +11,8 @@ import httpx
 import pytest
 import yaml
 
+from emulator.runtime.runtime import Runtime
 from emulator.serving.app import create_app
-from emulator.serving.runtime import Runtime
 from tests.conftest import check_against_the_document, settings_for, token_for
 from tests.http.bank_helpers import debicheck_body, eft_body
 from tests.http.purchase_helpers import purchase_body

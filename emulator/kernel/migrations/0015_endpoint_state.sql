@@ -1,4 +1,4 @@
--- Delivery operations (emulator/delivery/endpoints.py, emulator/services/delivery_ops.py).
+-- Delivery operations (emulator/delivery/endpoints.py, emulator/sandbox/deliveries/service.py).
 
 -- Webhooks and v2 callback registrations switched off (or on again): while off, their
 -- messages are kept (or dropped) instead of attempted. No row: on.

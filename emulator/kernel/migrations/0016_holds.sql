@@ -1,4 +1,4 @@
--- Holds (emulator/delivery/holds.py, emulator/services/holds.py): what a tester asked to stop
+-- Holds (emulator/delivery/holds.py, emulator/sandbox/holds/service.py): what a tester asked to stop
 -- (the next delivery matching a filter, or the next decision at a decision point), and each
 -- thing a hold took, waiting to be released, dropped, duplicated or delayed.
 CREATE TABLE holds (

@@ -2,7 +2,7 @@
 -- a copy of its JSON (as a purchase's events do since 0019): ref = 1, and in place of the
 -- payload the status alone ({"status":"COMPLETED"}), which the feeds' state index reads
 -- (outbox_bank_collection_state). Before a COMPLETED collection's row changes (a dispute),
--- repos.bank copies its JSON into the events that refer to it (ref = 0 again). The view now
+-- bank.common.repo copies its JSON into the events that refer to it (ref = 0 again). The view now
 -- resolves a reference by the event's object type.
 DROP VIEW outbox_events;
 CREATE VIEW outbox_events AS

@@ -1,0 +1,78 @@
+"""Reading what the delivery engine did: per object (gateway) and everything (control plane)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emulator.delivery import repo
+from emulator.delivery.engine import attempt_view, milliseconds
+from emulator.domain.delivery_filters import DeliveryFilter
+from emulator.domain.errors import SourceNotFound
+from emulator.gateway.payouts import repo as payouts_repo
+from emulator.gateway.webhooks.rules import SOURCE_TYPES
+from emulator.kernel.storage import Tx
+from emulator.sandbox.deliveries import repo as ops_repo
+
+if TYPE_CHECKING:
+    from emulator.kernel.context import Context
+
+GATEWAY_KINDS = ("webhook", "success_callback")
+
+
+def _gateway_view(row: dict[str, Any]) -> dict[str, Any]:
+    """One attempt as ``GET /webhooks/deliveries/`` lists it (the spec does not show the
+    shape: these are the emulator's own field names)."""
+    return {
+        "id": row["id"],
+        "type": "webhook_delivery",
+        "webhook_id": row["target_id"] if row["kind"] == "webhook" else None,
+        "kind": row["kind"],
+        "event_id": row["event_id"],
+        "event_type": row["event_type"],
+        "url": row["url"],
+        "attempt": row["attempt"],
+        "response_status": row["status"],
+        "error": row["error"],
+        "successful": bool(row["success"]),
+        "duration_ms": milliseconds(row["duration_us"]),
+        "created_on": row["at_us"] // 1_000_000,
+    }
+
+
+async def of_object(
+    rt: Context, merchant_id: str, object_id: str, source_type: str, number: int, size: int
+) -> tuple[list[dict[str, Any]], bool]:
+    """The attempts for one object of the merchant, oldest first; 404 when nothing of the
+    merchant's names it (no event, and not one of its payouts)."""
+    object_type, not_found = SOURCE_TYPES[source_type]
+    await rt.deliveries.flush(merchant_id=merchant_id)
+
+    def unit(tx: Tx) -> list[dict[str, Any]] | None:
+        known = repo.object_known(tx, merchant_id, object_type, object_id) or (
+            object_type == "payout" and payouts_repo.exists(tx, merchant_id, object_id)
+        )
+        if not known:
+            return None
+        return repo.attempts_of_object(
+            tx, merchant_id, object_type, object_id, GATEWAY_KINDS, size + 1, (number - 1) * size
+        )
+
+    rows = await rt.db.read(unit)
+    if rows is None:
+        raise SourceNotFound(not_found)
+    return [_gateway_view(r) for r in rows[:size]], len(rows) > size
+
+
+async def recent(
+    rt: Context,
+    merchant_id: str | None,
+    object_id: str | None,
+    kind: str | None,
+    limit: int,
+    before_id: int | None,
+    after_id: int | None = None,
+) -> list[dict[str, Any]]:
+    await rt.deliveries.flush(merchant_id=merchant_id)
+    only = DeliveryFilter(merchant=merchant_id, object_id=object_id, kind=kind)
+    rows = await rt.db.read(lambda tx: ops_repo.attempts(tx, only, limit, before_id, after_id))
+    return [attempt_view(r) for r in rows]

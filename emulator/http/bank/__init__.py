@@ -1,1 +1,0 @@
-"""The bank collections interface: /v2/."""

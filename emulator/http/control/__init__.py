@@ -1,1 +1,0 @@
-"""The control plane: /_emulator/."""

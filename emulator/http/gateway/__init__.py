@@ -1,1 +1,0 @@
-"""The card and billing gateway: /api/v1/."""

@@ -1,1 +1,0 @@
-"""Storage of each resource: synchronous functions over a unit of work's ``Tx``."""

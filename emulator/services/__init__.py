@@ -1,1 +1,0 @@
-"""Use cases: one async function each; transaction → load → domain → save → outbox/jobs."""

@@ -1,1 +1,0 @@
-"""State as a readable file: export every merchant and object, import such a file."""
