@@ -7,10 +7,9 @@ one pair per registration cannot keep up with tests that register a webhook each
 core from them while it tries. So pairs are composed from a stock of primes: each generated
 pair gives two 1024-bit primes (those OpenSSL chose, so every product of two of them is a
 2048-bit modulus and 65537 a valid exponent), and every two primes of the stock make a pair
-of their own, in 0.2 ms. One generation adds a pair with each prime already kept: eight
-generations give 120 pairs, and the stock starts again from nothing after ``PRIMES`` primes
-(a generation, about 50 ms of CPU, then serves 255 pairs on average: 0.2 ms a pair more;
-with 64 primes it served 63, 0.8 ms a pair, most of the pool's CPU in a suite).
+of their own, far faster than a generation. One generation adds a pair with each prime
+already kept: eight generations give 120 pairs, and the stock starts again from nothing after
+``PRIMES`` primes (the larger the stock, the more pairs one generation serves).
 
 Every pair is distinct (no two webhooks share a modulus, a webhook's signatures verify with
 its key only), but pairs of one stock share prime factors, so anyone holding two of their

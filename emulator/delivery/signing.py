@@ -1,8 +1,8 @@
 """RSA key pairs and the ``X-Signature`` header: base64 of an RSA PKCS#1 v1.5 signature over
 SHA-256 of the exact body bytes (FIDELITY.md: Webhooks).
 
-A 2048-bit key pair takes about 50 ms to generate (measured on the 2-core development VM,
-20 to 150 ms per key), so keys are made ahead (``emulator/delivery/keypool.py``): a
+A 2048-bit key pair takes tens of milliseconds to generate, far longer than a request
+should, so keys are made ahead (``emulator/delivery/keypool.py``): a
 webhook takes a ready pair, or one made in a worker thread before its unit of work.
 """
 

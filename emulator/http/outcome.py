@@ -1,4 +1,4 @@
-"""The ``X-Emulator-Outcome`` header of the gateway's and bank's creating calls (issue 29):
+"""The ``X-Emulator-Outcome`` header of the gateway's and bank's creating calls:
 read and checked in the interface's dialect, in force while the creating call runs, then
 kept with the object made (``emulator/sandbox/scenarios/service_outcomes.py``). ``serve
 --no-outcome-header`` ignores it, as the platform would."""

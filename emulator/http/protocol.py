@@ -4,11 +4,10 @@ body written to the socket together.
 uvicorn writes an answer's status line and headers (``http.response.start``) and its body as two
 ``transport.write`` calls, and uvloop makes each one a ``send`` system call, made holding the
 GIL. Here the writes of one turn of the event loop are joined and handed to the transport once,
-at the end of the turn: one system call per answer instead of two (about a twentieth of a create's
-CPU, issue 18). A streamed body's chunks still go out as they come, a turn at a time. A large
-body is not copied to be joined: the writes go to the transport as a list (``writelines``,
-which uvloop sends with one ``writev``), sparing the copy's pages (a 7 MB sink read: one 7 MB
-buffer fewer, each of its pages faulted in, ``serving.memory``).
+at the end of the turn: one system call per answer instead of two. A streamed body's chunks
+still go out as they come, a turn at a time. A large body is not copied to be joined: the
+writes go to the transport as a list (``writelines``, which uvloop sends with one ``writev``),
+sparing the copy's pages (``serving.memory``).
 """
 
 from __future__ import annotations

@@ -37,8 +37,8 @@ log = logging.getLogger(__name__)
 
 # At most one checkpoint per this many seconds of real time (I/O housekeeping, not the emulator's
 # clock). A checkpoint copies every page changed since the last one once, however many commits
-# changed it, and syncs the file: one per commit had cost creates about a tenth of their
-# throughput (issue 18). The WAL grows by at most this long's writes between two.
+# changed it, and syncs the file: one per commit would sync as often as creates commit. The
+# WAL grows by at most this long's writes between two.
 PACE_SECONDS = 0.05
 RESTART_FRAMES = 16_384  # 64 MiB of 4 KiB pages
 # Under a load without a pause the WAL starts over only at this many times RESTART_FRAMES

@@ -7,7 +7,7 @@ are served at the instant the advance stands at (``Runtime.enter``), and the job
 on its timeline at that instant (the first attempts of the deliveries their events cause
 above all) are *foreign*: kept here, left out of the advance's reads, and run in the background
 at once (``ForeignRunner``), as ``run_due`` runs due jobs when no advance holds the clock. An
-advance under load therefore ends when its own work does, not when the load stops (issue 32).
+advance under load therefore ends when its own work does, not when the load stops.
 A job scheduled for later than that instant is met on the advance's way and run there in
 order, like any job of its timeline. Sends already due when the advance starts are not on its
 way either (``adopt_overdue``). Before the advance moves its clock on, the foreign jobs due at

@@ -24,19 +24,16 @@ BODY_LIMIT = 64 * 1024  # bytes of each body kept (as sent; cut, then decoded)
 KEEP = 50_000  # entries kept; older ones are pruned
 # Each flush deletes at most as many of the oldest entries over KEEP as it wrote, plus this
 # many: the table stays at KEEP once it is there, a backlog (an earlier run's, a lower KEEP)
-# goes a little at every flush, and no prune holds the one writer for long (deleting 1,000
-# rows at once took 2.6 ms median, 21 ms worst, stalling every request queued behind it).
+# goes a little at every flush, and no prune holds the one writer for long (a large delete
+# stalls every request queued behind it).
 PRUNE_STEP = 64
 # Every write of entries costs a lone request in flight a stall of the writer: few writes
-# keep a client's p99 down (one request at a time, get client's p99 went from 0.9-1.6 ms
-# every 0.05 s to 0.56 ms every 0.25 s). A reader flushes first, so it never sees less.
+# keep a client's p99 down. A reader flushes first, so it never sees less.
 FLUSH_SECONDS = 0.25
 FLUSH_ENTRIES = 2_000  # ...or as soon as this many are waiting (memory stays bounded)
 # ...or once the waiting bodies hold this many characters: a write holds the one writer for
-# about 21 us per entry of a purchase (4.5 KB of bodies, and the prune of an old one), so
-# 0.25 s of creating purchases at 3,000/s was one 16 ms write that every request queued
-# behind waited for (the p99 of create-purchase at concurrency 64: 33-37 ms -> 27-31 ms).
-# Small bodies (reads) still go a few hundred at a time.
+# as long as its bodies are big, so no write of large bodies grows long enough to stall the
+# requests queued behind it. Small bodies (reads) still go a few hundred at a time.
 FLUSH_CHARS = 512 * 1024
 
 

@@ -1,5 +1,5 @@
 """Outcomes per request: the ``X-Emulator-Outcome`` header of a creating call forces that
-object's outcome without a scenario (issue 29).
+object's outcome without a scenario.
 
 A value is parsed into the ``then`` of each decision point it decides, checked by the point's
 own outcome type. The engine answers from it for the decisions made while the creating request

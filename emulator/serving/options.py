@@ -1,4 +1,4 @@
-"""``serve`` flags of operability: retention, the hosts of a CI network, HTTPS (issue 16).
+"""``serve`` flags of operability: retention, the hosts of a CI network, HTTPS.
 
 Kept apart from ``emulator.cli`` (which gathers them): each flag's parsing, its check at
 start-up (one line naming the flag, exit 2, nothing created) and its banner line."""
