@@ -49,6 +49,7 @@ from emulator.kernel.context import Context
 from emulator.kernel.foreign import is_own
 from emulator.kernel.jobs import Job
 from emulator.kernel.loglines import BatchedLines
+from emulator.kernel.scheduler import AsyncHandler
 from emulator.kernel.storage import Tx
 
 log = logging.getLogger(__name__)
@@ -85,9 +86,8 @@ class DeliveryEngine:
         self._dispatched_at = -1
         # the log's line per attempt, written in batches (its handler prefixes a record)
         self._lines = BatchedLines(log, prefixed=True)
-        rt.scheduler.handle_async(SEND_JOB, self._send)
-        rt.scheduler.before_step = self.dispatch_now
-        rt.outbox.listener = self._noticed
+        # Its one job kind, as every slice declares its own (the runtime registers the table).
+        self.jobs: dict[str, AsyncHandler] = {SEND_JOB: self.send}
 
     def register(
         self,
@@ -105,7 +105,7 @@ class DeliveryEngine:
 
     # -- waking up ---------------------------------------------------------------------------
 
-    def _noticed(self, tx: Tx, event: Event, merchant_id: str, event_id: str) -> None:
+    def noticed(self, tx: Tx, event: Event, merchant_id: str, event_id: str) -> None:
         """Called by the outbox inside the emitting unit: wake up once it has committed. An
         event emitted during an advance of its merchant's clock by others' work has its
         deliveries go out as without the advance (``kernel.foreign``)."""
@@ -255,7 +255,7 @@ class DeliveryEngine:
 
     # -- sending -----------------------------------------------------------------------------
 
-    async def _send(self, job: Job) -> Callable[[Tx], None] | None:
+    async def send(self, job: Job) -> Callable[[Tx], None] | None:
         """One attempt; its record is the unit the scheduler commits with the job's removal."""
         rt = self._rt
         message_id = int(job.payload["message"])

@@ -99,6 +99,12 @@ class Runtime:
         self.scheduler.housekeeping = jobs.HOUSEKEEPING
         self.signer = Signer()
         self.deliveries = DeliveryEngine(self)
+        for kind, send in self.deliveries.jobs.items():  # delivery.send
+            self.scheduler.handle_async(kind, send)
+        # What an instant emitted is dispatched before the clock moves past it (its first
+        # attempts are due then), and the engine is told of each watched event as it is written.
+        self.scheduler.before_step = self.deliveries.dispatch_now
+        self.outbox.listener = self.deliveries.noticed
         bodies = Bodies()  # made ahead by the presigner, taken by the router
         self.deliveries.register(
             gateway_router(self.signer, bodies),
