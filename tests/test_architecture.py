@@ -120,7 +120,9 @@ def imports_of(path: Path) -> frozenset[str]:
 
 
 def test_every_module_is_in_a_layer():
-    """A new package needs its place in ``LAYERS`` (and on the map)."""
+    """A new package needs its place in ``LAYERS`` (and on the map); every role of
+    ``emulator.ROLES`` has a layer, and no other name does."""
+    assert set(ROLE_LAYERS) == set(emulator.ROLES)
     assert {m for m in MODULES if layer_of(m) < 0} == set()
 
 
