@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 from emulator.core.merchants import service as merchants
 from emulator.domain.errors import ControlError
 from emulator.flows.record import Call, Final, Move, Session
-from emulator.gateway.webhooks import service_deliveries as deliveries
 from emulator.kernel.clock import parse_iso, to_us
 from emulator.kernel.journal import KEEP
+from emulator.sandbox.deliveries import service as deliveries
 from emulator.sandbox.objects import repo as objects_repo
 from emulator.sandbox.objects import service as objects
 

@@ -9,6 +9,7 @@ from emulator.gateway.billing import routes as billing
 from emulator.gateway.clients import routes as clients
 from emulator.gateway.payouts import routes as payouts
 from emulator.gateway.purchases import routes as purchases
+from emulator.gateway.purchases import routes_client_tokens as client_tokens
 from emulator.gateway.statements import routes as company_statements
 from emulator.gateway.webhooks import routes as webhooks
 
@@ -19,11 +20,13 @@ ROUTES = [
     Route("/clients/{id}/", clients.replace, methods=["PUT"]),
     Route("/clients/{id}/", clients.patch, methods=["PATCH"]),
     Route("/clients/{id}/", clients.delete, methods=["DELETE"]),
-    Route("/clients/{id}/recurring_tokens/", clients.recurring_tokens, methods=["GET"]),
-    Route("/clients/{id}/recurring_tokens/{token}/", clients.recurring_token, methods=["GET"]),
+    Route("/clients/{id}/recurring_tokens/", client_tokens.recurring_tokens, methods=["GET"]),
+    Route(
+        "/clients/{id}/recurring_tokens/{token}/", client_tokens.recurring_token, methods=["GET"]
+    ),
     Route(
         "/clients/{id}/recurring_tokens/{token}/",
-        clients.delete_recurring_token,
+        client_tokens.delete_recurring_token,
         methods=["DELETE"],
     ),
     Route("/clients/{id}/feed/", clients.feed, methods=["GET"]),

@@ -8,9 +8,9 @@ of holding a copy (``ref``; migration 0019): a purchase's JSON is 3.4 KB, and a 
 purchase.paid or a new purchase's purchase.created would write it a second time. Payloads are
 read through ``EVENTS`` (the view ``outbox_events``), which resolves the reference; the row's
 repository copies the JSON into the events that refer to it before the row changes
-(``gateway.purchases.repo``). A collection's collection.completed refers to its collection's row the
-same way (migration 0020; ``bank.common.repo`` copies), its stored payload the status alone, which
-the v2 feed's state index reads.
+(``gateway.purchases.repo``). A collection's collection.completed refers to its collection's
+row the same way (migration 0020; ``bank.collections.repo`` copies), its stored payload the
+status alone, which the v2 feed's state index reads.
 """
 
 from __future__ import annotations

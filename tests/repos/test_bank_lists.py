@@ -9,11 +9,13 @@ from typing import Any
 import msgspec
 import pytest
 
+from emulator.bank.collections import repo as collections_repo
+from emulator.bank.collections import repo_lists as collections_repo_lists
 from emulator.bank.collections.rules import Collection
 from emulator.bank.collections.rules_filters import matches
-from emulator.bank.common import repo
-from emulator.bank.common import repo_lists as bank_lists
 from emulator.bank.common.model import Creditor, Debtor
+from emulator.bank.mandates import repo as mandates_repo
+from emulator.bank.mandates import repo_lists as mandates_repo_lists
 from emulator.bank.mandates.rules import Mandate
 from emulator.core.merchants import service as merchants
 from emulator.runtime.runtime import Runtime
@@ -98,15 +100,15 @@ async def stored(runtime: Runtime) -> tuple[list[Collection], list[Mandate], str
             kind = "DEBICHECK" if n % 10 else "EFT"
             owner = other if n == 33 else merchant
             c = _collection(n, kind)
-            repo.insert_collection(tx, owner, c)
+            collections_repo.insert_collection(tx, owner, c)
             c = _final(c, n)
-            repo.update_collection(tx, c)
+            collections_repo.update_collection(tx, c)
             if kind == "DEBICHECK" and owner == merchant:
                 collections.append(c)
             m = _mandate(n, "EFT" if n % 10 else "DEBICHECK")
-            repo.insert_mandate(tx, owner, m)
+            mandates_repo.insert_mandate(tx, owner, m)
             m = msgspec.structs.replace(m, status=STATES[n % 5])
-            repo.update_mandate(tx, m)
+            mandates_repo.update_mandate(tx, m)
             if m.type == "EFT" and owner == merchant:
                 mandates.append(m)
 
@@ -158,7 +160,7 @@ async def test_collections_in_sql_match_the_in_memory_filters(runtime, stored, f
     wanted = [c for c in collections if matches(c, filters)]
     for skip, take in PAGES:
         found = await runtime.db.read(
-            lambda tx, s=skip, t=take: bank_lists.collections(
+            lambda tx, s=skip, t=take: collections_repo_lists.collections(
                 tx, merchant, "DEBICHECK", filters, s, t
             )
         )
@@ -195,6 +197,8 @@ async def test_mandates_in_sql_match_the_in_memory_filters(runtime, stored, filt
     assert filters == {} or 0 < len(wanted) < len(mandates)
     for skip, take in PAGES:
         found = await runtime.db.read(
-            lambda tx, s=skip, t=take: bank_lists.mandates(tx, merchant, "EFT", filters, s, t)
+            lambda tx, s=skip, t=take: mandates_repo_lists.mandates(
+                tx, merchant, "EFT", filters, s, t
+            )
         )
         assert found == wanted[skip : skip + take], (skip, take)

@@ -1,4 +1,4 @@
-"""A run of collection step jobs reads its collections ahead (``bank.common.repo.collection_of_job``):
+"""A run of collection step jobs reads its collections ahead (``bank.collections.repo.collection_of_job``):
 each job gets the row ``collection`` would give it, other instants' and kinds' jobs are not
 read, and a row the unit has changed since it was read ahead is read again."""
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import msgspec
 
+from emulator.bank.collections import repo as collections_repo
 from emulator.bank.collections.jobs import STEP_JOB
-from emulator.bank.common import repo
 from emulator.runtime.runtime import Runtime
 from tests.repos.test_bank_lists import _collection
 
@@ -23,7 +23,7 @@ async def test_each_job_reads_its_row_as_the_unit_left_it(runtime: Runtime) -> N
     def fill(tx: Any) -> list[int]:
         jobs = []
         for n, c in enumerate(made):
-            repo.insert_collection(tx, merchant, c)
+            collections_repo.insert_collection(tx, merchant, c)
             due = DUE if n != 3 else DUE + 1  # one at another instant
             jobs.append(runtime.scheduler.schedule(tx, STEP_JOB, due, {"id": c.id}, merchant))
         return jobs
@@ -35,10 +35,12 @@ async def test_each_job_reads_its_row_as_the_unit_left_it(runtime: Runtime) -> N
         statements: list[str] = []
         tx.conn.set_trace_callback(statements.append)
         try:
-            first = repo.collection_of_job(tx, made[0].id, jobs[0], DUE, STEP_JOB)
-            repo.update_collection(tx, changed, before="PENDING")  # read ahead just now
+            first = collections_repo.collection_of_job(tx, made[0].id, jobs[0], DUE, STEP_JOB)
+            collections_repo.update_collection(tx, changed, before="PENDING")  # read ahead just now
             rest = [
-                repo.collection_of_job(tx, made[n].id, jobs[n], DUE + (n == 3), STEP_JOB)
+                collections_repo.collection_of_job(
+                    tx, made[n].id, jobs[n], DUE + (n == 3), STEP_JOB
+                )
                 for n in (1, 2, 3, 4)
             ]
         finally:
@@ -51,6 +53,6 @@ async def test_each_job_reads_its_row_as_the_unit_left_it(runtime: Runtime) -> N
     # one read ahead for the instant, again for the changed row, again for the other instant
     assert reads == 3
     missing = await runtime.db.write(
-        lambda tx: repo.collection_of_job(tx, "no-such-id", jobs[0], DUE, STEP_JOB)
+        lambda tx: collections_repo.collection_of_job(tx, "no-such-id", jobs[0], DUE, STEP_JOB)
     )
     assert missing is None

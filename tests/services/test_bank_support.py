@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.bank.common.service import check_outcome_code
+from emulator.bank.common.service_checks import check_outcome_code
 from emulator.domain.errors import ControlError
 
 

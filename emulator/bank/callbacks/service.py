@@ -14,7 +14,7 @@ from emulator.bank.callbacks import repo
 from emulator.bank.callbacks import rules as domain
 from emulator.bank.callbacks.router import REQUEST
 from emulator.bank.callbacks.rules import Registration, RegistrationInput, TriggerInput
-from emulator.bank.common import repo as collections_repo
+from emulator.bank.collections import repo as collections_repo
 from emulator.domain.errors import BankBadRequest, NotFound
 from emulator.domain.events import Event
 from emulator.kernel.storage import Tx

@@ -12,11 +12,14 @@ import msgspec
 
 from emulator import resources
 from emulator.bank.calendar import rules as cal
+from emulator.bank.collections import repo as collections_repo
 from emulator.bank.collections.rules import Attempt, Collection, Step
 from emulator.bank.common import model as rules
 from emulator.bank.common import repo
 from emulator.bank.common.model import MANDATE_TRANSITIONS, MONEY_TRANSITIONS, InvalidTransition
-from emulator.bank.common.service import book, check_outcome_code, emit, now_iso
+from emulator.bank.common.service_checks import check_outcome_code
+from emulator.bank.common.service_events import book, emit, now_iso
+from emulator.bank.mandates import repo as mandates_repo
 from emulator.bank.mandates import service as mandates
 from emulator.delivery import holds
 from emulator.domain import unpaids
@@ -92,7 +95,7 @@ def outcome(
     # Still PENDING: the attempt is on the collection, but no event or callback (its status
     # did not change; the outcome is one event when tracking ends).
     collection = msgspec.structs.replace(collection, updatedAt=now_iso(rt))
-    repo.update_collection(tx, collection, before=collection.status)
+    collections_repo.update_collection(tx, collection, before=collection.status)
     funds = body.get("funds_on_day")
     paid = funds is not None and int(funds) == retry + 1
     nxt = cal.next_business_day(today + timedelta(days=1))
@@ -140,8 +143,8 @@ def change_status(
         amount = -collection.amountCents
         book(tx, merchant_id, "dispute", "collection", collection.id, amount, now_us)
     updated = msgspec.structs.replace(collection, **changes)
-    data = repo.encoded(updated)  # stored, and the event's payload: the same bytes
-    repo.update_collection(tx, updated, data, before=collection.status)
+    data = collections_repo.encoded(updated)  # stored, and the event's payload: the same bytes
+    collections_repo.update_collection(tx, updated, data, before=collection.status)
     # a completion refers to the row (it changes again only by a dispute, which copies it)
     completed = status == "COMPLETED"
     emit(rt, tx, merchant_id, "bank_collection", updated, data, now_us, ref=completed)
@@ -177,7 +180,7 @@ def _statement(rt: Context, tx: Tx, merchant_id: str, account: str, day: str) ->
 
 def _consecutive_unpaids(tx: Tx, mandate_id: str) -> int:
     count = 0
-    for c in repo.latest_collections(tx, mandate_id, RECENT):
+    for c in collections_repo.latest_collections(tx, mandate_id, RECENT):
         if c.status == "PENDING":
             continue
         if c.status != "UNPAID":
@@ -194,7 +197,7 @@ def _reach_mandate(
     schedule = resources.unpaid_codes()
     consecutive = _consecutive_unpaids(tx, collection.mandateId)
     verdict = unpaids.mandate_consequence(schedule, code, consecutive)
-    found = repo.mandate(tx, collection.mandateId)
+    found = mandates_repo.mandate(tx, collection.mandateId)
     if verdict is None or found is None:
         return
     mandate = found[1]
@@ -223,7 +226,9 @@ def subject_of(collection: Collection) -> dict[str, Any]:
 
 
 def step_job(rt: Context, tx: Tx, job: Job) -> None:
-    found = repo.collection_of_job(tx, str(job.payload["id"]), job.id, job.due_us, STEP_JOB)
+    found = collections_repo.collection_of_job(
+        tx, str(job.payload["id"]), job.id, job.due_us, STEP_JOB
+    )
     if found is None:
         return
     status = str(job.payload["status"])
@@ -252,7 +257,7 @@ async def settle(rt: Context, collection_id: str, status: str, code: str | None)
     check_outcome_code(status, code)
 
     def unit(tx: Tx) -> Collection:
-        found = repo.collection(tx, collection_id)
+        found = collections_repo.collection(tx, collection_id)
         if found is None:
             raise ControlError(404, "not_found", "no collection with this id")
         try:

@@ -11,6 +11,8 @@ import msgspec
 from emulator import resources
 from emulator.bank.calendar import rules as cal
 from emulator.bank.collections import jobs as outcomes
+from emulator.bank.collections import repo as collections_repo
+from emulator.bank.collections import repo_lists
 from emulator.bank.collections.rules import (
     Collection,
     DebiCheckCollectionInput,
@@ -23,8 +25,9 @@ from emulator.bank.collections.rules import (
 )
 from emulator.bank.common import model as rules
 from emulator.bank.common import repo
-from emulator.bank.common import repo_lists as bank_lists
-from emulator.bank.common.service import emit, instant, profile
+from emulator.bank.common.service_checks import instant, profile
+from emulator.bank.common.service_events import emit
+from emulator.bank.mandates import repo as mandates_repo
 from emulator.bank.mandates.rules import EftMandateInput, Mandate, check_collectable
 from emulator.bank.mandates.service import new_eft_mandate
 from emulator.bank.verification import service as verification
@@ -85,7 +88,7 @@ def _build(
 def _submit(rt: Context, tx: Tx, merchant_id: str, collection: Collection) -> Collection:
     """Save a new PENDING collection and plan its outcome: a scenario's, else the test
     accounts'. A step due now is applied before the request answers."""
-    repo.insert_collection(tx, merchant_id, collection)
+    collections_repo.insert_collection(tx, merchant_id, collection)
     emit(rt, tx, merchant_id, "bank_collection", collection)
     now_us = rt.clock.now_us()
     processing = cal.processing_us(date.fromisoformat(collection.actionDate))
@@ -148,7 +151,7 @@ async def eft_from_mandate(rt: Context, merchant_id: str, data: EftFromMandateIn
             when=data.collectionDate,
             service_type=data.serviceType,
             reference=data.externalReference,
-            sequenceNumber=repo.collections_of_mandate(tx, mandate.id) + 1,
+            sequenceNumber=collections_repo.collections_of_mandate(tx, mandate.id) + 1,
         )
         return _submit(rt, tx, merchant_id, collection)
 
@@ -163,7 +166,7 @@ def _why(mandate: Mandate) -> str:
 
 
 def _mandate(tx: Tx, merchant_id: str, mandate_id: str | None, kind: str) -> Mandate:
-    found = repo.mandate(tx, rules.require_text(mandate_id, "mandateId"), merchant_id)
+    found = mandates_repo.mandate(tx, rules.require_text(mandate_id, "mandateId"), merchant_id)
     if found is None or found[1].type != kind:
         raise BankBadRequest("mandate does not exist")
     return found[1]
@@ -194,12 +197,12 @@ async def debicheck_from_mandate(
         amount, represented = data.amountCents, None
         if data.debitSequence == "RPRE":
             represented = representable(
-                next(iter(repo.latest_collections(tx, mandate.id, 1)), None)
+                next(iter(collections_repo.latest_collections(tx, mandate.id, 1)), None)
             )
             amount = amount or represented.amountCents
         if amount is not None and amount > (mandate.maxAmountCents or 0):
             raise BankBadRequest("amountCents exceeds the mandate's maxAmountCents")
-        count = repo.collections_of_mandate(tx, mandate.id)
+        count = collections_repo.collections_of_mandate(tx, mandate.id)
         creditor = mandate.creditor
         if data.overrideCreditorName:
             creditor = msgspec.structs.replace(creditor, name=data.overrideCreditorName)
@@ -228,7 +231,7 @@ async def recreate_as_eft(
     same debtor, with its own EFT mandate."""
 
     def unit(tx: Tx) -> Collection:
-        found = repo.collection(tx, collection_id, merchant_id)
+        found = collections_repo.collection(tx, collection_id, merchant_id)
         if found is None or found[1].type != "DEBICHECK":
             raise BankBadRequest("collection does not exist")
         failed = found[1]
@@ -279,7 +282,7 @@ async def recreate_as_eft(
 
 
 async def get(rt: Context, merchant_id: str, kind: str, collection_id: str) -> Collection:
-    found = await rt.db.read(lambda tx: repo.collection(tx, collection_id, merchant_id))
+    found = await rt.db.read(lambda tx: collections_repo.collection(tx, collection_id, merchant_id))
     if found is None or found[1].type != kind:
         raise NotFound()
     return found[1]
@@ -289,5 +292,5 @@ async def list_debicheck(
     rt: Context, merchant_id: str, filters: dict[str, Any], skip: int, take: int
 ) -> list[Collection]:
     return await rt.db.read(
-        lambda tx: bank_lists.collections(tx, merchant_id, "DEBICHECK", filters, skip, take)
+        lambda tx: repo_lists.collections(tx, merchant_id, "DEBICHECK", filters, skip, take)
     )

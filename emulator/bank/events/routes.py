@@ -10,7 +10,7 @@ from starlette.responses import Response
 from emulator.bank import query
 from emulator.bank.auth import bank_caller
 from emulator.bank.common.model import MANDATE_TRANSITIONS, MONEY_TRANSITIONS
-from emulator.bank.common.service import ObjectType
+from emulator.bank.common.service_events import ObjectType
 from emulator.bank.events import service as bank_events
 from emulator.http.common import JSON, runtime
 

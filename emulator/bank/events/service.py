@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from emulator.bank.calendar.rules import iso_us
-from emulator.bank.common.service import ObjectType
+from emulator.bank.common.service_events import ObjectType
 from emulator.bank.events import repo
 
 if TYPE_CHECKING:

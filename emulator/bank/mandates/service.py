@@ -8,10 +8,11 @@ import msgspec
 
 from emulator.bank.calendar.rules import iso_to_us, iso_us
 from emulator.bank.common import model as rules
-from emulator.bank.common import repo
-from emulator.bank.common import repo_lists as bank_lists
 from emulator.bank.common.model import MANDATE_TRANSITIONS, Creditor, InvalidTransition
-from emulator.bank.common.service import emit, instant, now_iso, profile
+from emulator.bank.common.service_checks import instant, profile
+from emulator.bank.common.service_events import emit, now_iso
+from emulator.bank.mandates import repo as mandates_repo
+from emulator.bank.mandates import repo_lists
 from emulator.bank.mandates.rules import (
     DEFAULT_WINDOWS,
     DebiCheckMandateInput,
@@ -75,7 +76,7 @@ def new_eft_mandate(
         updatedAt=now,
     )
     check_release(release, rt.clock.now_us())
-    repo.insert_mandate(tx, merchant_id, mandate)
+    mandates_repo.insert_mandate(tx, merchant_id, mandate)
     emit(rt, tx, merchant_id, "bank_mandate", mandate)
     _schedule_release(rt, tx, merchant_id, mandate)
     return mandate
@@ -100,7 +101,7 @@ async def create_eft(rt: Context, merchant_id: str, data: EftMandateInput) -> Ma
 def _open_window(rt: Context, tx: Tx, merchant_id: str, mandate: Mandate) -> Mandate:
     """Start the debtor's window: a scenario answer, else wait (expiry at the window's end)."""
     now_us = rt.clock.now_us()
-    windows = repo.windows(tx, merchant_id) or DEFAULT_WINDOWS
+    windows = mandates_repo.windows(tx, merchant_id) or DEFAULT_WINDOWS
     deadline = authentication_deadline_us(mandate.authenticationType or "REALTIME", now_us, windows)
     mandate = msgspec.structs.replace(mandate, authenticationExpiresAt=iso_us(deadline))
     answer = rt.scenarios.decide(tx, points.MANDATE_AUTHORISATION, merchant_id, _subject(mandate))
@@ -151,7 +152,7 @@ async def create_debicheck(rt: Context, merchant_id: str, data: DebiCheckMandate
             updatedAt=now,
         )
         mandate = _open_window(rt, tx, merchant_id, mandate)
-        repo.insert_mandate(tx, merchant_id, mandate)
+        mandates_repo.insert_mandate(tx, merchant_id, mandate)
         emit(rt, tx, merchant_id, "bank_mandate", mandate)
         _schedule_release(rt, tx, merchant_id, mandate)
         return mandate
@@ -167,7 +168,7 @@ def change_status(
     if status == "AUTHENTICATED":
         changes["mandateReferenceNumber"] = reference_number(mandate.id)
     updated = msgspec.structs.replace(mandate, **changes)
-    repo.update_mandate(tx, updated)
+    mandates_repo.update_mandate(tx, updated)
     emit(rt, tx, merchant_id, "bank_mandate", updated)
     return updated
 
@@ -177,7 +178,7 @@ async def reset(rt: Context, merchant_id: str, mandate_id: str) -> Mandate:
     window."""
 
     def unit(tx: Tx) -> Mandate:
-        found = repo.mandate(tx, mandate_id, merchant_id)
+        found = mandates_repo.mandate(tx, mandate_id, merchant_id)
         if found is None or found[1].type != "DEBICHECK":
             raise BankBadRequest("mandate does not exist")
         mandate = found[1]
@@ -196,7 +197,7 @@ async def decide_now(rt: Context, mandate_id: str, status: str) -> Mandate:
     """Control plane: the debtor's bank answers now (AUTHENTICATED or REJECTED)."""
 
     def unit(tx: Tx) -> Mandate:
-        found = repo.mandate(tx, mandate_id)
+        found = mandates_repo.mandate(tx, mandate_id)
         if found is None or found[1].type != "DEBICHECK":
             raise ControlError(404, "not_found", "no DebiCheck mandate with this id")
         reason = "rejected by the debtor" if status == "REJECTED" else None
@@ -217,7 +218,7 @@ async def decide_now(rt: Context, mandate_id: str, status: str) -> Mandate:
 
 
 def _pending_in_window(tx: Tx, job: Job) -> tuple[str, Mandate] | None:
-    found = repo.mandate(tx, str(job.payload["id"]))
+    found = mandates_repo.mandate(tx, str(job.payload["id"]))
     if found is None or found[1].status != "PENDING_AUTHENTICATION":
         return None
     if found[1].authenticationExpiresAt != job.payload["deadline"]:
@@ -258,7 +259,7 @@ def scenario_decision(rt: Context, tx: Tx, job: Job) -> None:
 
 def released(rt: Context, tx: Tx, job: Job) -> None:
     """The release date: a mandate still in force (or waiting for the debtor) is EXPIRED."""
-    found = repo.mandate(tx, str(job.payload["id"]))
+    found = mandates_repo.mandate(tx, str(job.payload["id"]))
     if found is not None and "EXPIRED" in MANDATE_TRANSITIONS[found[1].status]:
         change_status(rt, tx, found[0], found[1], "EXPIRED", "release date reached")
 
@@ -274,7 +275,7 @@ JOBS: dict[str, JobHandler] = {
 
 
 async def get(rt: Context, merchant_id: str, kind: str, mandate_id: str) -> Mandate:
-    found = await rt.db.read(lambda tx: repo.mandate(tx, mandate_id, merchant_id))
+    found = await rt.db.read(lambda tx: mandates_repo.mandate(tx, mandate_id, merchant_id))
     if found is None or found[1].type != kind:
         raise NotFound()
     return found[1]
@@ -284,5 +285,5 @@ async def list_eft(
     rt: Context, merchant_id: str, filters: dict[str, Any], skip: int, take: int
 ) -> list[Mandate]:
     return await rt.db.read(
-        lambda tx: bank_lists.mandates(tx, merchant_id, "EFT", filters, skip, take)
+        lambda tx: repo_lists.mandates(tx, merchant_id, "EFT", filters, skip, take)
     )

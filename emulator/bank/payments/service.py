@@ -11,9 +11,10 @@ from emulator.bank.calendar import rules as cal
 from emulator.bank.collections.jobs import payload_of
 from emulator.bank.collections.rules import outcome_steps
 from emulator.bank.common import model as rules
-from emulator.bank.common import repo
 from emulator.bank.common.model import MONEY_TRANSITIONS, PAYMENT_LIMIT_CENTS, InvalidTransition
-from emulator.bank.common.service import book, check_outcome_code, emit, instant, now_iso, profile
+from emulator.bank.common.service_checks import check_outcome_code, instant, profile
+from emulator.bank.common.service_events import book, emit, now_iso
+from emulator.bank.payments import repo as payments_repo
 from emulator.bank.payments.rules import (
     REAL_TIME_US,
     REQUIRED,
@@ -80,7 +81,7 @@ def new_payment(
         createdAt=now,
         updatedAt=now,
     )
-    repo.insert_payment(tx, merchant_id, payment)
+    payments_repo.insert_payment(tx, merchant_id, payment)
     emit(rt, tx, merchant_id, "bank_payment", payment)
     processing = now_us + REAL_TIME_US if data.realTimeClearing else cal.processing_us(action)
     subject = {
@@ -141,13 +142,13 @@ def change_status(
     updated = msgspec.structs.replace(
         payment, status=status, reason=reason, reasonCode=code, updatedAt=now_iso(rt)
     )
-    repo.update_payment(tx, updated)
+    payments_repo.update_payment(tx, updated)
     emit(rt, tx, merchant_id, "bank_payment", updated)
     return updated
 
 
 def step_job(rt: Context, tx: Tx, job: Job) -> None:
-    found = repo.payment(tx, str(job.payload["id"]))
+    found = payments_repo.payment(tx, str(job.payload["id"]))
     if found is None:
         return
     status = str(job.payload["status"])
@@ -162,7 +163,7 @@ async def settle(rt: Context, payment_id: str, status: str, code: str | None) ->
     check_outcome_code(status, code)
 
     def unit(tx: Tx) -> Payment:
-        found = repo.payment(tx, payment_id)
+        found = payments_repo.payment(tx, payment_id)
         if found is None:
             raise ControlError(404, "not_found", "no payment with this id")
         try:
@@ -174,7 +175,7 @@ async def settle(rt: Context, payment_id: str, status: str, code: str | None) ->
 
 
 async def get(rt: Context, merchant_id: str, payment_id: str) -> Payment:
-    found = await rt.db.read(lambda tx: repo.payment(tx, payment_id, merchant_id))
+    found = await rt.db.read(lambda tx: payments_repo.payment(tx, payment_id, merchant_id))
     if found is None:
         raise NotFound()
     return found[1]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from emulator.bank.common import repo
+from emulator.bank.payments import repo as payments_repo
 from emulator.bank.payments import rules_bulk as bulk
 from emulator.bank.payments.service import new_payment
 from emulator.domain.errors import BankBadRequest, NotFound
@@ -66,7 +66,7 @@ async def download(rt: Context, merchant_id: str, bulk_id: str, errors: bool | N
         rows = [_decode.decode(r[0]) for r in tx.all(sql + " ORDER BY line", params)]
         for row in rows:
             if row.get("paymentId"):
-                found = repo.payment(tx, row["paymentId"], merchant_id)
+                found = payments_repo.payment(tx, row["paymentId"], merchant_id)
                 row["status"] = found[1].status if found is not None else None
         return rows
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from emulator.bank.collections import repo as collections_repo
 from emulator.bank.common import repo
 from emulator.domain.errors import NotFound
 from emulator.kernel.storage import Tx
@@ -19,7 +20,7 @@ async def get(rt: Context, merchant_id: str, account: str, statement_id: str) ->
         head = repo.statement(tx, merchant_id, account, statement_id)
         if head is None:
             return None
-        found = repo.collections_of_statement(tx, statement_id)
+        found = collections_repo.collections_of_statement(tx, statement_id)
         lines = [
             {
                 "collectionId": c.id,

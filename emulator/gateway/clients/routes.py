@@ -15,7 +15,8 @@ from emulator.gateway.paging import page_params, page_response, raw_page_respons
 from emulator.http.common import JSON, RawJSON, runtime
 
 
-def _client_id(request: Request) -> str:
+def client_id_param(request: Request) -> str:
+    """The path's client id, lower case; 400 when it is not a UUID."""
     value: str = request.path_params["id"]
     problem = uuid_field("id", value)
     if problem is not None:
@@ -43,13 +44,13 @@ async def list_(request: Request) -> Response:
 
 async def read(request: Request) -> Response:
     caller = await gateway_caller(request)
-    raw = await clients.get_raw(runtime(request), caller.merchant_id, _client_id(request))
+    raw = await clients.get_raw(runtime(request), caller.merchant_id, client_id_param(request))
     return RawJSON(raw)
 
 
 async def replace(request: Request) -> Response:
     caller = await gateway_caller(request)
-    client_id = _client_id(request)
+    client_id = client_id_param(request)
     client = await clients.replace(
         runtime(request), caller.merchant_id, client_id, await _body(request)
     )
@@ -58,7 +59,7 @@ async def replace(request: Request) -> Response:
 
 async def patch(request: Request) -> Response:
     caller = await gateway_caller(request)
-    client_id = _client_id(request)
+    client_id = client_id_param(request)
     client = await clients.patch(
         runtime(request), caller.merchant_id, client_id, await _body(request)
     )
@@ -67,45 +68,13 @@ async def patch(request: Request) -> Response:
 
 async def delete(request: Request) -> Response:
     caller = await gateway_caller(request)
-    await clients.delete(runtime(request), caller.merchant_id, _client_id(request))
-    return Response(status_code=204)
-
-
-async def recurring_tokens(request: Request) -> Response:
-    caller = await gateway_caller(request)
-    client_id = _client_id(request)
-    number, size = page_params(request)
-    tokens, has_next = await clients.recurring_tokens(
-        runtime(request), caller.merchant_id, client_id, number, size
-    )
-    return page_response(request, number, tokens, has_next)
-
-
-def _token_id(request: Request) -> str:
-    value: str = request.path_params["token"]
-    problem = uuid_field("token", value)
-    if problem is not None:
-        raise ValidationFailed([problem])
-    return value.lower()
-
-
-async def recurring_token(request: Request) -> Response:
-    caller = await gateway_caller(request)
-    client_id, token_id = _client_id(request), _token_id(request)
-    token = await clients.recurring_token(runtime(request), caller.merchant_id, client_id, token_id)
-    return JSON(token)
-
-
-async def delete_recurring_token(request: Request) -> Response:
-    caller = await gateway_caller(request)
-    client_id, token_id = _client_id(request), _token_id(request)
-    await clients.delete_recurring_token(runtime(request), caller.merchant_id, client_id, token_id)
+    await clients.delete(runtime(request), caller.merchant_id, client_id_param(request))
     return Response(status_code=204)
 
 
 async def feed(request: Request) -> Response:
     caller = await gateway_caller(request)
-    client_id = _client_id(request)
+    client_id = client_id_param(request)
     number, size = page_params(request)
     entries, has_next = await clients.feed(
         runtime(request), caller.merchant_id, client_id, number, size

@@ -1,17 +1,16 @@
-"""Reading what the delivery engine did: per object (gateway) and everything (control plane)."""
+"""Reading what the delivery engine did for one of a merchant's objects (the gateway's
+``GET /.../deliveries/``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from emulator.delivery import repo
-from emulator.delivery.engine import attempt_view, milliseconds
-from emulator.domain.delivery_filters import DeliveryFilter
+from emulator.delivery.engine import milliseconds
 from emulator.domain.errors import SourceNotFound
 from emulator.gateway.payouts import repo as payouts_repo
 from emulator.gateway.webhooks.rules import SOURCE_TYPES
 from emulator.kernel.storage import Tx
-from emulator.sandbox.deliveries import repo as ops_repo
 
 if TYPE_CHECKING:
     from emulator.kernel.context import Context
@@ -61,18 +60,3 @@ async def of_object(
     if rows is None:
         raise SourceNotFound(not_found)
     return [_gateway_view(r) for r in rows[:size]], len(rows) > size
-
-
-async def recent(
-    rt: Context,
-    merchant_id: str | None,
-    object_id: str | None,
-    kind: str | None,
-    limit: int,
-    before_id: int | None,
-    after_id: int | None = None,
-) -> list[dict[str, Any]]:
-    await rt.deliveries.flush(merchant_id=merchant_id)
-    only = DeliveryFilter(merchant=merchant_id, object_id=object_id, kind=kind)
-    rows = await rt.db.read(lambda tx: ops_repo.attempts(tx, only, limit, before_id, after_id))
-    return [attempt_view(r) for r in rows]

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from emulator.bank.common import repo
+from emulator.bank.mandates import repo as mandates_repo
 from emulator.bank.mandates.rules import DEFAULT_WINDOWS, AuthenticationWindows
 from emulator.core.merchants import repo as merchants_repo
 from emulator.domain.errors import ControlError
@@ -32,7 +32,7 @@ def _view(company_id: str, value: AuthenticationWindows | None) -> dict[str, Any
 async def get(rt: Context, company_id: str) -> dict[str, Any]:
     def unit(tx: Tx) -> dict[str, Any]:
         _known(tx, company_id)
-        return _view(company_id, repo.windows(tx, company_id))
+        return _view(company_id, mandates_repo.windows(tx, company_id))
 
     return await rt.db.read(unit)
 
@@ -47,7 +47,7 @@ async def put(rt: Context, company_id: str, body: dict[str, Any]) -> dict[str, A
 
     def unit(tx: Tx) -> dict[str, Any]:
         _known(tx, company_id)
-        repo.put_windows(tx, company_id, value)
+        mandates_repo.put_windows(tx, company_id, value)
         return _view(company_id, value)
 
     return await rt.db.write(unit)

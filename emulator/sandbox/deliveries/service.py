@@ -207,3 +207,20 @@ async def endpoint_view(rt: Context, merchant_id: str | None, limit: int) -> dic
             for e in events
         ],
     }
+
+
+async def recent(
+    rt: Context,
+    merchant_id: str | None,
+    object_id: str | None,
+    kind: str | None,
+    limit: int,
+    before_id: int | None,
+    after_id: int | None = None,
+) -> list[dict[str, Any]]:
+    """The attempts as ``GET /_emulator/deliveries`` lists them, newest first (of one merchant,
+    object and kind when given), after what was due to be sent is sent."""
+    await rt.deliveries.flush(merchant_id=merchant_id)
+    only = DeliveryFilter(merchant=merchant_id, object_id=object_id, kind=kind)
+    rows = await rt.db.read(lambda tx: repo.attempts(tx, only, limit, before_id, after_id))
+    return [attempt_view(r) for r in rows]

@@ -19,9 +19,9 @@ from emulator.domain.errors import ControlError
 from emulator.http.common import JSON, parse_int, read_body, runtime
 from emulator.sandbox.body import json_body
 from emulator.sandbox.expectations import service as expectations
+from emulator.sandbox.expectations import service_har as har
 from emulator.sandbox.expectations import service_wait as expectation_wait
 from emulator.sandbox.expectations.model import DELIVERY_KINDS
-from emulator.sandbox.har import service as har
 from emulator.sandbox.paging import page_query
 from emulator.sandbox.sink import service as sink
 from emulator.scenarios.yamlfile import YamlRefused, load

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from emulator.domain.errors import ControlError
-from emulator.gateway.webhooks import service_deliveries as deliveries
 from emulator.kernel.notices import ANY
 from emulator.kernel.storage import Tx
 from emulator.kernel.timeline import Timeline
 from emulator.sandbox.control import service as control
+from emulator.sandbox.deliveries import service as deliveries
 from emulator.sandbox.expectations.model import ExpectationSet
 from emulator.sandbox.expectations.rules_match import Report
 from emulator.sandbox.expectations.rules_times import ExpectationError, iso_us, parse_duration

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 from emulator.delivery.dispatch import SEND_JOB
 from emulator.delivery.engine import attempt_view
 from emulator.domain.errors import ControlError
-from emulator.gateway.webhooks import service_deliveries as deliveries
 from emulator.kernel.clock import from_us, iso
 from emulator.kernel.storage import Tx
 from emulator.sandbox.control import service as control
+from emulator.sandbox.deliveries import service as deliveries
 from emulator.sandbox.holds import repo as holds_repo
 from emulator.sandbox.objects import repo
 

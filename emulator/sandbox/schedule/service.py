@@ -21,10 +21,12 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from emulator.bank.collections import repo as collections_repo
 from emulator.bank.collections.rules import Collection
-from emulator.bank.common import repo as bank
 from emulator.bank.common.model import MANDATE_TRANSITIONS, MONEY_TRANSITIONS
+from emulator.bank.mandates import repo as mandates_repo
 from emulator.bank.mandates.rules import Mandate
+from emulator.bank.payments import repo as payments_repo
 from emulator.bank.payments.rules import Payment
 from emulator.core.merchants import repo as merchants
 from emulator.delivery import repo as deliveries
@@ -207,7 +209,7 @@ def token_expiry(tx: Tx, job: Job) -> Seen:
 
 def _mandate(tx: Tx, job: Job) -> tuple[str | None, Mandate | None]:
     mandate_id = _text(job.payload, "id")
-    found = bank.mandate(tx, mandate_id) if mandate_id else None
+    found = mandates_repo.mandate(tx, mandate_id) if mandate_id else None
     return mandate_id, found[1] if found else None
 
 
@@ -347,9 +349,11 @@ KINDS: dict[str, Kind] = {
     "bank.mandate_decision": Kind("mandate.authorisation", "mandate", mandate_decision),
     "bank.mandate_release": Kind("mandate.release", "mandate", mandate_release),
     "bank.collection_step": Kind(
-        "collection.outcome", "collection", _money_step("collection", bank.collection)
+        "collection.outcome", "collection", _money_step("collection", collections_repo.collection)
     ),
-    "bank.payment_step": Kind("payment.outcome", "payment", _money_step("payment", bank.payment)),
+    "bank.payment_step": Kind(
+        "payment.outcome", "payment", _money_step("payment", payments_repo.payment)
+    ),
     "delivery.send": Kind("delivery.attempt", None, delivery_send),
     "hold.timeout": Kind("hold.timeout", None, lambda tx, job: Seen(*hold_view.timeout(tx, job))),
     "purchase.held_result": Kind(

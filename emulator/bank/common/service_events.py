@@ -1,20 +1,14 @@
-"""What every v2 use case shares: profile access (rule 1), dates, events and the ledger."""
+"""A v2 object's status change as its outbox event (``<object>.<status>``), and its settled
+money as a ledger entry."""
 
 from __future__ import annotations
 
-from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from emulator import resources
-from emulator.bank.calendar.rules import instant_problem, iso_us, parse_instant, sast_date
-from emulator.bank.common import repo
-from emulator.bank.common.model import require_text
+from emulator.bank.calendar.rules import iso_us
 from emulator.core.ledger import repo as ledger
-from emulator.core.merchants.model import MerchantProfile
-from emulator.domain import unpaids
-from emulator.domain.errors import BankBadRequest, ControlError
 from emulator.domain.events import Event
 from emulator.kernel.storage import Tx
 
@@ -27,32 +21,6 @@ EVENT_PREFIX = {
     "bank_collection": "collection",
     "bank_payment": "payment",
 }
-
-
-def profile(tx: Tx, merchant_id: str, code: str | None) -> MerchantProfile:
-    """Rule 1: a profile code the token's merchant does not own does not exist for it."""
-    found = repo.profile_by_code(tx, merchant_id, require_text(code, "profileCode"))
-    if found is None:
-        raise BankBadRequest("profile code does not exist")
-    return found
-
-
-def instant(value: str | None, field: str) -> tuple[str | None, date | None]:
-    """A date-time field: (normalised ISO 8601 UTC, its South African date), or a 400."""
-    if value is None:
-        return None, None
-    parsed = parse_instant(value)
-    if parsed is None:
-        raise BankBadRequest(f"{field}: {instant_problem(value)}")
-    return iso_us(int(parsed.timestamp()) * 1_000_000), sast_date(parsed)
-
-
-def check_outcome_code(status: str, code: str | None) -> None:
-    """The control plane's settle of a collection or payment: a code of the unpaids schedule
-    that fits the status (none for COMPLETED)."""
-    problem = unpaids.code_problem(resources.unpaid_codes(), status, code)
-    if problem is not None:
-        raise ControlError(400, "invalid", problem)
 
 
 def now_iso(rt: Context) -> str:
