@@ -183,13 +183,105 @@ def test_no_service_imports_the_runtime():
 
 
 def test_modules_stay_small():
-    """Modules are named for what they hold and stay under 400 lines."""
-    large = {
-        str(path.relative_to(PACKAGE)): n
+    """Modules are named for what they hold: none over 400 lines, fewer than ten over 300."""
+    sizes = {
+        str(path.relative_to(PACKAGE)): len(path.read_text().splitlines())
         for path in PACKAGE.rglob("*.py")
-        if (n := len(path.read_text().splitlines())) > 400
     }
-    assert large == {}
+    assert {name: n for name, n in sizes.items() if n > 400} == {}
+    assert len([n for n in sizes.values() if n > 300]) < 10
+
+
+# -- slices ------------------------------------------------------------------------------------
+
+# Outermost first: a wing's slice may import the slices after it in its wing, never one
+# before it (so a feature's dependencies read one way, and no two slices need each other).
+# The wing's own modules (its HTTP shell) are outside the order: they mount every slice.
+SLICE_ORDER = {
+    "sandbox": (
+        "state", "merchants", "flows", "objects", "expectations", "sink", "control",
+        "schedule", "holds", "receiver_checks", "actors", "console", "deliveries", "docs",
+        "scenarios", "tls",
+    ),
+    "gateway": ("statements", "billing", "purchases", "webhooks", "payouts", "clients", "account"),
+    "bank": (
+        "statements", "events", "callbacks", "payments", "collections", "mandates",
+        "verification", "profiles", "common", "calendar",
+    ),
+    "core": ("auth", "merchants", "retention", "ledger"),
+}  # fmt: skip
+# Which wings a wing may import: sandbox drives both interfaces; they share only core.
+WING_USES = {
+    "sandbox": {"gateway", "bank", "core"},
+    "gateway": {"core"},
+    "bank": {"core"},
+    "core": set(),
+}
+
+
+def slice_of(module: str) -> tuple[str, str | None] | None:
+    """(wing, slice) of a wing's module; slice None for the wing's own (shell) modules."""
+    parts = module.split(".")
+    if len(parts) < 3 or parts[1] not in WINGS:
+        return None
+    return parts[1], parts[2] if len(parts) == 4 else None
+
+
+def test_every_slice_has_its_place_in_the_order():
+    found = {
+        (parts[1], parts[2])
+        for module in MODULES
+        if len(parts := module.split(".")) == 4 and parts[1] in WINGS
+    }
+    assert found == {(wing, name) for wing, names in SLICE_ORDER.items() for name in names}
+
+
+def test_slices_import_only_the_slices_after_them_and_wings_only_theirs():
+    offenders = set()
+    for module, path in MODULES.items():
+        here = slice_of(module)
+        if here is None:
+            continue
+        for name in imports_of(path):
+            there = slice_of(name)
+            if there is None or there == here:
+                continue
+            if there[0] != here[0]:
+                if there[0] not in WING_USES[here[0]]:
+                    offenders.add(f"{module} imports {name}: wing {there[0]}")
+            elif here[1] is not None and there[1] is not None:
+                order = SLICE_ORDER[here[0]]
+                if order.index(there[1]) < order.index(here[1]):
+                    offenders.add(f"{module} imports {name}: {there[1]} is before {here[1]}")
+    assert offenders == set()
+
+
+# What a slice module of each role may import of other slices' modules, by their role (the
+# layers above already keep every role off the floors above its own). ``None``: a wing's
+# shell module.
+ROLE_IMPORTS: dict[str, set[str | None]] = {
+    "rules": {"rules", "model", "input"},
+    "model": {"rules", "model", "input"},
+    "input": {"rules", "model", "input"},
+    "repo": {"repo", "rules", "model", "input"},
+    "router": {"repo", "rules", "model", "input"},
+    "service": {"service", "jobs", "router", "repo", "rules", "model", "input"},
+    "jobs": {"service", "jobs", "router", "repo", "rules", "model", "input"},
+    # decode → one service call → encode: never a repository, a job or a router
+    "routes": {"routes", "service", "rules", "model", "input", None},
+}
+
+
+def test_each_role_imports_only_the_roles_it_may():
+    assert set(ROLE_IMPORTS) == set(emulator.ROLES)
+    offenders = {
+        f"{module} ({role}) imports {name} ({role_of(name) or 'shell'})"
+        for module, path in MODULES.items()
+        if (role := role_of(module)) is not None
+        for name in imports_of(path)
+        if slice_of(name) is not None and role_of(name) not in ROLE_IMPORTS[role]
+    }
+    assert offenders == set()
 
 
 def test_the_documents_describe_the_layers_and_nothing_depends_on_them():

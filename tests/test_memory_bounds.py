@@ -14,8 +14,9 @@ from emulator.core.auth.service import Credentials
 from emulator.delivery import signing
 from emulator.flows.record import Move
 from emulator.kernel.bounded import Bounded
+from emulator.kernel.per_merchant import PerMerchant
 from emulator.runtime.runtime import Runtime
-from emulator.sandbox.flows.routes_moves import Moves, moves_of
+from emulator.sandbox.flows.routes_moves import moves_of
 from tests.delivery.test_deliveries import verify
 from tests.http.purchase_helpers import purchase_body
 from tests.http.scenario_helpers import new_merchant
@@ -83,7 +84,7 @@ def _move(n: int) -> Move:
 
 
 def test_moves_stay_within_their_total_and_per_merchant_sizes() -> None:
-    moves = Moves(kept=5, per_merchant=3)
+    moves: PerMerchant[Move] = PerMerchant(kept=5, per_merchant=3, merchants=1_000)
     for n in range(4):
         moves.add("a", _move(n))
     assert [m.after_id for m in moves.of("a")] == [1, 2, 3]  # its oldest went

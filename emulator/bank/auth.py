@@ -6,8 +6,7 @@ from starlette.requests import Request
 
 from emulator.core.auth.service import Caller
 from emulator.domain.errors import InvalidToken
-from emulator.gateway.auth import bearer, no_bearer
-from emulator.http.common import CALLER_KEY, runtime
+from emulator.http.common import CALLER_KEY, bearer, no_bearer, runtime
 
 
 async def bank_caller(request: Request) -> Caller:

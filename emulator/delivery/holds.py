@@ -18,12 +18,11 @@ matches on ``event_type``, ``object_type``, ``object_id``, ``url``, ``kind`` (``
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from emulator.delivery import repo as deliveries
+from emulator.kernel.known_none import KnownNone
 from emulator.kernel.storage import Tx
 from emulator.sandbox.holds import repo
 from emulator.scenarios import points
@@ -65,60 +64,11 @@ def matcher(kind: str, match: Mapping[str, Any]) -> Matcher:
     return compile_match(KINDS[kind], match, "match")
 
 
-class Unarmed:
-    """The (merchant, kind) pairs known to have no armed hold, per runtime: most merchants
-    never make one, and every dispatched message and decision asks. A pair found without one
-    is known for the rest of that unit of work, and for good once the unit has committed
-    (what a rolled-back unit saw is not known); a hold made or a whole state replaced
-    (``ask_again``) forgets them all, and an answer found before that is not kept
-    (``generation``)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()  # the writer adds and empties, hooks add on the loop
-        self._pairs: set[tuple[str, str]] = set()
-        self._conn: object = None  # the writer's connection they were seen on
-        self._unit: tuple[Tx | None, int, set[tuple[str, str]]] = (None, -1, set())
-        self.generation = 0
-
-    def knows(self, tx: Tx, pair: tuple[str, str]) -> bool:
-        """Whether ``pair`` is known to have none; a swapped database (a restore or a reset
-        reopens the writer's connection) forgets them all."""
-        if tx.conn is not self._conn:
-            self.forget()
-            self._conn = tx.conn
-        if pair in self._pairs:
-            return True
-        unit, generation, pairs = self._unit
-        return unit is tx and generation == self.generation and pair in pairs
-
-    def found_none(self, tx: Tx, pair: tuple[str, str]) -> None:
-        """The unit ``tx`` found no armed hold of ``pair``."""
-        generation = self.generation
-        unit, seen, pairs = self._unit
-        if unit is not tx or seen != generation:
-            self._unit = (tx, generation, pairs := set())
-        pairs.add(pair)
-        tx.after_commit(lambda: self._add(pair, generation))
-
-    def _add(self, pair: tuple[str, str], generation: int) -> None:
-        with self._lock:
-            if generation == self.generation:
-                self._pairs.add(pair)
-
-    def forget(self) -> None:
-        with self._lock:
-            self.generation += 1
-            self._pairs.clear()
-
-
-_UNARMED: weakref.WeakKeyDictionary[Any, Unarmed] = weakref.WeakKeyDictionary()
-
-
-def unarmed(rt: Context) -> Unarmed:
-    found = _UNARMED.get(rt)
-    if found is None:
-        found = _UNARMED[rt] = Unarmed()
-    return found
+def unarmed(rt: Context) -> KnownNone:
+    """The (merchant, kind) pairs known to have no armed hold, kept by the runtime
+    (``Runtime.unarmed``): most merchants never make one, and every dispatched message and
+    decision asks."""
+    return rt.unarmed
 
 
 def ask_again(rt: Context) -> None:

@@ -186,3 +186,26 @@ async def on_clock_of(request: Request, table: str) -> None:
                 await rt.enter(known[2])
             return
         await rt.enter_object(table, object_id)
+
+
+# -- credentials: both interfaces take ``Authorization: Bearer <token>`` --------------------
+
+
+def no_bearer(request: Request, what: str) -> str:
+    """Why there is no usable ``Bearer`` credential (for the request journal)."""
+    header = request.headers.get("authorization")
+    if header is None:
+        return f"no Authorization header; expected 'Bearer <{what}>'"
+    scheme = header.partition(" ")[0]
+    if scheme.lower() != "bearer":
+        return f"Authorization scheme {scheme[:20]!r}; expected 'Bearer <{what}>'"
+    return f"a malformed Bearer credential (empty, or with spaces); expected <{what}>"
+
+
+def bearer(request: Request) -> str | None:
+    """The token of a well-formed ``Bearer`` header, else None."""
+    scheme, _, token = (header(request, b"authorization") or "").partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or " " in token:
+        return None
+    return token

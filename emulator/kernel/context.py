@@ -24,6 +24,7 @@ from emulator.kernel.clock import Clocks, Mode
 from emulator.kernel.ids import Ids
 from emulator.kernel.jobs import Job
 from emulator.kernel.journal import Journal
+from emulator.kernel.known_none import KnownNone
 from emulator.kernel.notices import Notices
 from emulator.kernel.outbox import Outbox
 from emulator.kernel.scheduler import Scheduler
@@ -133,6 +134,9 @@ class Context(Protocol):
 
     @property
     def client_deleted_hooks(self) -> list[ClientDeletedHook]: ...
+
+    @property
+    def unarmed(self) -> KnownNone: ...
 
     async def enter(self, merchant_id: str | None) -> Timeline: ...
 

@@ -31,12 +31,15 @@ from emulator.gateway.webhooks.router import (
     gateway_router,
 )
 from emulator.kernel import ticker
+from emulator.kernel.bounded import Bounded
 from emulator.kernel.clock import Clock, Clocks
 from emulator.kernel.context import ClientDeletedHook, PurchaseEventHook
 from emulator.kernel.ids import Ids
 from emulator.kernel.journal import Journal
+from emulator.kernel.known_none import KnownNone
 from emulator.kernel.notices import Notices
 from emulator.kernel.outbox import Outbox
+from emulator.kernel.per_merchant import PerMerchant
 from emulator.kernel.ratelimit import FixedWindow
 from emulator.kernel.scheduler import Scheduler
 from emulator.kernel.storage import Database
@@ -74,7 +77,15 @@ class Runtime:
         self.notices = Notices()
         self.outbox.notices = self.journal.notices = self.notices
         self.scenarios = Scenarios(self.db)
+        # The (merchant, kind) pairs known to have no armed delivery hold (``delivery.holds``).
+        self.unarmed = KnownNone()
+        # The app's root URL by what it is made of (scheme, Host, server, root path): a few
+        # per server; bounded, so that hostile Host headers cannot grow it without end.
+        self.base_urls: Bounded[tuple[object, ...], str] = Bounded(256)
         self.limiter = FixedWindow()  # rate-limit windows: traffic, not state
+        # The other side's moves, for the flow recorder (``sandbox/flows/routes_moves.py``):
+        # 2,000 of a merchant, 50,000 in all (about 200 bytes each: 10 MB), of 1,000 merchants.
+        self.moves: PerMerchant[Any] = PerMerchant(kept=50_000, per_merchant=2_000, merchants=1_000)
         self._start_scenarios: list[scenarios.StartScenario] = []
         self.credentials = auth.Credentials(self)
         # Called in the unit of work of every purchase event, of every deleted client.

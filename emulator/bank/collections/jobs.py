@@ -1,6 +1,6 @@
 """How a v2 collection ends, on the clock: its steps, unpaid codes and their consequences on
-the mandate, DebiCheck tracking re-tries on business days, the dispute window, and the
-control plane's settle."""
+the mandate, DebiCheck tracking re-tries on business days, the dispute window that the
+control plane's settle (``service_settle``) meets too."""
 
 from __future__ import annotations
 
@@ -16,14 +16,13 @@ from emulator.bank.collections import repo as collections_repo
 from emulator.bank.collections.rules import Attempt, Collection, Step
 from emulator.bank.common import model as rules
 from emulator.bank.common import repo
-from emulator.bank.common.model import MANDATE_TRANSITIONS, MONEY_TRANSITIONS, InvalidTransition
-from emulator.bank.common.service_checks import check_outcome_code
+from emulator.bank.common.model import MANDATE_TRANSITIONS, MONEY_TRANSITIONS
 from emulator.bank.common.service_events import book, emit, now_iso
 from emulator.bank.mandates import repo as mandates_repo
 from emulator.bank.mandates import service as mandates
 from emulator.delivery import holds
 from emulator.domain import unpaids
-from emulator.domain.errors import BankBadRequest, ControlError
+from emulator.domain.errors import BankBadRequest
 from emulator.kernel.ids import uuid_of
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
@@ -249,25 +248,6 @@ def step_job(rt: Context, tx: Tx, job: Job) -> None:
         outcome(rt, tx, found[0], found[1], job.payload)  # read, never changed
     except DisputeWindowClosed:
         return  # a dispute planned after the window (the clock jumped past it)
-
-
-async def settle(rt: Context, collection_id: str, status: str, code: str | None) -> Collection:
-    """Act as the bank now: PENDING to COMPLETED (default), UNPAID or REJECTED; COMPLETED to
-    DISPUTED within its window. ``code``: the unpaid or dispute code (02 and 30 by default)."""
-    check_outcome_code(status, code)
-
-    def unit(tx: Tx) -> Collection:
-        found = collections_repo.collection(tx, collection_id)
-        if found is None:
-            raise ControlError(404, "not_found", "no collection with this id")
-        try:
-            return change_status(rt, tx, found[0], found[1], status, None, code)
-        except InvalidTransition as exc:
-            raise ControlError(409, "invalid_state", exc.detail) from exc
-        except DisputeWindowClosed as exc:
-            raise ControlError(409, "dispute_window_closed", exc.detail) from exc
-
-    return await rt.db.write(unit)
 
 
 JOBS: dict[str, JobHandler] = {STEP_JOB: step_job}

@@ -214,3 +214,9 @@ async def delete(rt: Context, company_id: str, forget: Callable[[], None]) -> di
         await rt.scenarios.load()  # without those active for it
         await rt.scheduler.refresh()
     return {"deleted": True, "company_id": company_id, "removed": removed}
+
+
+async def owner_of(rt: Context, table: str, object_id: str) -> str | None:
+    """The merchant that owns the object of ``table`` (one of ``repo.OWNED``), None when there
+    is no such object; read at this point of the database, outside any unit of work."""
+    return await rt.db.read_point(lambda tx: repo.owner(tx, table, object_id))

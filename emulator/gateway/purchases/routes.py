@@ -29,14 +29,10 @@ def purchase_id(request: Request, name: str = "id") -> str:
     return value.lower()
 
 
-# What the URL of the app's root is made of, and the URL: a few entries per server (one per
-# Host header its callers send). Starlette builds it anew (parsing the Host header and the
-# URL) on each call: a tenth of a create's time on the event loop.
-_BASE_URLS: dict[tuple[object, ...], str] = {}
-_BASE_URLS_KEPT = 256
-
-
 def base_url(request: Request) -> str:
+    """The URL of the app's root as this request reached it; kept by what it is made of
+    (``Runtime.base_urls``): Starlette builds it anew, parsing the Host header and the URL,
+    on each call."""
     scope = request.scope
     host = next((value for name, value in scope["headers"] if name == b"host"), None)
     key = (
@@ -46,12 +42,10 @@ def base_url(request: Request) -> str:
         scope.get("app_root_path"),
         scope.get("root_path"),
     )
-    found = _BASE_URLS.get(key)
+    known = runtime(request).base_urls
+    found = known.get(key)
     if found is None:
-        found = str(request.base_url).rstrip("/")
-        if len(_BASE_URLS) >= _BASE_URLS_KEPT:
-            _BASE_URLS.clear()  # hostile Host headers cannot grow it without end
-        _BASE_URLS[key] = found
+        found = known[key] = str(request.base_url).rstrip("/")
     return found
 
 

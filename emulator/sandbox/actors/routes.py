@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from emulator.bank.collections import jobs as collection_outcomes
+from emulator.bank.collections import service_settle as collection_outcomes
 from emulator.bank.mandates import service as mandates
 from emulator.bank.payments import service as payments
 from emulator.domain.errors import ControlError

@@ -7,34 +7,28 @@ name an object, not a merchant, and were kept nowhere. ``Front`` hands each POST
 one to ``watch``, which serves it and, when it is answered 2xx (or a page's redirect),
 notes it (before the answer goes out) under the object's merchant with
 the journal entry it came after (so the recorder orders calls and moves as they happened)
-and the merchant's instant. Kept in memory, bounded: a record of what a tester just did,
-not state (a reset, an import or a restore forgets it, a merchant's deletion its moves).
-``MOVES_PER_MERCHANT`` of a merchant, ``MOVES_KEPT`` in all (about 200 bytes each: 10 MB);
-past that the least recently moved merchants' moves are forgotten.
+and the merchant's instant. Kept in memory by the runtime (``Runtime.moves``), bounded: a
+record of what a tester just did, not state (a reset, an import or a restore forgets it, a
+merchant's deletion its moves).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import weakref
-from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from emulator.core.merchants import repo as merchants_repo
+from emulator.core.merchants import service as merchants
 from emulator.flows.record import Move
 from emulator.http.common import OWNER_KEY
 from emulator.kernel.journal import body_text
+from emulator.kernel.per_merchant import PerMerchant
 
 if TYPE_CHECKING:
     from emulator.runtime.runtime import Runtime
-
-MOVES_PER_MERCHANT = 2_000
-MERCHANTS = 1_000  # the merchants with moves kept (the least recently moved are forgotten)
-MOVES_KEPT = 50_000  # moves kept in all, of every merchant
 
 # path -> (the table of the object it names, the flow's act verb); the id is group 1
 WATCHED: tuple[tuple[re.Pattern[str], str, str], ...] = (
@@ -57,51 +51,9 @@ PREFIXES = ("/_emulator/", "/payouts/", "/p/")
 TRUE = ("1", "true", "on", "yes")
 
 
-class Moves:
-    def __init__(self, kept: int = MOVES_KEPT, per_merchant: int = MOVES_PER_MERCHANT) -> None:
-        self._by_merchant: OrderedDict[str, deque[Move]] = OrderedDict()
-        self._kept = kept
-        self._per_merchant = per_merchant
-        self._count = 0  # moves kept, of every merchant
-
-    def add(self, merchant_id: str, move: Move) -> None:
-        kept = self._by_merchant.pop(merchant_id, None)
-        if kept is None:
-            kept = deque(maxlen=self._per_merchant)
-        if len(kept) < self._per_merchant:  # else its oldest goes as this one comes
-            self._count += 1
-        kept.append(move)
-        self._by_merchant[merchant_id] = kept
-        while len(self._by_merchant) > MERCHANTS or self._count > self._kept:
-            _, gone = self._by_merchant.popitem(last=False)
-            self._count -= len(gone)
-
-    def of(self, merchant_id: str) -> list[Move]:
-        return list(self._by_merchant.get(merchant_id, ()))
-
-    def count(self) -> int:
-        """How many moves are kept, of every merchant."""
-        return self._count
-
-    def drop(self, merchant_id: str) -> None:
-        """Forget a merchant's moves (it was deleted)."""
-        gone = self._by_merchant.pop(merchant_id, None)
-        if gone is not None:
-            self._count -= len(gone)
-
-    def clear(self) -> None:
-        self._by_merchant.clear()
-        self._count = 0
-
-
-_MOVES: weakref.WeakKeyDictionary[Runtime, Moves] = weakref.WeakKeyDictionary()
-
-
-def moves_of(rt: Runtime) -> Moves:
-    found = _MOVES.get(rt)
-    if found is None:
-        found = _MOVES[rt] = Moves()
-    return found
+def moves_of(rt: Runtime) -> PerMerchant[Move]:
+    """The moves the runtime keeps for the recorder (``Runtime.moves``)."""
+    return rt.moves
 
 
 def watched(scope: Scope) -> bool:
@@ -123,7 +75,7 @@ async def watch(rt: Runtime, app: ASGIApp, scope: Scope, receive: Receive, send:
         return
     table, verb, object_id = found
     # The owner read once, here: the endpoint serves the move on its clock (``on_clock_of``).
-    owner = await rt.db.read_point(lambda tx: merchants_repo.owner(tx, table, object_id))
+    owner = await merchants.owner_of(rt, table, object_id)
     scope[OWNER_KEY] = (table, object_id, owner)
     if owner is None:  # no such object: not a move of anyone's
         await app(scope, receive, send)
