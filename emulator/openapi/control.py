@@ -9,7 +9,7 @@ from msgspec import Meta
 from emulator.bank.collections.rules import Collection
 from emulator.bank.mandates.rules import AuthenticationWindows, Mandate
 from emulator.bank.payments.rules import Payment
-from emulator.gateway.payouts.rules import Payout
+from emulator.gateway.payouts.model import Payout
 from emulator.gateway.purchases.model import Purchase
 from emulator.openapi import errors
 from emulator.openapi.control_shapes import (

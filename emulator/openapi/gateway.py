@@ -21,7 +21,7 @@ from emulator.gateway.billing.model import (
     TemplateInput,
 )
 from emulator.gateway.clients.rules import Client, ClientInput
-from emulator.gateway.payouts.rules import Payout, PayoutInput
+from emulator.gateway.payouts.model import Payout, PayoutInput
 from emulator.gateway.payouts.rules_cards import CardInput
 from emulator.gateway.purchases.input import PurchaseInput
 from emulator.gateway.purchases.input_actions import AmountBody, ChargeBody, MarkAsPaidBody

@@ -10,7 +10,7 @@ import pytest
 
 from emulator.gateway.billing.model import SubscriberInput, TemplateInput
 from emulator.gateway.clients.rules import ClientInput
-from emulator.gateway.payouts.rules import PaymentInput, PayoutInput
+from emulator.gateway.payouts.model import PaymentInput, PayoutInput
 from emulator.gateway.purchases.input import DetailsInput, ProductInput, PurchaseInput
 from emulator.gateway.webhooks.rules import WebhookInput
 from tests.conftest import EPOCH_S

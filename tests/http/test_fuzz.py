@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from emulator.gateway.clients.rules import ClientInput
-from emulator.gateway.payouts.rules import PayoutInput
+from emulator.gateway.payouts.model import PayoutInput
 from emulator.gateway.payouts.rules_cards import CardInput
 from emulator.gateway.purchases.input import DetailsInput, PurchaseInput
 from emulator.gateway.webhooks.rules import WebhookInput

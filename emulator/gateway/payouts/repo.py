@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from emulator.core.merchants.model import Merchant
-from emulator.gateway.payouts.rules import Payout
+from emulator.gateway.payouts.model import Payout
 from emulator.kernel.storage import Tx
 
 _decode = msgspec.json.Decoder(Payout)

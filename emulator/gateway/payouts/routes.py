@@ -11,7 +11,7 @@ from emulator.gateway import body as gateway_body
 from emulator.gateway.auth import gateway_caller
 from emulator.gateway.paging import page_params, raw_page_response
 from emulator.gateway.payouts import service as payouts
-from emulator.gateway.payouts.rules import PayoutInput
+from emulator.gateway.payouts.model import PayoutInput
 from emulator.gateway.payouts.rules_cards import CardInput
 from emulator.http.common import JSON, RawJSON, on_clock_of, runtime
 from emulator.http.outcome import forced_of, keep

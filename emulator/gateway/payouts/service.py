@@ -16,10 +16,10 @@ from emulator.domain.errors import (
 )
 from emulator.domain.events import Event
 from emulator.gateway.clients.service import Page
-from emulator.gateway.payouts import repo
+from emulator.gateway.payouts import model, repo
 from emulator.gateway.payouts import rules as domain
 from emulator.gateway.payouts import rules_cards as cards
-from emulator.gateway.payouts.rules import Payout, PayoutInput
+from emulator.gateway.payouts.model import Payout, PayoutInput
 from emulator.gateway.payouts.rules_cards import CardInput, CardPlan
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
@@ -61,7 +61,7 @@ async def create(rt: Context, merchant_id: str, data: PayoutInput, base_url: str
     def unit(tx: Tx) -> Payout:
         brand_ids = merchants_repo.brand_ids(tx, merchant_id)
         brand_id = data.brand_id if isinstance(data.brand_id, str) else ""
-        new = domain.NewPayout(
+        new = model.NewPayout(
             id=payout_id,
             company_id=merchant_id,
             reference_generated=reference,
@@ -71,7 +71,7 @@ async def create(rt: Context, merchant_id: str, data: PayoutInput, base_url: str
         payout, event = domain.create(data, new, brand_ids, now_us // 1_000_000)
         repo.insert(tx, merchant_id, payout, token)
         _emit(rt, tx, merchant_id, event)
-        due = (payout.created_on + domain.EXECUTION_WINDOW_SECONDS) * 1_000_000
+        due = (payout.created_on + model.EXECUTION_WINDOW_SECONDS) * 1_000_000
         rt.scheduler.schedule(tx, EXPIRY_JOB, due, {"payout": payout.id}, merchant_id)
         return payout
 

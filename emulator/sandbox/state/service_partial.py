@@ -27,7 +27,7 @@ from emulator.gateway.billing.model import BillingTemplate, Schedule, Subscriber
 from emulator.gateway.clients import repo as clients_repo
 from emulator.gateway.clients import rules as clients_domain
 from emulator.gateway.clients.rules import Client, ClientInput
-from emulator.gateway.payouts.rules import Payout
+from emulator.gateway.payouts.model import Payout
 from emulator.gateway.purchases import repo as purchases_repo
 from emulator.gateway.purchases import rules as purchases_domain
 from emulator.gateway.purchases import service as purchases_service
