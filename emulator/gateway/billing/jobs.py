@@ -18,7 +18,7 @@ import msgspec
 
 from emulator.domain.errors import ApiError
 from emulator.domain.events import Event
-from emulator.gateway.billing import repo
+from emulator.gateway.billing import repo, rules_subscribers
 from emulator.gateway.billing import rules as domain
 from emulator.gateway.billing import rules_schedule as schedule
 from emulator.gateway.billing.jobs_held import Billed, Held, held_bill, purchase_of
@@ -280,7 +280,7 @@ def cancel(
     rt: Context, tx: Tx, merchant_id: str, s: Subscriber, plan: Schedule
 ) -> tuple[Subscriber, Schedule]:
     """Billing of a live subscriber stops for good: inactive, the cancellation event."""
-    s, event = domain.cancelled(s, now_s(rt))
+    s, event = rules_subscribers.cancelled(s, now_s(rt))
     emit(rt, tx, merchant_id, [event])
     return s, msgspec.structs.replace(plan, next_period=None, next_day=None)
 
@@ -346,7 +346,7 @@ def on_paid(rt: Context, tx: Tx, merchant_id: str, purchase: Billed) -> None:
     """A purchase became paid: when it bills a subscriber, count the cycle (starting a pending
     subscriber, ending a subscription that has run all its cycles)."""
     found = _billed_by(tx, merchant_id, purchase)
-    if found is None or not domain.is_live(found[0]):
+    if found is None or not rules_subscribers.is_live(found[0]):
         return
     s, plan, t = found
     t = t or _template(tx, merchant_id, s.billing_template_id)

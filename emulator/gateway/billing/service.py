@@ -13,7 +13,7 @@ from emulator.domain.errors import (
     ClientNotFound,
     ValidationFailed,
 )
-from emulator.gateway.billing import repo
+from emulator.gateway.billing import repo, rules_subscribers
 from emulator.gateway.billing import rules as domain
 from emulator.gateway.billing.jobs import cancel, new_purchase, shown, store
 from emulator.gateway.billing.model import (
@@ -180,7 +180,7 @@ async def send_invoice(
     def unit(tx: Tx) -> Purchase:
         t = load(tx, merchant_id, template_id)
         domain.check_invoiceable(t)
-        client_id = domain.check_entry(entry)
+        client_id = rules_subscribers.check_entry(entry)
         return _invoice(rt, tx, merchant_id, t, client_id, entry, base_url)
 
     return await rt.db.write(unit)
@@ -190,7 +190,7 @@ async def send_invoices(
     rt: Context, merchant_id: str, data: InvoicesInput, base_url: str
 ) -> list[str]:
     """``POST /billing/``: one sent invoice per client entry, all or none."""
-    client_ids, errors = domain.invoice_entries(data)
+    client_ids, errors = rules_subscribers.invoice_entries(data)
     template_data = msgspec.structs.replace(data, is_subscription=False)
 
     def unit(tx: Tx) -> list[str]:

@@ -9,7 +9,7 @@ import msgspec
 
 from emulator.domain.errors import SubscriberNotFound
 from emulator.gateway.billing import jobs as engine
-from emulator.gateway.billing import repo
+from emulator.gateway.billing import repo, rules_subscribers
 from emulator.gateway.billing import rules as domain
 from emulator.gateway.billing import rules_schedule as schedule
 from emulator.gateway.billing.model import SETTABLE, Schedule, Subscriber, SubscriberInput
@@ -35,11 +35,13 @@ async def add(
     def unit(tx: Tx) -> tuple[Subscriber, Purchase | None]:
         t = load(tx, merchant_id, template_id)
         domain.check_subscribable(t)
-        client_id = domain.check_entry(data)  # after the template's own errors (spec's order)
+        client_id = rules_subscribers.check_entry(
+            data
+        )  # after the template's own errors (spec's order)
         purchases.client_of(tx, merchant_id, client_id)  # client_not_found
         now = now_s(rt)
         active = domain.starts_active(t)
-        s = domain.subscriber(
+        s = rules_subscribers.subscriber(
             data,
             client_id,
             subscriber_id=subscriber_id,
@@ -119,7 +121,7 @@ async def patch(
     def unit(tx: Tx) -> Subscriber:
         s, plan = _load(tx, merchant_id, subscriber_id, template_id)
         t = load(tx, merchant_id, s.billing_template_id)
-        changed = domain.patch(s, data, t.subscription_active, now_s(rt))
+        changed = rules_subscribers.patch(s, data, t.subscription_active, now_s(rt))
         if data.status in SETTABLE:  # set by hand: the template's resume leaves it alone
             plan = msgspec.structs.replace(plan, paused_by_template=False)
         changed = engine.shown(changed, plan)
@@ -136,7 +138,7 @@ async def delete(
 
     def unit(tx: Tx) -> None:
         s, plan = _load(tx, merchant_id, subscriber_id, template_id)
-        if domain.is_live(s):
+        if rules_subscribers.is_live(s):
             engine.cancel(rt, tx, merchant_id, s, plan)
         repo.delete_subscriber(tx, merchant_id, subscriber_id)
 

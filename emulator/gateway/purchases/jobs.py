@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from emulator.domain.events import Event
-from emulator.gateway.purchases import repo
+from emulator.gateway.purchases import repo, rules_actions
 from emulator.gateway.purchases import rules as domain
 from emulator.gateway.purchases.model import Internal, Purchase
 from emulator.gateway.purchases.service_effects import book, now_s, save
@@ -64,11 +64,11 @@ def _captured(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]
     if p.status != "pending_capture":
         return p, []
     amount = i.capturing if i.capturing is not None else p.purchase.total
-    return domain.capture_done(p, amount, i.card, now)
+    return rules_actions.capture_done(p, amount, i.card, now)
 
 
 def _charged(p: Purchase, i: Internal, now: int) -> tuple[Purchase, list[Event]]:
-    return domain.charge_done(p, i.card, now) if p.status == "pending_charge" else (p, [])
+    return rules_actions.charge_done(p, i.card, now) if p.status == "pending_charge" else (p, [])
 
 
 def due(rt: Context, tx: Tx, job: Job) -> None:

@@ -6,8 +6,6 @@ plus the events to emit; it never reads a clock or a database.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import msgspec
 
 from emulator.domain import errors
@@ -21,7 +19,6 @@ from emulator.gateway.purchases.model import (
     Purchase,
     SavedCard,
     StatusChange,
-    TokenView,
     changeable,
 )
 
@@ -113,11 +110,11 @@ def move(
     p.status = status
     p.updated_on = now
     p.status_history.append(StatusChange(status=status, timestamp=now, related_object=related))
-    _refundable(p)
+    check_refundable(p)
     return p, kind
 
 
-def _refundable(p: Purchase) -> None:
+def check_refundable(p: Purchase) -> None:
     left = p.payment.amount - p.refunded_amount if p.payment and p.status == "paid" else 0
     p.refundable_amount = left
     p.refund_availability = "all" if left > 0 else "none"
@@ -132,7 +129,7 @@ def check_payable(p: Purchase, now: int) -> None:
     raise conflict(p.status, "pay")
 
 
-def _attempt(
+def new_attempt(
     kind: str, now: int, flow: str, card: SavedCard | None, error: AttemptError | None = None
 ) -> Attempt:
     extra = {}
@@ -158,7 +155,7 @@ def _attempt(
     )
 
 
-def _record(p: Purchase, attempt: Attempt, card: SavedCard | None) -> None:
+def record_attempt(p: Purchase, attempt: Attempt, card: SavedCard | None) -> None:
     p.transaction_data.attempts.insert(0, attempt)  # newest first
     p.transaction_data.flow = attempt.flow
     if card is not None and attempt.successful:
@@ -166,7 +163,9 @@ def _record(p: Purchase, attempt: Attempt, card: SavedCard | None) -> None:
         p.transaction_data.extra = dict(attempt.extra)
 
 
-def _payment(p: Purchase, amount: int, now: int, payment_type: str = "purchase") -> PaymentDetails:
+def payment_details(
+    p: Purchase, amount: int, now: int, payment_type: str = "purchase"
+) -> PaymentDetails:
     return PaymentDetails(
         amount=amount,
         currency=p.purchase.currency,
@@ -215,7 +214,7 @@ def failed(
     """A payment attempt that failed with ``code``: status error, the attempt recorded."""
     kind = "recurring_execute" if flow == "api" else "execute"
     p, kind = move(p, "fail", now)
-    _record(p, _attempt(kind, now, flow, card, AttemptError(code, message)), card)
+    record_attempt(p, new_attempt(kind, now, flow, card, AttemptError(code, message)), card)
     internal = msgspec.structs.replace(internal, challenge=None)
     return p, internal, [event(p, kind)]
 
@@ -232,12 +231,12 @@ def approved(
     if p.skip_capture:
         trigger = "preauthorize" if p.purchase.total == 0 else "authorize"
         p, kind = move(p, trigger, now)
-        _record(p, _attempt("authorize", now, flow, card), card)
+        record_attempt(p, new_attempt("authorize", now, flow, card), card)
     else:
         p, kind = move(p, "pay", now)
-        _record(p, _attempt("execute", now, flow, card), card)
-        p.payment = _payment(p, p.purchase.total, now)
-        _refundable(p)
+        record_attempt(p, new_attempt("execute", now, flow, card), card)
+        p.payment = payment_details(p, p.purchase.total, now)
+        check_refundable(p)
     if remember or p.force_recurring or p.status == "preauthorized":
         p.is_recurring_token = True
     internal = msgspec.structs.replace(internal, card=card, challenge=None)
@@ -251,141 +250,15 @@ def cancel(p: Purchase, now: int) -> tuple[Purchase, list[Event]]:
 
 def release(p: Purchase, card: SavedCard | None, now: int) -> tuple[Purchase, list[Event]]:
     p, kind = move(p, "release", now)
-    _record(p, _attempt("release", now, p.transaction_data.flow, card), card)
+    record_attempt(p, new_attempt("release", now, p.transaction_data.flow, card), card)
     return p, [event(p, kind)]
-
-
-def capture_amount(p: Purchase, amount: int | None) -> int:
-    """The amount a capture takes: all of it by default; ``invalid_amount`` when negative,
-    zero, or above the total; ``capture_not_allowed`` when the purchase is not on hold."""
-    if not p.skip_capture or p.status != "hold":
-        raise errors.CaptureNotAllowed()
-    if amount is None:
-        return p.purchase.total
-    if amount <= 0 or amount > p.purchase.total:
-        raise errors.InvalidAmount(f"Amount must be between 1 and {p.purchase.total}.", "amount")
-    return amount
-
-
-def capture(
-    p: Purchase, amount: int, slow: bool, card: SavedCard | None, now: int
-) -> tuple[Purchase, list[Event]]:
-    """Capture ``amount`` of a hold (the rest is released): paid, or pending_capture, which
-    shows no payment yet (the provider's pending_capture event has ``payment: null``): the
-    caller keeps the amount (``Internal.capturing``) for ``capture_done``."""
-    p, kind = move(p, "capture_slow" if slow else "capture", now)
-    if not slow:
-        p.payment = _payment(p, amount, now)
-        _record(p, _attempt("capture", now, p.transaction_data.flow, card), card)
-    _refundable(p)
-    return p, [event(p, kind)]
-
-
-def capture_failed(p: Purchase, message: str, card: SavedCard | None, now: int) -> Purchase:
-    """A capture the acquirer refused: status unchanged, the attempt records the error."""
-    p = changeable(p)
-    error = AttemptError("purchase_capture_error", message)
-    _record(p, _attempt("capture", now, p.transaction_data.flow, card, error), card)
-    p.updated_on = now
-    return p
-
-
-def capture_done(
-    p: Purchase, amount: int, card: SavedCard | None, now: int
-) -> tuple[Purchase, list[Event]]:
-    p, kind = move(p, "capture_done", now)
-    p.payment = _payment(p, amount, now)
-    _record(p, _attempt("capture", now, p.transaction_data.flow, card), card)
-    _refundable(p)
-    return p, [event(p, kind)]
-
-
-def check_token(
-    token: TokenView | None, client_id: str | None, now: int, card: SavedCard | None
-) -> SavedCard:
-    """The card of a usable recurring token for this client, or the spec's error."""
-    if token is None or not token.is_recurring_token or card is None:
-        raise errors.RecurringTokenNotFound(field="recurring_token")
-    if client_id is not None and token.client_id != client_id:
-        raise errors.RecurringTokenNotFound(field="recurring_token")
-    today = datetime.fromtimestamp(now, UTC)
-    if (2000 + card.expiry_year, card.expiry_month) < (today.year, today.month):
-        raise errors.RecurringTokenExpired(field="recurring_token")
-    return card
-
-
-def charged(
-    p: Purchase, internal: Internal, token_id: str, card: SavedCard, slow: bool, now: int
-) -> tuple[Purchase, Internal, list[Event]]:
-    """A recurring charge that went through: paid, or pending_charge when slow."""
-    p, kind = move(p, "charge_slow" if slow else "charge", now)
-    p.recurring_token = token_id
-    p.payment = _payment(p, p.purchase.total, now, "purchase_charge")
-    if not slow:
-        _record(p, _attempt("recurring_execute", now, "api", card), card)
-    _refundable(p)
-    internal = msgspec.structs.replace(internal, card=card, tokenized=True)
-    return p, internal, [event(p, kind)]
-
-
-def charge_done(p: Purchase, card: SavedCard | None, now: int) -> tuple[Purchase, list[Event]]:
-    p, kind = move(p, "charge_done", now)
-    assert p.payment is not None
-    p.payment = _payment(p, p.payment.amount, now, "purchase_charge")
-    _record(p, _attempt("recurring_execute", now, "api", card), card)
-    _refundable(p)
-    return p, [event(p, kind)]
-
-
-def refund_amount(p: Purchase, amount: int | None) -> int:
-    if p.status != "paid" or p.payment is None:
-        raise conflict(p.status, "refund")
-    left = p.payment.amount - p.refunded_amount
-    if amount is None:
-        amount = left
-    if amount <= 0:
-        raise errors.InvalidAmount("Amount must be positive.", "amount")
-    if amount > left:
-        # Provider quirk: keyed __all__, which an official plugin reads to see a refund refused.
-        raise errors.RefundExceedsAmount(f"At most {left} can be refunded.")
-    return amount
-
-
-def refund(
-    p: Purchase, amount: int, payment_id: str, card: SavedCard | None, now: int
-) -> tuple[Purchase, list[Event]]:
-    """paid → pending_refund → refunded (or back to paid when part remains)."""
-    related = {"type": "payment", "id": payment_id}
-    p, kind = move(p, "refund", now, related)
-    pending = event(p, kind)
-    p.refunded_amount += amount
-    assert p.payment is not None
-    full = p.refunded_amount >= p.payment.amount
-    p, _ = move(p, "refund_full" if full else "refund_partial", now, related)
-    attempt = _attempt("refund", now, p.transaction_data.flow, card)
-    attempt.extra = {**attempt.extra, "amount": amount}
-    _record(p, attempt, None)
-    _refundable(p)
-    return p, [pending]
-
-
-def delete_token(p: Purchase, card: SavedCard | None, now: int) -> tuple[Purchase, list[Event]]:
-    """The purchase stops being a recurring token (its status stays)."""
-    if not p.is_recurring_token:
-        raise errors.RecurringTokenNotFound("This purchase is not a recurring token.")
-    pending = event(p, "purchase.pending_recurring_token_delete")
-    p = changeable(p)
-    p.is_recurring_token = False
-    p.updated_on = now
-    _record(p, _attempt("delete_recurring_token", now, p.transaction_data.flow, card), card)
-    return p, [pending, event(p, "purchase.recurring_token_deleted")]
 
 
 def mark_as_paid(p: Purchase, paid_on: int, now: int) -> tuple[Purchase, list[Event]]:
     p, kind = move(p, "mark_as_paid", now)
     p.marked_as_paid = True
-    p.payment = _payment(p, p.purchase.total, paid_on)
-    _refundable(p)
+    p.payment = payment_details(p, p.purchase.total, paid_on)
+    check_refundable(p)
     return p, [event(p, kind)]
 
 

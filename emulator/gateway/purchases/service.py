@@ -15,7 +15,7 @@ from emulator.domain.events import Event
 from emulator.gateway.account.rules import allowed
 from emulator.gateway.clients import repo as clients_repo
 from emulator.gateway.clients import rules as clients_domain
-from emulator.gateway.purchases import repo
+from emulator.gateway.purchases import repo, rules_actions
 from emulator.gateway.purchases import rules as domain
 from emulator.gateway.purchases import rules_ledger as purchase_ledger
 from emulator.gateway.purchases.input import PurchaseInput, build, unavailable_methods, validate
@@ -217,7 +217,7 @@ async def capture(rt: Context, merchant_id: str, purchase_id: str, amount: int |
     failure: list[str] = []
 
     def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
-        taken = domain.capture_amount(p, amount)
+        taken = rules_actions.capture_amount(p, amount)
         decision = rt.scenarios.decide(
             tx, points.PURCHASE_CAPTURE, merchant_id, subject(p, capture_amount=taken)
         )
@@ -227,10 +227,10 @@ async def capture(rt: Context, merchant_id: str, purchase_id: str, amount: int |
         if decision is not None:
             if decision.result == "error":
                 failure.append(decision.message or "Capture failed at the acquirer.")
-                return domain.capture_failed(p, failure[0], card, now), i, []
+                return rules_actions.capture_failed(p, failure[0], card, now), i, []
             slow = decision.result == "pending_capture"
             delay = decision.delay_seconds if decision.delay_seconds is not None else delay
-        p, events = domain.capture(p, taken, slow, card, now)
+        p, events = rules_actions.capture(p, taken, slow, card, now)
         if slow:
             i = msgspec.structs.replace(i, capturing=taken)
             rt.scheduler.schedule(
@@ -268,7 +268,7 @@ def charge_with_token(
     domain.check_payable(p, now)
     found = repo.get_token(tx, merchant_id, token) if read is None else read[0]
     token_p, token_i = found if found is not None else (None, None)
-    card = domain.check_token(token_p, p.client_id, now, token_i.card if token_i else None)
+    card = rules_actions.check_token(token_p, p.client_id, now, token_i.card if token_i else None)
     if not allowed(card.brand, p.payment_method_whitelist):
         raise errors.PaymentMethodNotAvailable(
             f"'{card.brand}' is excluded by payment_method_whitelist.", "recurring_token"
@@ -291,7 +291,7 @@ def charge_with_token(
     if result == "declined":
         p, i, events = domain.declined(p, i, "card_declined", reason, "api", card, now)
         return p, i, events, p.transaction_data.attempts[0].error.message  # type: ignore[union-attr]
-    p, i, events = domain.charged(p, i, token, card, result == "pending_charge", now)
+    p, i, events = rules_actions.charged(p, i, token, card, result == "pending_charge", now)
     if p.status == "pending_charge":
         rt.scheduler.schedule(
             tx,
@@ -324,8 +324,8 @@ async def refund(rt: Context, merchant_id: str, purchase_id: str, amount: int | 
     made: list[Payment] = []
 
     def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
-        taken = domain.refund_amount(p, amount)
-        p, events = domain.refund(p, taken, payment_id, i.card, now)
+        taken = rules_actions.refund_amount(p, amount)
+        p, events = rules_actions.refund(p, taken, payment_id, i.card, now)
         payment = _refund_payment(p, taken, payment_id, now)
         made.append(payment)
         events.append(
@@ -388,7 +388,7 @@ async def delete_recurring_token(
     def action(tx: Tx, p: Purchase, i: Internal, now: int) -> Changed:
         if client_id is not None and p.client_id != client_id:
             raise errors.RecurringTokenNotFound()
-        p, events = domain.delete_token(p, i.card, now)
+        p, events = rules_actions.delete_token(p, i.card, now)
         return p, i, events
 
     return await _act(rt, merchant_id, purchase_id, action)
