@@ -26,7 +26,7 @@ import msgspec.inspect as mi
 from starlette.requests import Request
 
 from emulator.domain.errors import FieldError, ValidationFailed
-from emulator.domain.validation import NUMBER_AS_TEXT
+from emulator.domain.validation import NUMBER_AS_TEXT, uuid_field
 from emulator.http import lint
 from emulator.http.common import decode_json, read_body
 
@@ -181,3 +181,12 @@ def _integer(node: mi.Type) -> bool:
         for member in _members(node)
     }
     return mi.IntType in kinds and kinds <= {mi.IntType, mi.NoneType}
+
+
+def path_uuid(request: Request, name: str = "id") -> str:
+    """The path's ``name`` (a UUID), lower case; 400 naming it when it is not one."""
+    value: str = request.path_params[name]
+    problem = uuid_field(name, value)
+    if problem is not None:
+        raise ValidationFailed([problem])
+    return value.lower()

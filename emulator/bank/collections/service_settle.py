@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 from emulator.bank.collections import repo as collections_repo
 from emulator.bank.collections.jobs import DisputeWindowClosed, change_status
 from emulator.bank.collections.rules import Collection
-from emulator.bank.common.model import InvalidTransition
-from emulator.bank.common.service_checks import check_outcome_code
+from emulator.bank.common.service_checks import check_outcome_code, settle_unit
 from emulator.domain.errors import ControlError
 from emulator.kernel.storage import Tx
 
@@ -23,14 +22,12 @@ async def settle(rt: Context, collection_id: str, status: str, code: str | None)
     check_outcome_code(status, code)
 
     def unit(tx: Tx) -> Collection:
-        found = collections_repo.collection(tx, collection_id)
-        if found is None:
-            raise ControlError(404, "not_found", "no collection with this id")
-        try:
-            return change_status(rt, tx, found[0], found[1], status, None, code)
-        except InvalidTransition as exc:
-            raise ControlError(409, "invalid_state", exc.detail) from exc
-        except DisputeWindowClosed as exc:
-            raise ControlError(409, "dispute_window_closed", exc.detail) from exc
+        def change(merchant_id: str, collection: Collection) -> Collection:
+            try:
+                return change_status(rt, tx, merchant_id, collection, status, None, code)
+            except DisputeWindowClosed as exc:
+                raise ControlError(409, "dispute_window_closed", exc.detail) from exc
+
+        return settle_unit(collections_repo.collection(tx, collection_id), change, "collection")
 
     return await rt.db.write(unit)

@@ -3,16 +3,20 @@ merchant's), its date-time fields, a settle's outcome code."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
+from typing import TypeVar
 
 from emulator import resources
 from emulator.bank.calendar.rules import instant_problem, iso_us, parse_instant, sast_date
 from emulator.bank.common import repo
-from emulator.bank.common.model import require_text
+from emulator.bank.common.model import InvalidTransition, require_text
 from emulator.core.merchants.model import MerchantProfile
 from emulator.domain import unpaids
 from emulator.domain.errors import BankBadRequest, ControlError
 from emulator.kernel.storage import Tx
+
+T = TypeVar("T")
 
 
 def profile(tx: Tx, merchant_id: str, code: str | None) -> MerchantProfile:
@@ -39,3 +43,15 @@ def check_outcome_code(status: str, code: str | None) -> None:
     problem = unpaids.code_problem(resources.unpaid_codes(), status, code)
     if problem is not None:
         raise ControlError(400, "invalid", problem)
+
+
+def settle_unit(found: tuple[str, T] | None, change: Callable[[str, T], T], what: str) -> T:
+    """The control plane's settle of a collection or payment ``found`` (its merchant and
+    itself) in a unit of work: 404 when there is none, ``change`` made, or 409 when its status
+    does not allow it."""
+    if found is None:
+        raise ControlError(404, "not_found", f"no {what} with this id")
+    try:
+        return change(*found)
+    except InvalidTransition as exc:
+        raise ControlError(409, "invalid_state", exc.detail) from exc

@@ -11,8 +11,8 @@ from emulator.bank.calendar import rules as cal
 from emulator.bank.collections.jobs import payload_of
 from emulator.bank.collections.rules import outcome_steps
 from emulator.bank.common import model as rules
-from emulator.bank.common.model import MONEY_TRANSITIONS, PAYMENT_LIMIT_CENTS, InvalidTransition
-from emulator.bank.common.service_checks import check_outcome_code, instant, profile
+from emulator.bank.common.model import MONEY_TRANSITIONS, PAYMENT_LIMIT_CENTS
+from emulator.bank.common.service_checks import check_outcome_code, instant, profile, settle_unit
 from emulator.bank.common.service_events import book, emit, now_iso
 from emulator.bank.payments import repo as payments_repo
 from emulator.bank.payments.rules import (
@@ -23,7 +23,7 @@ from emulator.bank.payments.rules import (
     Payment,
 )
 from emulator.domain import unpaids
-from emulator.domain.errors import BankBadRequest, ControlError, NotFound
+from emulator.domain.errors import BankBadRequest, NotFound
 from emulator.kernel.jobs import Job
 from emulator.kernel.storage import Tx
 from emulator.scenarios import points
@@ -163,13 +163,10 @@ async def settle(rt: Context, payment_id: str, status: str, code: str | None) ->
     check_outcome_code(status, code)
 
     def unit(tx: Tx) -> Payment:
-        found = payments_repo.payment(tx, payment_id)
-        if found is None:
-            raise ControlError(404, "not_found", "no payment with this id")
-        try:
-            return change_status(rt, tx, found[0], found[1], status, None, code)
-        except InvalidTransition as exc:
-            raise ControlError(409, "invalid_state", exc.detail) from exc
+        def change(merchant_id: str, payment: Payment) -> Payment:
+            return change_status(rt, tx, merchant_id, payment, status, None, code)
+
+        return settle_unit(payments_repo.payment(tx, payment_id), change, "payment")
 
     return await rt.db.write(unit)
 

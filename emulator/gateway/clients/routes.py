@@ -5,8 +5,6 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from emulator.domain.errors import ValidationFailed
-from emulator.domain.validation import uuid_field
 from emulator.gateway import body as gateway_body
 from emulator.gateway.auth import gateway_caller
 from emulator.gateway.clients import service as clients
@@ -17,11 +15,7 @@ from emulator.http.common import JSON, RawJSON, runtime
 
 def client_id_param(request: Request) -> str:
     """The path's client id, lower case; 400 when it is not a UUID."""
-    value: str = request.path_params["id"]
-    problem = uuid_field("id", value)
-    if problem is not None:
-        raise ValidationFailed([problem])
-    return value.lower()
+    return gateway_body.path_uuid(request, "id")
 
 
 async def _body(request: Request) -> ClientInput:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from emulator.domain.errors import PayoutNotFound, ValidationFailed
-from emulator.domain.validation import is_uuid, uuid_field
+from emulator.domain.errors import PayoutNotFound
+from emulator.domain.validation import is_uuid
 from emulator.gateway import body as gateway_body
 from emulator.gateway.auth import gateway_caller
 from emulator.gateway.paging import page_params, raw_page_response
@@ -18,11 +18,7 @@ from emulator.http.outcome import forced_of, keep
 
 
 def _payout_id(request: Request) -> str:
-    value: str = request.path_params["id"]
-    problem = uuid_field("id", value)
-    if problem is not None:
-        raise ValidationFailed([problem])
-    return value.lower()
+    return gateway_body.path_uuid(request, "id")
 
 
 async def create(request: Request) -> Response:

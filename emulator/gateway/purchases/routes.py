@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from emulator.domain.errors import InvalidRecurringToken, ValidationFailed
-from emulator.domain.validation import invalid, is_uuid, uuid_field
+from emulator.domain.validation import invalid, is_uuid
 from emulator.gateway import body as gateway_body
 from emulator.gateway.auth import gateway_caller
 from emulator.gateway.purchases import service as purchases
@@ -22,11 +22,7 @@ T = TypeVar("T")
 
 
 def purchase_id(request: Request, name: str = "id") -> str:
-    value: str = request.path_params[name]
-    problem = uuid_field(name, value)
-    if problem is not None:
-        raise ValidationFailed([problem])
-    return value.lower()
+    return gateway_body.path_uuid(request, name)
 
 
 def base_url(request: Request) -> str:

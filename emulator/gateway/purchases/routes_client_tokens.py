@@ -6,8 +6,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from emulator.domain.errors import ValidationFailed
-from emulator.domain.validation import uuid_field
+from emulator.gateway import body as gateway_body
 from emulator.gateway.auth import gateway_caller
 from emulator.gateway.clients.routes import client_id_param
 from emulator.gateway.paging import page_params, page_response
@@ -26,11 +25,7 @@ async def recurring_tokens(request: Request) -> Response:
 
 
 def _token_id(request: Request) -> str:
-    value: str = request.path_params["token"]
-    problem = uuid_field("token", value)
-    if problem is not None:
-        raise ValidationFailed([problem])
-    return value.lower()
+    return gateway_body.path_uuid(request, "token")
 
 
 async def recurring_token(request: Request) -> Response:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from emulator.domain.errors import CompanyStatementNotFound, ValidationFailed
-from emulator.domain.validation import is_uuid, uuid_field
+from emulator.domain.errors import CompanyStatementNotFound
+from emulator.domain.validation import is_uuid
 from emulator.gateway import body as gateway_body
 from emulator.gateway.auth import gateway_caller
 from emulator.gateway.paging import page_params, raw_page_response
@@ -17,11 +17,7 @@ from emulator.http.common import JSON, RawJSON, on_clock_of, runtime
 
 
 def _statement_id(request: Request) -> str:
-    value: str = request.path_params["id"]
-    problem = uuid_field("id", value)
-    if problem is not None:
-        raise ValidationFailed([problem])
-    return value.lower()
+    return gateway_body.path_uuid(request, "id")
 
 
 async def create(request: Request) -> Response:
