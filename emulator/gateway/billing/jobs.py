@@ -4,9 +4,9 @@ Each live subscriber has exactly one ``billing.bill`` job, due at 00:00 (templat
 of its next billing day. When it runs it bills the period (unless the subscriber is paused),
 then schedules the next period's job: a year of monthly billing is twelve jobs, whatever the
 span. The purchase events of a subscription's purchases come back through the runtime's
-purchase event hooks: a paid one counts a cycle (``on_paid``), which also starts a pending
-subscriber and ends a subscription that has run its ``number_of_billing_cycles``; a first
-purchase cancelled or expired ends a pending subscriber.
+purchase event hooks (``service_paid``): a paid one counts a cycle (``on_paid``), which
+also starts a pending subscriber and ends a subscription that has run its
+``number_of_billing_cycles``; a first purchase cancelled or expired ends a pending subscriber.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from emulator.domain.events import Event
 from emulator.gateway.billing import repo, rules_subscribers
 from emulator.gateway.billing import rules as domain
 from emulator.gateway.billing import rules_schedule as schedule
-from emulator.gateway.billing.jobs_held import Billed, Held, held_bill, purchase_of
+from emulator.gateway.billing.jobs_held import Billed, Held, held_bill
 from emulator.gateway.billing.model import BillingTemplate, Schedule, Subscriber
 from emulator.gateway.billing.repo import ToBill
 from emulator.gateway.purchases import repo as purchases_repo
@@ -296,7 +296,7 @@ def bill_due(rt: Context, tx: Tx, job: Job) -> None:
     s, plan = found.subscriber, found.plan
     if plan.next_period != period or s.status not in ("active", "subscription_paused"):
         return  # ended since, or a chain that was replaced
-    t = _template(tx, merchant_id, s.billing_template_id)
+    t = template_of(tx, merchant_id, s.billing_template_id)
     assert t is not None  # a template's subscribers go with it
     if 0 < t.number_of_billing_cycles <= s.number_of_billing_cycles_passed:
         # The template's cycles were lowered to what has passed already: it ends, unbilled.
@@ -311,7 +311,7 @@ def bill_due(rt: Context, tx: Tx, job: Job) -> None:
         repo.update_subscriber(tx, merchant_id, s, plan)
 
 
-def _template(tx: Tx, merchant_id: str, template_id: str) -> BillingTemplate | None:
+def template_of(tx: Tx, merchant_id: str, template_id: str) -> BillingTemplate | None:
     """The template of a bill: read once for all the bills of an instant (no job changes a
     template; the memo scope is the instant's, ``kernel.steps``). Never mutated."""
     return memo.memoized(
@@ -320,76 +320,11 @@ def _template(tx: Tx, merchant_id: str, template_id: str) -> BillingTemplate | N
     )
 
 
-def _save(tx: Tx, merchant_id: str, s: Subscriber, plan: Schedule) -> None:
+def save_subscriber(tx: Tx, merchant_id: str, s: Subscriber, plan: Schedule) -> None:
     repo.update_subscriber(tx, merchant_id, s, plan)
     held = held_bill.get()
     if held is not None and held.s.id == s.id:
         held.s, held.plan, held.stored = s, plan, True
-
-
-def _billed_by(
-    tx: Tx, merchant_id: str, purchase: Billed
-) -> tuple[Subscriber, Schedule, BillingTemplate | None] | None:
-    """The subscriber a purchase (an event's payload) bills, if it bills one (and its
-    template, when the bill job storing it already has it)."""
-    if purchase.product != SUBSCRIPTIONS:
-        return None
-    held = held_bill.get()
-    if held is not None and held.purchase.id == purchase.id:
-        return held.s, held.plan, held.t
-    subscriber_id = repo.subscriber_of_purchase(tx, purchase.id)
-    found = repo.get_subscriber(tx, merchant_id, subscriber_id) if subscriber_id else None
-    return (*found, None) if found is not None else None
-
-
-def on_paid(rt: Context, tx: Tx, merchant_id: str, purchase: Billed) -> None:
-    """A purchase became paid: when it bills a subscriber, count the cycle (starting a pending
-    subscriber, ending a subscription that has run all its cycles)."""
-    found = _billed_by(tx, merchant_id, purchase)
-    if found is None or not rules_subscribers.is_live(found[0]):
-        return
-    s, plan, t = found
-    t = t or _template(tx, merchant_id, s.billing_template_id)
-    assert t is not None
-    now = now_s(rt)
-    if purchase.is_recurring_token:  # a card saved paying it: charged from now on
-        plan = msgspec.structs.replace(plan, token=purchase.id)
-    elif purchase.recurring_token is not None:  # charged with a token by the API
-        plan = msgspec.structs.replace(plan, token=purchase.recurring_token)
-    s = msgspec.structs.replace(
-        s, number_of_billing_cycles_passed=s.number_of_billing_cycles_passed + 1, updated_on=now
-    )
-    if 0 < t.number_of_billing_cycles <= s.number_of_billing_cycles_passed:
-        s, plan = cancel(rt, tx, merchant_id, s, plan)
-    elif s.status == "pending":
-        paused = not t.subscription_active
-        s = msgspec.structs.replace(s, status="subscription_paused" if paused else "active")
-        plan = msgspec.structs.replace(plan, paused_by_template=paused)
-        s, plan = start(rt, tx, merchant_id, t, s, plan, paid_first=True)
-    _save(tx, merchant_id, s, plan)
-
-
-def on_unpaid_for_good(rt: Context, tx: Tx, merchant_id: str, purchase: Billed) -> None:
-    """A purchase was cancelled or expired: when it was a pending subscriber's first purchase,
-    the subscription can never start, so it ends (and the client may be added again)."""
-    found = _billed_by(tx, merchant_id, purchase)
-    if found is not None and found[0].status == "pending":
-        s, plan = cancel(rt, tx, merchant_id, found[0], found[1])
-        _save(tx, merchant_id, s, plan)
-
-
-def on_purchase_event(rt: Context, tx: Tx, merchant_id: str, event: Event) -> None:
-    if event.type == "purchase.paid":
-        on_paid(rt, tx, merchant_id, purchase_of(event))
-    elif event.type in ("purchase.cancelled", "purchase.expired"):
-        on_unpaid_for_good(rt, tx, merchant_id, purchase_of(event))
-
-
-def on_client_deleted(rt: Context, tx: Tx, merchant_id: str, client_id: str) -> None:
-    """Nobody is left to bill: the client's live subscriptions end now."""
-    for s, plan in repo.live_subscribers_of_client(tx, merchant_id, client_id):
-        s, plan = cancel(rt, tx, merchant_id, s, plan)
-        repo.update_subscriber(tx, merchant_id, s, plan)
 
 
 JOBS: dict[str, JobHandler] = {BILL_JOB: bill_due}

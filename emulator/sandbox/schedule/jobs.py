@@ -18,6 +18,7 @@ from emulator.bank.payments import service as payments
 from emulator.core.auth import service as auth
 from emulator.core.retention import jobs as retention
 from emulator.gateway.billing import jobs as billing_engine
+from emulator.gateway.billing import service_paid as billing_service_paid
 from emulator.gateway.payouts import service as payouts
 from emulator.gateway.purchases import jobs as purchase_jobs
 from emulator.gateway.purchases import service_payer as payer
@@ -58,5 +59,5 @@ HOUSEKEEPING = retention.HOUSEKEEPING
 # Called in the unit of work of every purchase event (billing follows its bills) and of every
 # deleted client (billing ends its subscriptions): (the context, tx, merchant id, the event or
 # the client id).
-PURCHASE_EVENT_HOOKS = (billing_engine.on_purchase_event,)
-CLIENT_DELETED_HOOKS = (billing_engine.on_client_deleted,)
+PURCHASE_EVENT_HOOKS = (billing_service_paid.on_purchase_event,)
+CLIENT_DELETED_HOOKS = (billing_service_paid.on_client_deleted,)
