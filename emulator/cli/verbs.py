@@ -237,7 +237,7 @@ def reset_all(context: Context, args: argparse.Namespace) -> int:
 
 
 def snapshot_verb(context: Context, args: argparse.Namespace) -> int:
-    from emulator.sandbox.control.service import SNAPSHOT_NAME  # the server's own rule
+    from emulator.sandbox.control.service_snapshots import SNAPSHOT_NAME  # the server's rule
 
     rule = "snapshot names are 1-64 letters, digits, '.', '_' or '-', the first a letter or digit"
     name = checked_name(args.name, SNAPSHOT_NAME, "snapshot name", rule)

@@ -31,6 +31,7 @@ from emulator.sandbox.actors.routes_windows import ROUTES as DEBICHECK_ROUTES
 from emulator.sandbox.body import json_body
 from emulator.sandbox.console.routes import ROUTES as CONSOLE_ROUTES
 from emulator.sandbox.control import service as control
+from emulator.sandbox.control import service_snapshots as snapshots
 from emulator.sandbox.deliveries.routes import ROUTES as DELIVERY_OPS_ROUTES
 from emulator.sandbox.docs.routes import ROUTES as DOC_ROUTES
 from emulator.sandbox.expectations.routes import ROUTES as EXPECTATION_ROUTES
@@ -248,16 +249,16 @@ async def merchant_schedule(request: Request) -> Response:
 
 
 async def save_snapshot(request: Request) -> Response:
-    saved = await control.save_snapshot(runtime(request), request.path_params["name"])
+    saved = await snapshots.save_snapshot(runtime(request), request.path_params["name"])
     return JSON(saved, status_code=201)
 
 
 async def restore_snapshot(request: Request) -> Response:
-    return JSON(await control.restore_snapshot(runtime(request), request.path_params["name"]))
+    return JSON(await snapshots.restore_snapshot(runtime(request), request.path_params["name"]))
 
 
 async def list_snapshots(request: Request) -> Response:
-    return JSON({"snapshots": control.list_snapshots(runtime(request))})
+    return JSON({"snapshots": snapshots.list_snapshots(runtime(request))})
 
 
 async def requests(request: Request) -> Response:

@@ -14,6 +14,7 @@ from emulator.kernel.jobs import Job, pending_jobs
 from emulator.kernel.steps import ALONE_BATCH, BATCH
 from emulator.kernel.storage import Tx
 from emulator.runtime.runtime import Runtime
+from emulator.sandbox.control import service_snapshots as control_service_snapshots
 from emulator.sandbox.control.service import load_clock
 from emulator.serving.app import create_app
 from tests.conftest import EPOCH, settings_for
@@ -359,7 +360,6 @@ async def test_background_slots_are_bounded_and_atomic_jobs_go_on(runtime: Runti
 
 async def test_a_failed_restore_leaves_cancelled_jobs_due_again(runtime: Runtime):
     from emulator.domain.errors import ControlError
-    from emulator.sandbox.control import service as control
 
     calls: list[int] = []
     hang = asyncio.Event()
@@ -375,7 +375,7 @@ async def test_a_failed_restore_leaves_cancelled_jobs_due_again(runtime: Runtime
     runtime.snapshot_dir.mkdir(parents=True, exist_ok=True)
     (runtime.snapshot_dir / "bad.sqlite").write_bytes(b"not a database at all" * 100)
     with pytest.raises(ControlError) as refused:
-        await control.restore_snapshot(runtime, "bad")
+        await control_service_snapshots.restore_snapshot(runtime, "bad")
     assert refused.value.code == "invalid_snapshot"
     assert runtime.scheduler.server.has_due()
     await runtime.scheduler.run_due()

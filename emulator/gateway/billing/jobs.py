@@ -27,6 +27,7 @@ from emulator.gateway.billing.repo import ToBill
 from emulator.gateway.purchases import repo as purchases_repo
 from emulator.gateway.purchases import rules as purchases_domain
 from emulator.gateway.purchases import service as purchases
+from emulator.gateway.purchases import service_money as purchases_service_money
 from emulator.gateway.purchases.input import DetailsInput, PurchaseInput, build
 from emulator.gateway.purchases.model import (
     INVOICES,
@@ -203,7 +204,7 @@ def _charge(
     now = now_s(rt)
     internal = Internal()
     try:
-        p, internal, events, declined = purchases.charge_with_token(
+        p, internal, events, declined = purchases_service_money.charge_with_token(
             rt, tx, merchant_id, p, internal, token, now, (read.token,)
         )
     except ApiError as exc:

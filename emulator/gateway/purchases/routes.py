@@ -13,6 +13,7 @@ from emulator.domain.validation import invalid, is_uuid
 from emulator.gateway import body as gateway_body
 from emulator.gateway.auth import gateway_caller
 from emulator.gateway.purchases import service as purchases
+from emulator.gateway.purchases import service_money
 from emulator.gateway.purchases.input import PurchaseInput
 from emulator.gateway.purchases.input_actions import AmountBody, ChargeBody, MarkAsPaidBody
 from emulator.http.common import JSON, RawJSON, runtime
@@ -88,7 +89,7 @@ async def capture(request: Request) -> Response:
     caller = await gateway_caller(request)
     pid = purchase_id(request)
     body = await _optional(request, AmountBody)
-    return JSON(await purchases.capture(runtime(request), caller.merchant_id, pid, body.amount))
+    return JSON(await service_money.capture(runtime(request), caller.merchant_id, pid, body.amount))
 
 
 async def charge(request: Request) -> Response:
@@ -98,7 +99,7 @@ async def charge(request: Request) -> Response:
     token = body.recurring_token
     if not isinstance(token, str) or not is_uuid(token):
         raise InvalidRecurringToken(field="recurring_token")
-    p = await purchases.charge(runtime(request), caller.merchant_id, pid, token.lower())
+    p = await service_money.charge(runtime(request), caller.merchant_id, pid, token.lower())
     return JSON(p)
 
 
@@ -106,7 +107,7 @@ async def refund(request: Request) -> Response:
     caller = await gateway_caller(request)
     pid = purchase_id(request)
     body = await _optional(request, AmountBody)
-    payment = await purchases.refund(runtime(request), caller.merchant_id, pid, body.amount)
+    payment = await service_money.refund(runtime(request), caller.merchant_id, pid, body.amount)
     return JSON(payment)
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from emulator.domain.errors import ControlError
 from emulator.kernel.clock import TIME_HEADER, in_clock_range, parse_iso, to_us
 from emulator.kernel.notices import sink_key
-from emulator.sandbox.control.service import SNAPSHOT_NAME
+from emulator.sandbox.control.service_snapshots import SNAPSHOT_NAME
 from emulator.sandbox.sink import repo
 
 if TYPE_CHECKING:

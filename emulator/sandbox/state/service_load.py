@@ -21,6 +21,7 @@ from emulator.domain.errors import ControlError
 from emulator.kernel.clock import Clock, ClockState
 from emulator.kernel.storage import Tx
 from emulator.sandbox.control import service as control
+from emulator.sandbox.control import service_snapshots as control_service_snapshots
 from emulator.sandbox.state import service_merchant as merchant
 from emulator.sandbox.state.service_export import VERSION
 from emulator.sandbox.state.service_tables import Refused, parse_instant
@@ -169,7 +170,7 @@ def named_states(folder: Path | None) -> list[str]:
 
 
 def named_file(folder: Path | None, name: str) -> Path:
-    if not control.SNAPSHOT_NAME.match(name):
+    if not control_service_snapshots.SNAPSHOT_NAME.match(name):
         raise ControlError(400, "invalid", "state names are 1-64 letters, digits, '.', '_' or '-'")
     if folder is None:
         raise ControlError(
