@@ -11,6 +11,7 @@ from starlette.routing import Route
 from emulator.http.common import JSON, runtime
 from emulator.sandbox.body import json_body
 from emulator.sandbox.holds import service as holds
+from emulator.sandbox.holds import service_act
 
 ACTIONS = ("release", "drop", "duplicate", "delay")
 
@@ -34,7 +35,7 @@ def _action(action: str) -> Route:
     async def act(request: Request) -> Response:
         body = await json_body(request)
         company_id, hold_id = request.path_params["company_id"], request.path_params["id"]
-        return JSON(await holds.act(runtime(request), company_id, hold_id, action, body))
+        return JSON(await service_act.act(runtime(request), company_id, hold_id, action, body))
 
     path = "/merchants/{company_id}/holds/{id}/" + action
     return Route(path, act, methods=["POST"], name=f"hold_{action}")

@@ -24,7 +24,7 @@ from emulator.gateway.purchases import jobs as purchase_jobs
 from emulator.gateway.purchases import service_payer as payer
 from emulator.gateway.statements import service as company_statements
 from emulator.kernel.context import JobHandler
-from emulator.sandbox.holds import service as holds
+from emulator.sandbox.holds import service_act as holds_service_act
 
 
 def _table(*tables: Mapping[str, JobHandler]) -> dict[str, JobHandler]:
@@ -47,7 +47,7 @@ JOBS = _table(
     collection_outcomes.JOBS,
     payments.JOBS,
     retention.JOBS,
-    holds.JOBS,
+    holds_service_act.JOBS,
     payer.JOBS,
 )
 
