@@ -15,7 +15,9 @@ from emulator.core.merchants import service as merchants
 from emulator.kernel.storage import Tx
 from emulator.runtime.runtime import Runtime
 from emulator.sandbox.expectations import repo, service
+from emulator.sandbox.expectations import repo_counts as expectations_repo_counts
 from emulator.sandbox.expectations import repo_indexes as indexes
+from emulator.sandbox.expectations import repo_recent as expectations_repo_recent
 from emulator.sandbox.expectations.model import parse_set
 from emulator.sandbox.expectations.model_records import Records
 from emulator.sandbox.expectations.rules_match import evaluate
@@ -85,9 +87,9 @@ def _fill(tx: Tx, merchant_id: str, seed: int) -> None:
 
 def _everything(tx: Tx, merchant_id: str) -> Records:
     return Records(
-        requests=repo.tail_requests(tx, merchant_id, 100_000),
-        deliveries=repo.tail_deliveries(tx, merchant_id, 100_000),
-        events=repo.tail_events(tx, merchant_id, 100_000),
+        requests=expectations_repo_recent.tail_requests(tx, merchant_id, 100_000),
+        deliveries=expectations_repo_recent.tail_deliveries(tx, merchant_id, 100_000),
+        events=expectations_repo_recent.tail_events(tx, merchant_id, 100_000),
     )
 
 
@@ -147,7 +149,7 @@ async def test_the_journal_and_message_indexes_come_with_the_first_verify(runtim
         statements: list[str] = []
         tx.conn.set_trace_callback(statements.append)
         try:
-            repo.counted(tx, mine["company_id"], spec, 50)
+            expectations_repo_counts.counted(tx, mine["company_id"], spec, 50)
         finally:
             tx.conn.set_trace_callback(None)
         [count] = [s for s in statements if s.startswith("SELECT count(*)")]

@@ -11,7 +11,7 @@ import msgspec
 from emulator.core.merchants import repo as merchants_repo
 from emulator.domain.errors import ControlError
 from emulator.kernel.storage import Tx
-from emulator.sandbox.expectations import repo
+from emulator.sandbox.expectations import repo, repo_counts, repo_recent
 from emulator.sandbox.expectations import repo_indexes as indexes
 from emulator.sandbox.expectations.model import (
     DeliverySpec,
@@ -96,24 +96,26 @@ def _gather(tx: Tx, merchant_id: str, expectations: ExpectationSet) -> Gathered:
     for item in expectations.items:
         spec = item.spec
         if _countable(item, expectations, anchors) and not isinstance(spec, TransitionSpec):
-            found = repo.counted(tx, merchant_id, spec, LISTED)
+            found = repo_counts.counted(tx, merchant_id, spec, LISTED)
             if found is not None:
                 counted[item.index], records[item.index] = found
                 continue
         records[item.index] = _records_of(tx, merchant_id, spec)
-    return Gathered(records, counted, repo.created_us(tx, merchant_id))
+    return Gathered(records, counted, repo_recent.created_us(tx, merchant_id))
 
 
 def _tails(tx: Tx, merchant_id: str, kinds: set[type]) -> Records:
     """The latest records of these kinds (bounded): where the failed items' closest
     candidates are looked for."""
     return Records(
-        requests=repo.tail_requests(tx, merchant_id, NEAR_SCAN) if RequestSpec in kinds else [],
+        requests=repo_recent.tail_requests(tx, merchant_id, NEAR_SCAN)
+        if RequestSpec in kinds
+        else [],
         deliveries=(
-            repo.tail_deliveries(tx, merchant_id, NEAR_SCAN) if DeliverySpec in kinds else []
+            repo_recent.tail_deliveries(tx, merchant_id, NEAR_SCAN) if DeliverySpec in kinds else []
         ),
         events=(
-            repo.tail_events(tx, merchant_id, NEAR_SCAN)
+            repo_recent.tail_events(tx, merchant_id, NEAR_SCAN)
             if kinds & {EventSpec, TransitionSpec}
             else []
         ),

@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl
 import msgspec
 
 from emulator import __version__
-from emulator.sandbox.expectations import repo
+from emulator.sandbox.expectations import repo_recent
 from emulator.sandbox.expectations.rules_times import iso_us
 from emulator.sandbox.expectations.service import known_merchant
 
@@ -124,7 +124,9 @@ async def har(rt: Context, company_id: str, base_url: str, limit: int) -> dict[s
     await rt.deliveries.flush(merchant_id=company_id)
 
     def read(tx: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        return repo.journal_rows(tx, company_id, limit), repo.delivery_rows(tx, company_id, limit)
+        return repo_recent.journal_rows(tx, company_id, limit), repo_recent.delivery_rows(
+            tx, company_id, limit
+        )
 
     requests, deliveries = await rt.db.read(read)
     keyed = [((r["at_us"], 0, r["id"]), _request_entry(r, base_url)) for r in requests]
