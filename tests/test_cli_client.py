@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from emulator.cli.client import UsageError, parse_duration
+from emulator.cli.client import UsageError
+from emulator.cli.durations import parse_duration
 from emulator.cli.trigger import EVENTS
 from emulator.testing import EmulatorClient, EmulatorServer, Merchant, unique_name
 from tests.conftest import LIVE_START

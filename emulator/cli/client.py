@@ -18,9 +18,7 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from datetime import UTC, datetime
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -94,13 +92,6 @@ def company_segment(company_id: str, what: str) -> str:
     if "/" in company_id:
         raise UsageError(f"{what} {company_id!r}: a company_id has no '/'")
     return encoded
-
-
-def checked_name(value: str, pattern: re.Pattern[str], what: str, rule: str) -> str:
-    """A name the server would accept (``pattern`` is the server's own), as a path segment."""
-    if not pattern.match(value):
-        raise UsageError(f"{what} {value!r}: {rule}")
-    return segment(value, what)
 
 
 class Context:
@@ -236,10 +227,6 @@ def timeouts(answer: float | None) -> httpx.Timeout:
     return httpx.Timeout(answer, connect=min(answer, CONNECT_SECONDS))
 
 
-def merchant_option(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument("--merchant", metavar="COMPANY_ID", default=argparse.SUPPRESS, help=what)
-
-
 def _url(args: argparse.Namespace) -> str:
     given = getattr(args, "url", None)
     url = str(given or os.environ.get("EMULATOR_URL") or DEFAULT_URL).rstrip("/")
@@ -305,73 +292,3 @@ def dumps(data: Any) -> str:
         import msgspec
 
         return msgspec.json.encode(data).decode()
-
-
-DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s?)?$")
-UNITS = ("days", "hours", "minutes", "seconds")
-
-
-def parse_duration(text: str) -> dict[str, float]:
-    """``3d``, ``90m``, ``2h30m``, ``45s``, ``10`` (seconds): the advance body's
-    days/hours/minutes/seconds (only those given)."""
-    match = DURATION.match(text.strip()) if text.strip() else None
-    if match is None or not any(match.groups()):
-        raise UsageError(
-            f"duration {text!r}: use days, hours, minutes and seconds like 3d, 90m, 2h30m, 45s"
-        )
-    body: dict[str, float] = {}
-    for unit, value in zip(UNITS, match.groups(), strict=True):
-        if value is not None:
-            number = float(value)
-            body[unit] = int(number) if number.is_integer() else number
-    return body
-
-
-def duration_seconds(body: dict[str, float]) -> float:
-    factors = {"days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
-    return sum(factors[unit] * value for unit, value in body.items())
-
-
-def parse_instant(text: str, flag: str) -> str:
-    """An ISO-8601 instant (naive means UTC) in the clock's range, as the emulator writes it."""
-    from emulator.kernel.clock import CLOCK_RANGE, in_clock_range, iso, parse_iso, to_us
-
-    try:
-        moment = parse_iso(text)
-    except ValueError:
-        raise UsageError(f"{flag}: {text!r} is not an ISO-8601 instant") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    if not in_clock_range(to_us(moment)):
-        raise UsageError(f"{flag}: {text!r} must be {CLOCK_RANGE}")
-    return iso(moment)
-
-
-def when(value: str | datetime) -> str:
-    from emulator.kernel.clock import iso
-
-    return value if isinstance(value, str) else iso(value)
-
-
-@contextmanager
-def progress(enabled: bool) -> Iterator[Callable[[str], None]]:
-    """A one-line status on a terminal (rewritten in place), ended by a newline; nothing
-    when ``enabled`` is false (stdout is not a terminal, or ``--json``)."""
-    shown = [False]
-
-    def show(text: str) -> None:
-        if enabled:
-            sys.stdout.write(f"\r\x1b[K{printable(text)}")
-            sys.stdout.flush()
-            shown[0] = True
-
-    try:
-        yield show
-    finally:
-        if shown[0]:
-            sys.stdout.write("\n")
-            sys.stdout.flush()
-
-
-def on_terminal(context: Context) -> bool:
-    return not context.json and sys.stdout.isatty()

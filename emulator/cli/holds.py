@@ -8,15 +8,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from emulator.cli.client import (
-    Context,
-    UsageError,
-    client_parent,
-    company_segment,
-    merchant_option,
-    parse_duration,
-    segment,
-)
+from emulator.cli.arguments import merchant_option
+from emulator.cli.client import Context, UsageError, client_parent, company_segment, segment
+from emulator.cli.durations import parse_duration
 
 MERCHANT_HELP = "the merchant (default: the default merchant)"
 

@@ -8,7 +8,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from emulator.cli.client import Context, UsageError, client_parent, merchant_option, printable
+from emulator.cli.arguments import merchant_option
+from emulator.cli.client import Context, UsageError, client_parent, printable
 from emulator.kernel.segments import has_control
 
 if TYPE_CHECKING:

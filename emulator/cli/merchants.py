@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from emulator.cli.client import Context, UsageError, client_parent, company_segment, parse_instant
+from emulator.cli.client import Context, UsageError, client_parent, company_segment
+from emulator.cli.durations import parse_instant
 
 
 def add_merchant_actions(actions: Any) -> None:

@@ -9,7 +9,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from emulator.cli.client import Context, UsageError, client_parent, merchant_option
+from emulator.cli.arguments import merchant_option
+from emulator.cli.client import Context, UsageError, client_parent
 from emulator.cli.verify import Case, write_cases
 
 MARKS = {"pass": "ok  ", "warn": "WARN", "fail": "FAIL"}

@@ -10,12 +10,8 @@ import argparse
 from typing import Any
 
 from emulator.cli import delivered
-from emulator.cli.client import (
-    Context,
-    UsageError,
-    client_parent,
-    merchant_option,
-)
+from emulator.cli.arguments import merchant_option
+from emulator.cli.client import Context, UsageError, client_parent
 from emulator.cli.trigger_recipes import ALIASES, EVENTS
 from emulator.cli.trigger_run import NotEmitted, Trigger
 

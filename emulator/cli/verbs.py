@@ -7,20 +7,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from emulator.cli.client import (
-    Context,
-    UsageError,
-    checked_name,
-    client_parent,
-    duration_seconds,
-    merchant_option,
-    on_terminal,
-    parse_duration,
-    parse_instant,
-    printable,
-    progress,
-)
+from emulator.cli.arguments import checked_name, merchant_option
+from emulator.cli.client import Context, UsageError, client_parent, printable
+from emulator.cli.durations import duration_seconds, parse_duration, parse_instant
 from emulator.cli.merchants import add_merchant_actions
+from emulator.cli.progress import on_terminal, progress
 
 STEPS = 20  # an advance shown with progress runs in this many steps
 STEPPED_FROM = 3600.0  # seconds: shorter advances run in one request

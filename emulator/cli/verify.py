@@ -13,14 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from emulator.cli.client import (
-    Context,
-    UsageError,
-    client_parent,
-    duration_seconds,
-    merchant_option,
-    parse_duration,
-)
+from emulator.cli.arguments import merchant_option
+from emulator.cli.client import Context, UsageError, client_parent
+from emulator.cli.durations import duration_seconds, parse_duration
 
 
 def add_command(commands: Any) -> None:

@@ -32,13 +32,11 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Protocol
 
 import httpx
-import msgspec
 
 from emulator.delivery import endpoints, holds, repo
-from emulator.delivery.client import wire_headers
 from emulator.delivery.dispatch import SEND_JOB, Dispatcher, schedule_send
 from emulator.delivery.outgoing import TIMEOUT_SECONDS, Prepare, Router, retry_due_us
 from emulator.delivery.reads import SendReads
@@ -339,52 +337,3 @@ class DeliveryEngine:
             repo.set_state(tx, next_id, "queued", 0, None)
             due_us = max(not_before_us, self._rt.clock.now_us())
             schedule_send(self._rt, tx, next_id, due_us, message.merchant_id)
-
-
-def attempt_view(row: dict[str, Any]) -> dict[str, Any]:
-    """An attempt as the control plane shows it (every detail, body included). ``headers``:
-    every header that went on the wire, in order: the HTTP client's own (Host, Accept...,
-    rebuilt by its own rules, ``client.wire_headers``), the message's, the attempt's
-    ``X-Emulator-Time`` (its instant, stamped when it was sent) and Content-Length."""
-    body = bytes(row["body"])
-    at = iso(from_us(row["at_us"]))
-    view = {
-        "id": row["id"],
-        "message_id": row["message_id"],
-        "merchant": row["merchant_id"],
-        "kind": row["kind"],
-        "target_id": row["target_id"],
-        "event_id": row["event_id"],
-        "event_type": row["event_type"],
-        "object_type": row["object_type"],
-        "object_id": row["object_id"],
-        "url": row["url"],
-        "headers": wire_headers(
-            row["url"],
-            {**msgspec.json.decode(row["headers"]), TIME_HEADER: at},
-            len(body),
-        ),
-        "body": body.decode("utf-8", "replace"),
-        "attempt": row["attempt"],
-        "at": at,
-        "status": row["status"],
-        "error": row["error"],
-        "success": bool(row["success"]),
-        "duration_ms": milliseconds(row["duration_us"]),
-    }
-    if row.get("copies") is not None:  # one of several sends of its event (migration 0017)
-        view.update(copy_view(row["copy"], row["copies"], row["cause"]))
-    return view
-
-
-def copy_view(copy: int, copies: int, cause: str | None) -> dict[str, Any]:
-    """``copy`` of ``copies``, and what made it one: ``{"kind": "scenario" | "hold" |
-    "replay" | "outcome_header", "id": the scenario's name, the hold's id, the message
-    replayed or the decision point}``."""
-    kind, _, ident = (cause or "").partition(":")
-    return {"copy": copy, "copies": copies, "cause": {"kind": kind, "id": ident} if kind else None}
-
-
-def milliseconds(duration_us: int | None) -> float | None:
-    """Microseconds as milliseconds (to the microsecond); None stays None (old rows)."""
-    return None if duration_us is None else duration_us / 1000

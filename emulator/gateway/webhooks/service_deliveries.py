@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from emulator.delivery import repo
-from emulator.delivery.engine import milliseconds
+from emulator.delivery.attempt_views import milliseconds
 from emulator.domain.errors import SourceNotFound
 from emulator.gateway.payouts import repo as payouts_repo
 from emulator.gateway.webhooks.rules import SOURCE_TYPES

@@ -11,8 +11,8 @@ import msgspec
 from emulator.core.merchants import repo as merchants_repo
 from emulator.delivery import endpoints
 from emulator.delivery import repo as deliveries
+from emulator.delivery.attempt_views import attempt_view
 from emulator.delivery.dispatch import schedule_send
-from emulator.delivery.engine import attempt_view
 from emulator.delivery.signing import Signer
 from emulator.domain.delivery_filters import DeliveryFilter
 from emulator.domain.errors import ControlError

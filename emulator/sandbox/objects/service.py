@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from emulator.delivery.attempt_views import attempt_view
 from emulator.delivery.dispatch import SEND_JOB
-from emulator.delivery.engine import attempt_view
 from emulator.domain.errors import ControlError
 from emulator.kernel.clock import from_us, iso
 from emulator.kernel.storage import Tx
