@@ -15,7 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from emulator.cli.commands import _parser, settings_from
+from emulator.cli.commands import _parser
+from emulator.cli.serve_options import settings_from
 
 pytestmark = pytest.mark.slow  # each test starts `payments-emulator serve` in a process of its own
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from emulator.cli.commands import _parser, settings_from
+from emulator.cli.commands import _parser
+from emulator.cli.serve_options import settings_from
 from emulator.runtime.settings import MEMORY, VARIABLES
 from tests.test_cli import serving
 from tests.test_cli_startup import assert_refused, run_serve

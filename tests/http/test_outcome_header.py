@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from emulator import resources
-from emulator.cli.commands import _parser, banner, settings_from
+from emulator.cli.commands import _parser, banner
+from emulator.cli.serve_options import settings_from
 from emulator.runtime.runtime import Runtime
 from emulator.scenarios import outcomes
 from emulator.serving.app import create_app

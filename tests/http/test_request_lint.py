@@ -11,7 +11,8 @@ import httpx
 import msgspec
 import pytest
 
-from emulator.cli.commands import _parser, settings_from
+from emulator.cli.commands import _parser
+from emulator.cli.serve_options import settings_from
 from emulator.gateway.clients.rules import ClientInput
 from emulator.gateway.purchases.input import DetailsInput, ProductInput, PurchaseInput
 from emulator.runtime.runtime import Runtime
