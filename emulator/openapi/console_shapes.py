@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from emulator.openapi.control_shapes import DeliveryAttempt, Instant, ScheduledJob
+from emulator.openapi.control_shapes import Instant, ScheduledJob
+from emulator.openapi.delivery_shapes import DeliveryAttempt
 
 
 class ObjectList(msgspec.Struct):

@@ -9,7 +9,7 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from emulator.openapi.control import AFTER, BEFORE, LIMIT, MERCHANT, NO_MERCHANT, op
-from emulator.openapi.control_shapes import Deliveries
+from emulator.openapi.delivery_shapes import Deliveries
 from emulator.openapi.model import Operation, Param
 
 Instant = str  # ISO-8601

@@ -8,7 +8,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from emulator.openapi.control_shapes import DeliveryAttempt, SinkMessage
+from emulator.openapi.control_shapes import SinkMessage
+from emulator.openapi.delivery_shapes import DeliveryAttempt
 from emulator.sandbox.expectations.rules_match import ItemResult
 
 Instant = str  # ISO-8601
