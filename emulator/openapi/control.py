@@ -33,11 +33,7 @@ from emulator.openapi.control_shapes import (
     Requests,
     ResetDone,
     ResumeRequest,
-    ScenarioActivation,
-    ScenarioLoaded,
-    Scenarios,
     Schedule,
-    ScopeRequest,
     SettleRequest,
     SinkDeleted,
     SinkMessages,
@@ -67,6 +63,12 @@ from emulator.openapi.hold_shapes import (
 )
 from emulator.openapi.model import Body, Interface, Operation, Param
 from emulator.openapi.receiver_shapes import ReceiverCheckRequest, ReceiverReport
+from emulator.openapi.scenario_shapes import (
+    ScenarioActivation,
+    ScenarioLoaded,
+    Scenarios,
+    ScopeRequest,
+)
 
 NAME = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
 

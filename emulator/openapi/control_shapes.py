@@ -239,53 +239,6 @@ class SinkDeleted(msgspec.Struct):
     deleted: int
 
 
-class Activation(msgspec.Struct):
-    merchant: str | None
-    activated_at: Instant
-    uses_left: dict[str, int]
-
-
-class ScenarioView(msgspec.Struct):
-    """A scenario; ``error`` instead of its rules when a loaded file no longer parses;
-    ``outcome_header``: one object's own outcome (``X-Emulator-Outcome``)."""
-
-    name: str
-    origin: Literal["library", "loaded", "gone", "outcome_header"]
-    active: list[Activation]
-    description: str | UnsetType = UNSET
-    points: list[str] | UnsetType = UNSET
-    rules: int | UnsetType = UNSET
-    error: str | UnsetType = UNSET
-
-
-class Scenarios(msgspec.Struct):
-    scenarios: list[ScenarioView]
-    decision_points: list[str]
-
-
-class ScenarioLoaded(msgspec.Struct):
-    """``notes``: each older form the file used (a decline code of an earlier release, UNPAID
-    with a ``reason``), loaded as its current form, with the form now preferred."""
-
-    name: str
-    description: str
-    rules: int
-    points: list[str]
-    active: bool
-    notes: list[str]
-
-
-class ScopeRequest(msgspec.Struct, forbid_unknown_fields=True):
-    merchant: str | UnsetType | None = UNSET
-
-
-class ScenarioActivation(msgspec.Struct):
-    name: str
-    active: bool
-    merchant: str | None
-    activated_at: Instant | UnsetType = UNSET
-
-
 class CardRequest(msgspec.Struct):
     """The default test card, or the card given."""
 
