@@ -4,11 +4,8 @@ A unit of work is a plain synchronous function ``fn(tx) -> T`` that runs on the 
 own thread (aiosqlite's worker), so a whole transaction costs one hop between threads instead
 of one per statement. Units never await and never do network I/O.
 
-Writes are *group-committed*: the writer takes every unit waiting in its queue, opens one
-``BEGIN IMMEDIATE`` transaction, runs each unit inside its own ``SAVEPOINT`` (so a failing unit
-rolls back alone and its caller gets the exception) and commits once (``kernel.units``). With one
-unit waiting, that is exactly one ``BEGIN IMMEDIATE`` per unit of work; under load, many units
-share one commit. A caller's future resolves only after its commit, so a 201 is always durable.
+Writes are *group-committed* by the writer (``kernel.writer``): a caller's future resolves only
+after its commit, so a 201 is always durable.
 
 Point reads (a row or two by key) run on the event loop's own thread (``read_point``; see
 ``emulator.kernel.connections.PointReader``).
@@ -30,7 +27,6 @@ import asyncio
 import contextlib
 import contextvars
 import functools
-import logging
 import os
 import shutil
 import sqlite3
@@ -41,28 +37,17 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from emulator.kernel import checkpoint
-from emulator.kernel.checkpoint import Checkpointer, restart_wal
+from emulator.kernel.checkpoint import Checkpointer
 from emulator.kernel.connections import PointReader, configure
 from emulator.kernel.connections import Tx as Tx  # every unit of work names it from here
 from emulator.kernel.dbfile import FileLock, check_database_file, copy_over
 from emulator.kernel.schema import apply_migrations
-from emulator.kernel.units import Pending, run, take_batch
-
-log = logging.getLogger(__name__)
+from emulator.kernel.units import Pending
+from emulator.kernel.writer import Writer, consume_exception, fail, on_thread
 
 MEMORY = ":memory:"  # the path of a database kept in memory
-# The writer this long without a unit to run is idle: a WAL's start over waits for that.
-IDLE_SECONDS = 0.05
 
 T = TypeVar("T")
-
-
-async def _on_thread(conn: aiosqlite.Connection, fn: Callable[[], T]) -> T:
-    # aiosqlite exposes no public "run this callable on the connection thread"; its private
-    # _execute does exactly that. It is the only private API we use, behind this one function.
-    result: T = await conn._execute(fn)  # type: ignore[no-untyped-call]
-    return result
 
 
 class Database:
@@ -75,14 +60,8 @@ class Database:
         self._writer_conn: aiosqlite.Connection | None = None
         self._reader_conn: aiosqlite.Connection | None = None
         self._point = PointReader(path)
-        self._queue: list[Pending] = []
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self._closing = False
-        self._checkpointer = Checkpointer(path, self._restart_wal)
-        self._restarting = False  # a restart_wal unit is queued
-        self._restart_wanted = False  # ...or waits for the writer to be idle
-        self.wal_restarts = 0
+        self._writer = Writer(lambda: self._writer_conn, self._swap_in, self._committed)
+        self._checkpointer = Checkpointer(path, self._writer.restart_wal)
         self._lock = FileLock(path)
         self._reads_open = asyncio.Event()  # cleared while the file is being swapped
         self._reads_in_flight = 0
@@ -104,18 +83,15 @@ class Database:
             await self._disconnect()  # a connection's thread left open keeps the process alive
             self._lock.release()
             raise
-        self._closing = False
-        # Kept: asyncio.get_running_loop() costs a getpid() system call on every call.
-        self.loop = asyncio.get_running_loop()
-        self._task = self.loop.create_task(self._write_loop(), name="db-writer")
+        self.loop = self._writer.start()
 
     async def _connect(self) -> None:
         self._writer_conn = await aiosqlite.connect(
             self.path, isolation_level=None, check_same_thread=False, cached_statements=1024
         )
         writer = self._writer_conn
-        await _on_thread(writer, lambda: configure(writer._conn, readonly=False))
-        await _on_thread(writer, lambda: apply_migrations(writer._conn))
+        await on_thread(writer, lambda: configure(writer._conn, readonly=False))
+        await on_thread(writer, lambda: apply_migrations(writer._conn))
         if self.in_memory:  # one database, one connection: reads wait between two batches
             self._reader_conn = writer
             self._reads_open.set()
@@ -124,17 +100,13 @@ class Database:
             self.path, isolation_level=None, check_same_thread=False, cached_statements=1024
         )
         reader = self._reader_conn
-        await _on_thread(reader, lambda: configure(reader._conn, readonly=True, mapped=True))
+        await on_thread(reader, lambda: configure(reader._conn, readonly=True, mapped=True))
         self._point.open()
         await self._checkpointer.open()
         self._reads_open.set()
 
     async def close(self) -> None:
-        self._closing = True
-        self._wake.set()
-        if self._task is not None:
-            await self._task
-            self._task = None
+        await self._writer.stop()
         await self._disconnect()
         self._lock.release()
         if self._scratch is not None:
@@ -177,7 +149,7 @@ class Database:
             staged = self._spare
             await asyncio.to_thread(copy_over, source, staged)
             await asyncio.to_thread(check_database_file, staged)
-            await self._enqueue(lambda tx: None, exclusive=True, swap=staged)
+            await self._writer.enqueue(lambda tx: None, exclusive=True, swap=staged)
 
     @property
     def _spare(self) -> Path:
@@ -191,18 +163,20 @@ class Database:
         """Run ``unit`` in a write transaction; returns once it has committed. A
         ``background`` unit (no request waits for it) does not cut a run of jobs short; an
         ``alone`` one (a run of jobs) gets a transaction of its own (``kernel.units``)."""
-        result: T = await self._enqueue(unit, exclusive=False, background=background, alone=alone)
+        result: T = await self._writer.enqueue(
+            unit, exclusive=False, background=background, alone=alone
+        )
         return result
 
     def write_later(self, unit: Callable[[Tx], Any]) -> asyncio.Future[Any]:
         """Queue ``unit`` without waiting for it (the request journal uses this)."""
-        future = self._enqueue(unit, exclusive=False, background=True)
-        future.add_done_callback(_consume_exception)
+        future = self._writer.enqueue(unit, exclusive=False, background=True)
+        future.add_done_callback(consume_exception)
         return future
 
     async def exclusive(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` on the write connection alone, outside any transaction."""
-        result: T = await self._enqueue(lambda tx: fn(tx.conn), exclusive=True)
+        result: T = await self._writer.enqueue(lambda tx: fn(tx.conn), exclusive=True)
         return result
 
     async def read(self, unit: Callable[[Tx], T]) -> T:
@@ -225,42 +199,20 @@ class Database:
 
         self._reads_in_flight += 1
         try:
-            return await _on_thread(reader, run)
+            return await on_thread(reader, run)
         finally:
             self._reads_in_flight -= 1
             if self._reads_in_flight == 0:
                 self._reads_idle.set()
 
-    def _restart_wal(self, frames: int) -> asyncio.Future[Any] | None:
-        """The checkpointer found the WAL long (``frames``) and copied back: the writer, between
-        two units, makes the next commit write it from the start (``checkpoint.restart_wal``),
-        once it is idle, or at once (that unit, returned) when it is ``RESTART_CEILING`` times
-        as long."""
-        if self._restarting or self._task is None or self._closing:
-            return None
-        if frames < checkpoint.RESTART_FRAMES * checkpoint.RESTART_CEILING:
-            self._restart_wanted = True  # the write loop queues it once it is idle
-            return None
-        return self._queue_restart()
-
-    def _queue_restart(self) -> asyncio.Future[Any]:
-        self._restarting, self._restart_wanted = True, False
-
-        def restart(tx: Tx) -> None:
-            self.wal_restarts += restart_wal(tx.conn)
-
-        def done(future: asyncio.Future[Any]) -> None:
-            self._restarting = False
-            _consume_exception(future)
-
-        # First in the queue: it copies and syncs what came since the checkpointer's last run.
-        future = self._enqueue(restart, exclusive=True, background=True, first=True)
-        future.add_done_callback(done)
-        return future
-
     def others_waiting(self) -> bool:
         """On the writer, inside a unit: whether units that someone waits for are queued."""
-        return any(not pending.background for pending in self._queue)
+        return self._writer.others_waiting()
+
+    @property
+    def wal_restarts(self) -> int:
+        """How many times the WAL was started over (``Writer.restart_wal``)."""
+        return self._writer.wal_restarts
 
     async def read_point(self, unit: Callable[[Tx], T]) -> T:
         """``read`` for a unit that reads a row or two by key, run on the event loop's thread
@@ -273,73 +225,13 @@ class Database:
 
     async def barrier(self) -> None:
         """Wait until every write queued so far has committed."""
-        await self._enqueue(lambda tx: None, exclusive=False)
+        await self._writer.enqueue(lambda tx: None, exclusive=False)
 
-    # -- the writer ------------------------------------------------------------------------
+    # -- the writer's calls ----------------------------------------------------------------
 
-    def _enqueue(
-        self,
-        unit: Callable[[Tx], Any],
-        *,
-        exclusive: bool,
-        swap: Path | None = None,
-        background: bool = False,
-        alone: bool = False,
-        first: bool = False,
-    ) -> asyncio.Future[Any]:
-        if self._task is None or self._closing or self.loop is None:
-            raise RuntimeError("database is not open")
-        future: asyncio.Future[Any] = self.loop.create_future()
-        context = contextvars.copy_context()
-        pending = Pending(unit, future, exclusive, swap, background, alone, context)
-        self._queue.insert(0 if first else len(self._queue), pending)
-        self._wake.set()
-        return future
-
-    async def _write_loop(self) -> None:
-        while True:
-            if self._restart_wanted and not self._wake.is_set():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), IDLE_SECONDS)
-                if not self._wake.is_set() and self._restart_wanted and not self._restarting:
-                    self._queue_restart()  # sets _wake: no unit came meanwhile
-            await self._wake.wait()
-            self._wake.clear()
-            while self._queue:
-                batch = take_batch(self._queue)
-                if batch[0].swap is not None:
-                    await self._swap_in(batch[0])
-                    continue
-                writer = self._writer_conn
-                if writer is None:  # a swap failed to reopen the file
-                    for pending in batch:
-                        _fail(pending, RuntimeError("database is not open"))
-                    continue
-                try:
-                    results = await _on_thread(writer, functools.partial(run, writer._conn, batch))
-                except BaseException as exc:  # the commit itself failed: every unit failed
-                    for pending in batch:
-                        if not pending.future.done():
-                            pending.future.set_exception(exc)
-                    if isinstance(exc, asyncio.CancelledError):
-                        raise
-                    continue
-                if not self.in_memory:
-                    self._checkpointer.poke()
-                for pending, (ok, value, hooks) in zip(batch, results, strict=True):
-                    for hook in hooks:
-                        try:
-                            hook()
-                        except Exception:  # a hook must never stop the writer
-                            log.exception("after-commit hook failed")
-                    if pending.future.done():
-                        continue
-                    if ok:
-                        pending.future.set_result(value)
-                    else:
-                        pending.future.set_exception(value)
-            if self._closing and not self._queue:
-                return
+    def _committed(self) -> None:
+        if not self.in_memory:
+            self._checkpointer.poke()
 
     async def _swap_in(self, pending: Pending) -> None:
         assert pending.swap is not None
@@ -361,7 +253,7 @@ class Database:
                 await self._connect()
                 raise
         except Exception as exc:
-            _fail(pending, exc)
+            fail(pending, exc)
         else:
             if not pending.future.done():  # its caller may have given up (cancelled) meanwhile
                 pending.future.set_result(None)
@@ -387,13 +279,3 @@ def _load_into(source: Path, conn: sqlite3.Connection) -> None:
     with contextlib.closing(sqlite3.connect(source)) as file:
         file.backup(conn)
     apply_migrations(conn)
-
-
-def _fail(pending: Pending, exc: BaseException) -> None:
-    if not pending.future.done():  # its caller may have given up (cancelled) meanwhile
-        pending.future.set_exception(exc)
-
-
-def _consume_exception(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()

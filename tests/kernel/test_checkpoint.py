@@ -18,7 +18,7 @@ async def test_under_a_load_that_never_pauses_the_wal_starts_over_in_place(
     checkpoints back to back, so that the writer's own checkpoint copies only what came during
     the last one), and its file is never cut back: a start over writes over the blocks the file
     has instead of having the file system free them on the writer's thread."""
-    monkeypatch.setattr("emulator.kernel.storage.IDLE_SECONDS", 60.0)  # never idle here
+    monkeypatch.setattr("emulator.kernel.writer.IDLE_SECONDS", 60.0)  # never idle here
     monkeypatch.setattr("emulator.kernel.checkpoint.RESTART_FRAMES", 64)
     monkeypatch.setattr("emulator.kernel.checkpoint.PACE_SECONDS", 0.005)
     db = Database(tmp_path / "db.sqlite3")

@@ -228,7 +228,7 @@ async def test_a_busy_writer_starts_the_wal_over_only_past_the_ceiling(db: Datab
     """While units keep coming (the writer never idle), a long WAL, all copied back, starts
     over only once it holds RESTART_CEILING times RESTART_FRAMES frames: each start over syncs
     the file on the writer's thread, a stall of every request queued behind it."""
-    monkeypatch.setattr("emulator.kernel.storage.IDLE_SECONDS", 60.0)  # never idle here
+    monkeypatch.setattr("emulator.kernel.writer.IDLE_SECONDS", 60.0)  # never idle here
     copied_back = db._checkpointer._restart  # what the checkpointer calls, told the frames
     assert copied_back is not None
 
